@@ -1,0 +1,17 @@
+"""sanpath: simulate the SAN I/O path as a network of queues.
+
+The public API is small: load a scenario, run it, read the result.
+
+>>> import sanpath
+>>> scenario = sanpath.load_scenario("scenarios/quickstart.yaml")   # doctest: +SKIP
+>>> result = sanpath.run(scenario)                                    # doctest: +SKIP
+>>> result.iops, result.latency_ms["p99"]                             # doctest: +SKIP
+"""
+
+from sanpath.engine import run
+from sanpath.results import RunResult
+from sanpath.scenario import Scenario, ScenarioError, load_scenario
+
+__version__ = "0.1.0"
+
+__all__ = ["RunResult", "Scenario", "ScenarioError", "__version__", "load_scenario", "run"]

@@ -1,0 +1,46 @@
+"""The array's front end and LUNs.
+
+* :class:`ArrayPort` - a front-end FC port: the link in each direction and the port's
+  command queue, ``port_queue_depth`` slots shared by every initiator logged in. A command
+  that finds the queue full is answered QUEUE FULL (it is not queued).
+* :class:`Lun` - a LUN: its place in the pool's address space, the array's per-LUN queue
+  (again answering QUEUE FULL when full), and its read-ahead state.
+
+The controller is a :class:`~sanpath.station.FcfsServer` with ``cores`` servers, built in
+:mod:`sanpath.topology`; the cache lives in :mod:`sanpath.components.cache`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sanpath.components.cache import ReadAhead
+from sanpath.components.raid import RaidPool
+from sanpath.station import Link, SlotPool
+
+
+@dataclass(eq=False)
+class ArrayPort:
+    """One front-end port of the array."""
+
+    index: int
+    queue: SlotPool
+    link_in: Link
+    link_out: Link
+
+
+@dataclass(eq=False)
+class Lun:
+    """One LUN (a member of a LUN group in the scenario)."""
+
+    name: str
+    group: str
+    index: int
+    size: int
+    base: int
+    pool: RaidPool
+    queue: SlotPool
+    hit: Callable[[], float]
+    destage_merge: int
+    readahead: ReadAhead | None = field(default=None)

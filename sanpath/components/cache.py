@@ -1,0 +1,174 @@
+"""The array cache: read hits, read-ahead, write-back with destaging, write-aside.
+
+* Random reads hit with probability ``read_hit``; a hit costs ``hit_time`` and no disk I/O.
+* Read-ahead: the cache watches each LUN for sequential streams (a read starting where an
+  earlier one ended). Once a stream is seen, it keeps ``read_ahead`` bytes prefetched ahead
+  of the reader with large back-end reads, so the reader is served from cache and waits
+  only when it catches up with a prefetch still in flight.
+* Write-back: a write of at most ``write_aside`` bytes is copied into cache and
+  acknowledged; the dirty data is destaged through RAID in the background. Destaging runs
+  above the low watermark, at full concurrency above the high watermark; when the dirty
+  space is full, writes wait for a destage to free room (a forced flush). Contiguous dirty
+  extents of a LUN are merged, so sequential writes destage as full stripes.
+* Write-aside: larger writes bypass the cache and go straight through RAID; the host waits
+  for the drives (CLARiiON/VNX: 2048 blocks = 1 MiB by default).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING
+
+import simpy
+
+from sanpath.scenario import CacheSpec
+
+if TYPE_CHECKING:
+    from sanpath.components.array import Lun
+
+
+class _Stream:
+    """A sequential read stream on one LUN and its prefetched chunks."""
+
+    __slots__ = ("chunks", "next_offset", "prefetched_to", "t_used")
+
+    def __init__(self, next_offset: int, now: float) -> None:
+        self.next_offset = next_offset
+        self.prefetched_to = next_offset
+        self.chunks: deque[tuple[int, int, simpy.Event]] = deque()
+        self.t_used = now
+
+
+class ReadAhead:
+    """Sequential detection and prefetch for one LUN."""
+
+    MAX_STREAMS = 16
+
+    def __init__(self, env: simpy.Environment, lun: Lun, depth: int, chunk: int) -> None:
+        self.env = env
+        self.lun = lun
+        self.depth = depth
+        self.chunk = chunk
+        self.streams: list[_Stream] = []
+
+    def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
+        """Events to wait for if the read is served by read-ahead, else None (a miss).
+
+        A read that continues a known stream is served from prefetched data; the first read
+        of a new stream is a miss and starts tracking it.
+        """
+        now = self.env.now
+        for stream in self.streams:
+            if stream.next_offset == offset:
+                break
+        else:
+            if len(self.streams) >= self.MAX_STREAMS:
+                self.streams.remove(min(self.streams, key=lambda s: s.t_used))
+            self.streams.append(_Stream(offset + size, now))
+            return None
+        end = offset + size
+        stream.next_offset = end
+        stream.t_used = now
+        if stream.prefetched_to < offset:
+            stream.prefetched_to = offset
+            stream.chunks.clear()
+        target = min(end + self.depth, self.lun.size)
+        while stream.prefetched_to < target:
+            start = stream.prefetched_to
+            length = min(self.chunk, self.lun.size - start)
+            if length <= 0:
+                break
+            done = simpy.Event(self.env)
+            self.env.process(self._prefetch(start, length, done))
+            stream.chunks.append((start, start + length, done))
+            stream.prefetched_to = start + length
+        while stream.chunks and stream.chunks[0][1] <= offset:
+            stream.chunks.popleft()
+        return [ev for lo, hi, ev in stream.chunks if lo < end and not ev.processed]
+
+    def _prefetch(self, start: int, length: int, done: simpy.Event) -> Generator[simpy.Event]:
+        yield from self.lun.pool.read(self.lun.base + start, length)
+        done.succeed()
+
+
+class Cache:
+    """The array's shared cache (one per array)."""
+
+    def __init__(self, env: simpy.Environment, spec: CacheSpec) -> None:
+        self.env = env
+        self.spec = spec
+        self.capacity = spec.write_back or 0
+        self.write_aside = spec.write_aside
+        self.dirty = 0
+        self.low = spec.low_watermark * self.capacity
+        self.high = spec.high_watermark * self.capacity
+        self.concurrency = spec.destage_concurrency
+        self.active = 0
+        self.extents: deque[tuple[Lun, int, int]] = deque()
+        self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
+        self.forced_flushes = 0
+        self.destaged_bytes = 0
+        self.destage_ios = 0
+        self.on_destage: Callable[[int], None] | None = None
+
+    def absorbs(self, size: int) -> bool:
+        """True when a write of ``size`` bytes goes into write-back cache."""
+        return (
+            self.capacity > 0
+            and (self.write_aside is None or size <= self.write_aside)
+            and size <= self.capacity
+        )
+
+    def reserve(self, lun: Lun, offset: int, size: int) -> simpy.Event | None:
+        """Put a write into cache; returns an event when it must wait for room."""
+        if self.dirty + size <= self.capacity and not self.space_waiters:
+            self._admit(lun, offset, size)
+            return None
+        self.forced_flushes += 1
+        event = simpy.Event(self.env)
+        self.space_waiters.append((lun, offset, size, event))
+        self._kick()
+        return event
+
+    def _admit(self, lun: Lun, offset: int, size: int) -> None:
+        self.dirty += size
+        extents = self.extents
+        if extents:
+            last_lun, last_off, last_size = extents[-1]
+            if (
+                last_lun is lun
+                and last_off + last_size == offset
+                and last_size + size <= lun.destage_merge
+            ):
+                extents[-1] = (lun, last_off, last_size + size)
+                self._kick()
+                return
+        extents.append((lun, offset, size))
+        self._kick()
+
+    def _allowed(self) -> int:
+        if self.dirty > self.high or self.space_waiters:
+            return self.concurrency
+        if self.dirty > self.low:
+            return max(1, self.concurrency // 2)
+        return 0
+
+    def _kick(self) -> None:
+        while self.extents and self.active < self._allowed():
+            lun, offset, size = self.extents.popleft()
+            self.active += 1
+            self.env.process(self._destage(lun, offset, size))
+
+    def _destage(self, lun: Lun, offset: int, size: int) -> Generator[simpy.Event]:
+        yield from lun.pool.write(lun.base + offset, size)
+        self.active -= 1
+        self.dirty -= size
+        self.destaged_bytes += size
+        self.destage_ios += 1
+        # Let writers waiting for room in, in order (a forced flush ends for them).
+        while self.space_waiters and self.dirty + self.space_waiters[0][2] <= self.capacity:
+            w_lun, w_offset, w_size, event = self.space_waiters.popleft()
+            self._admit(w_lun, w_offset, w_size)
+            event.succeed()
+        self._kick()

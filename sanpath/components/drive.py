@@ -1,0 +1,285 @@
+"""Drives: the spindles (or flash) at the end of the path.
+
+* :class:`Hdd` - a hard disk. Positioning is a seek (a curve through the datasheet's
+  track-to-track, average and full-stroke times) plus the rotational wait until the sector
+  passes under the head; then the media transfer at the zone's rate. The drive holds up to
+  ``queue_depth`` commands (TCQ/NCQ) and, with ``scheduling: sptf``, serves the one with the
+  shortest positioning time next: the deeper its queue, the shorter the average positioning
+  and the more IOPS it delivers. Commands beyond its queue wait in the array, FIFO.
+* :class:`FcfsDrive` - ``servers`` first-come-first-served servers: an SSD's parallel flash
+  units (service = fixed time + size over the per-unit bandwidth share) or a textbook server
+  whose service time follows a given distribution (for validation against M/M/1, M/D/1...).
+
+A drive receives :class:`DriveOp` objects grouped by a :class:`Join`: the RAID layer
+submits every member-drive operation of one array I/O and waits on the join's event.
+
+Seek curve: for a seek over a fraction ``x`` of the full stroke,
+``t(x) = track + A x + B sqrt(x)``. Datasheet "average seek" weights every start/end pair
+(a triangular distance distribution, E[x] = 1/3, E[sqrt x] = 8/15), which gives
+``B = (15 avg - 10 track - 5 full) / 3`` and ``A = full - track - B``. For the Cheetah 15K.7
+(0.2 / 3.4 / 6.6 ms): A = 1.07 ms, B = 5.33 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+
+import simpy
+
+from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.station import FcfsServer, Station
+
+CYLINDERS = 100_000
+"""Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
+
+
+class DriveOp:
+    """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
+
+    __slots__ = (
+        "join",
+        "offset",
+        "size",
+        "t_accept",
+        "t_start",
+        "t_submit",
+        "theta",
+        "write",
+        "x",
+        "xfer",
+    )
+
+    def __init__(self, offset: int, size: int, write: bool, join: Join) -> None:
+        self.offset = offset
+        self.size = size
+        self.write = write
+        self.join = join
+        self.t_submit = 0.0
+        self.t_accept = 0.0
+        self.t_start = 0.0
+        self.x = 0.0
+        self.theta = 0.0
+        self.xfer = 0.0
+
+
+class Join:
+    """Waits for every operation of one array I/O; ``event`` fires when the last is done.
+
+    Operations on FCFS drives know their completion time when submitted; those on an HDD
+    report back when served. ``queue_wait`` is the time the last-finishing operation spent
+    in the array's queue before the drive accepted it (the LUN-queue part of the latency).
+    """
+
+    __slots__ = ("_deferred", "env", "event", "latest", "queue_wait", "remaining")
+
+    def __init__(self, env: simpy.Environment) -> None:
+        self.env = env
+        self.remaining = 0
+        self.latest = env.now
+        self.queue_wait = 0.0
+        self.event = simpy.Event(env)
+        self._deferred: list[tuple[Station, float, float, float]] = []
+
+    def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
+        """An operation whose departure ``t_done`` is already known."""
+        self._deferred.append((station, t_arrive, t_start, t_done))
+        if t_done >= self.latest:
+            self.latest = t_done
+            self.queue_wait = 0.0
+
+    def done(self, now: float, queue_wait: float) -> None:
+        """An event-driven operation completed at ``now``."""
+        self.remaining -= 1
+        if now >= self.latest:
+            self.latest = now
+            self.queue_wait = queue_wait
+        if self.remaining == 0:
+            self._fire()
+
+    def close(self) -> simpy.Event:
+        """Every operation submitted: return the event to wait on."""
+        if self.remaining == 0:
+            self._fire()
+        return self.event
+
+    def _fire(self) -> None:
+        delay = self.latest - self.env.now
+        ev = self.event
+        ev._ok = True
+        ev._value = None
+        self.env.schedule(ev, delay=delay if delay > 0 else 0.0)
+
+    def settle(self, now: float) -> None:
+        """Record the departures of the FCFS operations (call once the event fired)."""
+        for station, t_arrive, t_start, t_done in self._deferred:
+            station.depart(now, t_arrive, t_start, t_done)
+
+
+class Drive:
+    """Common interface: ``submit(op)`` and ``outstanding``."""
+
+    capacity: int
+    station: Station
+    event_driven: bool = False
+    """True when completions are reported later through ``Join.done``."""
+
+    def submit(self, op: DriveOp) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def outstanding(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Hdd(Drive):
+    """A hard disk with a seek curve, rotation, zoned transfer and SPTF command queueing."""
+
+    event_driven = True
+
+    def __init__(self, env: simpy.Environment, spec: HddSpec, station: Station) -> None:
+        self.env = env
+        self.spec = spec
+        self.station = station
+        self.capacity = spec.capacity
+        self.rev = 60.0 / spec.rpm
+        self.track = spec.track_to_track
+        b = (15.0 * spec.average_seek - 10.0 * spec.track_to_track - 5.0 * spec.full_stroke) / 3.0
+        self.seek_b = max(b, 0.0)
+        self.seek_a = spec.full_stroke - spec.track_to_track - self.seek_b
+        self.overhead = spec.overhead
+        self.depth = spec.queue_depth
+        self.sptf = spec.scheduling == "sptf"
+        self.lookahead = spec.read_lookahead
+        self.rate_outer = spec.media_rate_outer
+        self.rate_span = spec.media_rate_outer - spec.media_rate_inner
+        self.pending: deque[DriveOp] = deque()
+        self.tcq: list[DriveOp] = []
+        self.busy = False
+        self.head = 0.0
+        self.last_read_end = -1
+        self.current: DriveOp | None = None
+
+    @property
+    def outstanding(self) -> int:
+        return len(self.pending) + len(self.tcq) + (1 if self.busy else 0)
+
+    def seek_time(self, distance: float) -> float:
+        """Seek time in seconds over ``distance`` (fraction of the full stroke)."""
+        if distance * CYLINDERS < 1.0:
+            return 0.0
+        return self.track + self.seek_a * distance + self.seek_b * math.sqrt(distance)
+
+    def submit(self, op: DriveOp) -> None:
+        now = self.env.now
+        op.t_submit = now
+        x = op.offset / self.capacity
+        rate = self.rate_outer - self.rate_span * x
+        op.x = x
+        op.xfer = op.size / rate
+        op.theta = (op.offset / (rate * self.rev)) % 1.0
+        self.station.arrive(now)
+        if len(self.tcq) < self.depth:
+            op.t_accept = now
+            self.tcq.append(op)
+        else:
+            self.pending.append(op)
+        if not self.busy:
+            self._start()
+
+    def _positioning(self, op: DriveOp, t0: float) -> float:
+        if self.lookahead and not op.write and op.offset == self.last_read_end:
+            return self.overhead
+        seek = self.seek_time(abs(op.x - self.head))
+        arrive = t0 + self.overhead + seek
+        rot = ((op.theta - arrive / self.rev) % 1.0) * self.rev
+        return self.overhead + seek + rot
+
+    def _start(self) -> None:
+        now = self.env.now
+        tcq = self.tcq
+        if self.sptf and len(tcq) > 1:
+            best_i = 0
+            best = self._positioning(tcq[0], now)
+            for i in range(1, len(tcq)):
+                p = self._positioning(tcq[i], now)
+                if p < best:
+                    best, best_i = p, i
+            op = tcq.pop(best_i)
+            positioning = best
+        else:
+            op = tcq.pop(0)
+            positioning = self._positioning(op, now)
+        self.busy = True
+        self.current = op
+        op.t_start = now
+        ev = self.env.timeout(positioning + op.xfer)
+        ev.callbacks.append(self._finish)
+
+    def _finish(self, _event: simpy.Event) -> None:
+        now = self.env.now
+        op = self.current
+        assert op is not None
+        self.busy = False
+        self.current = None
+        self.head = op.x
+        self.last_read_end = -1 if op.write else op.offset + op.size
+        self.station.depart(now, op.t_submit, op.t_start, now)
+        if self.pending:
+            nxt = self.pending.popleft()
+            nxt.t_accept = now
+            self.tcq.append(nxt)
+        op.join.done(now, op.t_accept - op.t_submit)
+        if self.tcq:
+            self._start()
+
+
+class FcfsDrive(Drive):
+    """``servers`` FCFS servers: an SSD's flash units or a textbook server."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        server: FcfsServer,
+        service: Callable[[DriveOp], float],
+        capacity: int,
+    ) -> None:
+        self.env = env
+        self.server = server
+        self.station = server.station
+        self.service = service
+        self.capacity = capacity
+        self._in_flight = 0
+
+    @property
+    def outstanding(self) -> int:
+        return max(self.station.n, 0)
+
+    def submit(self, op: DriveOp) -> None:
+        now = self.env.now
+        op.t_submit = op.t_accept = now
+        start, done = self.server.reserve(self.service(op))
+        op.join.known(self.station, now, start, done)
+
+
+def make_drive(
+    env: simpy.Environment,
+    spec: HddSpec | SsdSpec | TextbookDriveSpec,
+    station: Station,
+    sampler: Callable[[], float] | None,
+) -> Drive:
+    """Build the running drive for ``spec`` (``sampler`` draws textbook service times)."""
+    if isinstance(spec, HddSpec):
+        return Hdd(env, spec, station)
+    if isinstance(spec, SsdSpec):
+        per_unit = spec.bandwidth / spec.units
+        read_t, write_t = spec.read_time, spec.write_time
+
+        def ssd_service(op: DriveOp) -> float:
+            return (write_t if op.write else read_t) + op.size / per_unit
+
+        return FcfsDrive(env, FcfsServer(env, spec.units, station), ssd_service, spec.capacity)
+    assert sampler is not None
+    draw = sampler
+    return FcfsDrive(env, FcfsServer(env, spec.servers, station), lambda _op: draw(), spec.capacity)

@@ -1,0 +1,172 @@
+"""RAID: turns one array I/O on a LUN into operations on member drives.
+
+A pool is ``groups`` RAID groups of ``drives`` drives each. The pool's address space is cut
+into stripe rows of ``data_drives x stripe_element`` bytes; consecutive rows go to
+consecutive groups (the way a metaLUN or a virtual pool stripes over private RAID groups).
+
+* RAID 0: each element on one drive; a write costs one drive write.
+* RAID 1 / 10: mirrored pairs; a read goes to the copy with fewer outstanding commands, a
+  write to both copies (write penalty 2).
+* RAID 5: one rotating parity element per row (left-symmetric). A write covering whole rows
+  is a full-stripe write (data + parity, no reads); a smaller write is a read-modify-write:
+  read old data and old parity, then write both (penalty 4 for one element).
+* RAID 6: two rotating parity elements (P, Q): a small write reads and writes data, P and Q
+  (penalty 6).
+
+Operations on the same drive at contiguous offsets are merged, so a large I/O costs one
+command per member drive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+
+import simpy
+
+from sanpath.components.drive import Drive, DriveOp, Join
+from sanpath.scenario import PoolSpec
+
+_Range = tuple[int, int]  # (drive offset, length) in bytes
+
+
+class RaidPool:
+    """A pool of RAID groups over running drives (``drives[group][member]``)."""
+
+    def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
+        self.env = env
+        self.spec = spec
+        self.drives = drives
+        self.level = spec.raid
+        self.width = spec.drives
+        self.element = spec.stripe_element
+        self.data_drives = spec.data_drives
+        self.groups = spec.groups
+        self.row_bytes = self.data_drives * self.element
+        drive_capacity = drives[0][0].capacity
+        self.capacity = (drive_capacity // self.element) * self.row_bytes * self.groups
+        """Usable bytes in the pool."""
+
+    # -- mapping ------------------------------------------------------------------------
+
+    def _locate(self, row_global: int) -> tuple[int, int]:
+        """(group, row within the group) of a pool-wide stripe row."""
+        return row_global % self.groups, row_global // self.groups
+
+    def _data_member(self, row: int, j: int) -> int | tuple[int, int]:
+        """Member drive(s) holding data element ``j`` of ``row`` (a pair for mirrors)."""
+        level = self.level
+        if level == "raid0":
+            return j
+        if level in ("raid1", "raid10"):
+            return (2 * j, 2 * j + 1)
+        width = self.width
+        p = (width - 1) - (row % width)
+        if level == "raid5":
+            return (p + 1 + j) % width
+        return (p + 2 + j) % width  # raid6: P at p, Q at p + 1
+
+    def _parity_members(self, row: int) -> tuple[int, ...]:
+        if self.level == "raid5":
+            return ((self.width - 1) - (row % self.width),)
+        if self.level == "raid6":
+            p = (self.width - 1) - (row % self.width)
+            return (p, (p + 1) % self.width)
+        return ()
+
+    def _pieces(self, offset: int, size: int) -> list[tuple[int, int, int, int, int]]:
+        """Split [offset, offset+size) into (group, row, j, in-element offset, length)."""
+        out = []
+        element = self.element
+        end = offset + size
+        pos = offset
+        while pos < end:
+            unit = pos // element
+            within = pos - unit * element
+            length = min(element - within, end - pos)
+            row_global, j = divmod(unit, self.data_drives)
+            group, row = self._locate(row_global)
+            out.append((group, row, j, within, length))
+            pos += length
+        return out
+
+    # -- operations -----------------------------------------------------------------------
+
+    def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
+        """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
+        ops: dict[tuple[int, int], list[_Range]] = {}
+        for group, row, j, within, length in self._pieces(offset, size):
+            member = self._data_member(row, j)
+            if isinstance(member, tuple):
+                a, b = member
+                da, db = self.drives[group][a], self.drives[group][b]
+                member = a if da.outstanding <= db.outstanding else b
+            ops.setdefault((group, member), []).append((row * self.element + within, length))
+        join = self._submit(ops, write=False)
+        yield join.close()
+        join.settle(self.env.now)
+        return join.queue_wait
+
+    def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
+        """Write ``size`` bytes at pool ``offset`` with the level's write penalty.
+
+        Returns the array-queue wait (s) summed over the read and write phases.
+        """
+        reads: dict[tuple[int, int], list[_Range]] = {}
+        writes: dict[tuple[int, int], list[_Range]] = {}
+        rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for group, row, j, within, length in self._pieces(offset, size):
+            rows.setdefault((group, row), []).append((j, within, length))
+        element = self.element
+        for (group, row), parts in rows.items():
+            base = row * element
+            parity = self._parity_members(row)
+            full_row = parity and sum(length for _, _, length in parts) == self.row_bytes
+            lo = min(within for _, within, _ in parts)
+            hi = max(within + length for _, within, length in parts)
+            for j, within, length in parts:
+                member = self._data_member(row, j)
+                members = member if isinstance(member, tuple) else (member,)
+                for m in members:
+                    writes.setdefault((group, m), []).append((base + within, length))
+                    if parity and not full_row:
+                        reads.setdefault((group, m), []).append((base + within, length))
+            for p in parity:
+                rng = (base, element) if full_row else (base + lo, hi - lo)
+                writes.setdefault((group, p), []).append(rng)
+                if not full_row:
+                    reads.setdefault((group, p), []).append(rng)
+        wait = 0.0
+        if reads:
+            join = self._submit(reads, write=False)
+            yield join.close()
+            join.settle(self.env.now)
+            wait += join.queue_wait
+        join = self._submit(writes, write=True)
+        yield join.close()
+        join.settle(self.env.now)
+        return wait + join.queue_wait
+
+    def _submit(self, ops: dict[tuple[int, int], list[_Range]], write: bool) -> Join:
+        join = Join(self.env)
+        for (group, member), ranges in ops.items():
+            drive = self.drives[group][member]
+            for start, length in _merge(ranges):
+                if drive.event_driven:
+                    join.remaining += 1
+                drive.submit(DriveOp(start, length, write, join))
+        return join
+
+
+def _merge(ranges: list[_Range]) -> list[_Range]:
+    """Merge contiguous or overlapping (offset, length) ranges."""
+    if len(ranges) == 1:
+        return ranges
+    ranges = sorted(ranges)
+    out = [ranges[0]]
+    for start, length in ranges[1:]:
+        last_start, last_len = out[-1]
+        if start <= last_start + last_len:
+            out[-1] = (last_start, max(last_start + last_len, start + length) - last_start)
+        else:
+            out.append((start, length))
+    return out

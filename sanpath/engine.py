@@ -1,0 +1,467 @@
+"""The engine: runs one scenario in SimPy and returns a :class:`~sanpath.results.RunResult`.
+
+Simulated time is in seconds. The model is in :meth:`Simulation.command`, which reads like
+the path a SCSI command takes:
+
+1. the host picks a path (multipath policy) and waits for a slot in its per-LUN queue;
+2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time``;
+3. the command frame crosses the fabric to the array port;
+4. the port admits it into its shared queue, or answers QUEUE FULL;
+5. the controller spends ``io_time`` on it (``cores`` servers);
+6. the LUN admits it into its queue, or answers QUEUE FULL;
+7. writes: the array asks for the data (XFER_RDY) and the data crosses PCIe, the host link,
+   the fabric and the array link; then it lands in write-back cache or goes through RAID;
+8. reads: the cache serves it (hit or read-ahead) or RAID reads the member drives; then the
+   data crosses the array link, the fabric, the host link and PCIe back to memory;
+9. the status returns and every slot is given back.
+
+After QUEUE FULL the host gives the HBA slot back, waits ``retry_delay`` (keeping its place
+in the host queue) and tries again; its throttle policy may lower its queue depth.
+
+An application I/O larger than the host's split limit becomes several commands that run in
+parallel; it completes when the last one does (fork-join).
+
+The engine keeps streaming statistics (a latency histogram, batch means, per-station
+accumulators) and prints nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tracemalloc
+from collections.abc import Generator
+from typing import Any
+
+import numpy as np
+import simpy
+
+from sanpath.components.array import Lun
+from sanpath.components.host import HostInstance, Route, split_sizes
+from sanpath.results import RunResult, build_result
+from sanpath.scenario import Scenario, WorkloadSpec
+from sanpath.station import Link, Station
+from sanpath.stats import BatchMeans, LatencyHistogram
+from sanpath.streams import Streams
+from sanpath.topology import LAYERS, Topology, build_topology
+from sanpath.workload import Command, IoSource
+
+HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(9)
+
+RESERVE_AHEAD = 2e-6
+"""How far ahead (s) a transfer may reserve the next link of its way without waking up first.
+
+A multi-link transfer is pipelined: the next link is reserved when the first frame reaches
+it. Reserving slightly early saves an event per link at the cost of at most this much idle
+time on that link."""
+
+Proc = Generator[simpy.Event, Any, Any]
+
+
+class _ChildJoin:
+    """Fork-join of the commands a split I/O became."""
+
+    __slots__ = ("event", "last_layers", "remaining")
+
+    def __init__(self, env: simpy.Environment, n: int) -> None:
+        self.remaining = n
+        self.event = simpy.Event(env)
+        self.last_layers: list[float] = []
+
+
+class Simulation:
+    """One run of one scenario (``seed``, ``replicate``)."""
+
+    def __init__(self, scenario: Scenario, seed: int | None = None, replicate: int = 0) -> None:
+        self.scenario = scenario
+        self.seed = scenario.seed if seed is None else seed
+        self.replicate = replicate
+        self.env = simpy.Environment()
+        self.streams = Streams(self.seed, replicate)
+        self.topology: Topology = build_topology(self.env, scenario, self.streams)
+        fabric = scenario.fabric
+        self.one_way = fabric.one_way_latency
+        self.frame_payload = fabric.frame_payload
+        self.frame_overhead = fabric.frame_overhead
+        cache = scenario.array.cache
+        self.read_hit = cache.read_hit
+        self.hit_time = cache.hit_time
+        self.controller = self.topology.controller
+        self.controller_time: Any = self.topology.controller_time
+        self.cache = self.topology.cache
+        # statistics
+        self.run_spec = scenario.run
+        self.latency = LatencyHistogram()
+        self.command_latency = LatencyHistogram()
+        self.batches = BatchMeans(max(1, scenario.run.ios // scenario.run.batches))
+        self.breakdown = [0.0] * len(LAYERS)
+        self.completed = 0
+        self.measured = 0
+        self.measuring = scenario.run.warmup_ios == 0
+        self.window_start = 0.0
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.reads = 0
+        self.counters = dict.fromkeys(
+            (
+                "commands",
+                "split_ios",
+                "split_children",
+                "qfull",
+                "port_qfull",
+                "lun_qfull",
+                "retries",
+                "read_ahead_hits",
+                "cache_hits",
+                "forced_flushes",
+            ),
+            0,
+        )
+        self.stop = simpy.Event(self.env)
+
+    # -- the path ---------------------------------------------------------------------------
+
+    def wire_bytes(self, nbytes: int) -> int:
+        """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
+        frames = -(-nbytes // self.frame_payload) + 1
+        return nbytes + frames * self.frame_overhead
+
+    def command(self, cmd: Command) -> Proc:
+        """One command's trip through the path (see the module docstring)."""
+        env = self.env
+        layers = cmd.layers
+        host = cmd.host
+        lun = cmd.lun
+        size = cmd.size
+        route = host.select(lun.index, size)
+        counters = self.counters
+        counters["commands"] += 1
+        # 1. host per-LUN (per path) queue
+        t_host = env.now
+        ev = route.host_queue.acquire()
+        if ev is not None:
+            yield ev
+        t_host_start = env.now
+        layers[HOST_QUEUE] += t_host_start - t_host
+        hba, hba_port, port = route.hba, route.hba_port, route.array_port
+        hba_port.bytes_in_flight += size
+        while True:
+            # 2. HBA command slot and processing; 3. command frame to the array
+            t_slot = env.now
+            ev = route.hba_slots.acquire()
+            if ev is not None:
+                yield ev
+            t_slot_start = env.now
+            start, done = hba.cpu.reserve(hba.command_time())
+            arrive = done + self.one_way
+            if arrive > env.now:
+                yield env.timeout(arrive - env.now)
+            hba.cpu.station.depart(env.now, t_slot_start, start, done)
+            layers[HBA] += done - t_slot
+            layers[FABRIC] += arrive - done
+            # 4. array port queue
+            t_port = env.now
+            if not port.queue.try_acquire():
+                counters["port_qfull"] += 1
+                yield from self._queue_full(cmd, route, t_slot, t_slot_start, ARRAY_PORT)
+                continue
+            # 5. controller
+            start, done = self.controller.reserve(self.controller_time())
+            if done > env.now:
+                yield env.timeout(done - env.now)
+            self.controller.station.depart(env.now, t_port, start, done)
+            layers[CONTROLLER] += done - t_port
+            # 6. array per-LUN queue
+            if lun.queue.try_acquire():
+                break
+            port.queue.release(t_port, t_port)
+            counters["lun_qfull"] += 1
+            yield from self._queue_full(cmd, route, t_slot, t_slot_start, LUN_QUEUE)
+        t_lun = env.now
+        if cmd.write:
+            # 7. XFER_RDY back to the host, then the data to the array
+            yield env.timeout(self.one_way)
+            layers[FABRIC] += self.one_way
+            yield from self._transfer(
+                layers,
+                (
+                    (hba.pcie_down, size, 0.0, PCIE),
+                    (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
+                    (port.link_in, self.wire_bytes(size), self.one_way, FABRIC),
+                ),
+            )
+            t = env.now
+            if self.cache.absorbs(size):
+                ev = self.cache.reserve(lun, cmd.offset, size)
+                if ev is not None:
+                    yield ev
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                layers[CACHE] += env.now - t
+            else:
+                wait = yield from lun.pool.write(lun.base + cmd.offset, size)
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += env.now - t - wait
+            lun.queue.release(t_lun, t_lun)
+            # 9. status back to the host
+            yield env.timeout(self.one_way)
+            layers[FABRIC] += self.one_way
+        else:
+            # 8. cache or drives, then the data back to the host
+            t = env.now
+            events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
+            if events is not None:
+                counters["read_ahead_hits"] += 1
+                for ev in events:
+                    if not ev.processed:
+                        yield ev
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                layers[CACHE] += env.now - t
+            elif self.read_hit > 0.0 and lun.hit() < self.read_hit:
+                counters["cache_hits"] += 1
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                layers[CACHE] += env.now - t
+            else:
+                wait = yield from lun.pool.read(lun.base + cmd.offset, size)
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += env.now - t - wait
+            lun.queue.release(t_lun, t_lun)
+            wire = self.wire_bytes(size)
+            yield from self._transfer(
+                layers,
+                (
+                    (port.link_out, wire, 0.0, FABRIC),
+                    (hba_port.link_in, wire, self.one_way, FABRIC),
+                    (hba.pcie_up, size, 0.0, PCIE),
+                ),
+            )
+        # 9. give every slot back
+        port.queue.release(t_port, t_port)
+        route.hba_slots.release(t_slot, t_slot_start)
+        route.host_queue.release(t_host, t_host_start)
+        hba_port.bytes_in_flight -= size
+        if route.throttle is not None:
+            route.throttle.on_good(env.now)
+        if self.measuring:
+            self.command_latency.record(sum(layers))
+
+    def _queue_full(
+        self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
+    ) -> Proc:
+        """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay."""
+        env = self.env
+        t = env.now
+        self.counters["qfull"] += 1
+        yield env.timeout(self.one_way)
+        route.hba_slots.release(t_slot, t_slot_start)
+        if route.throttle is not None:
+            route.throttle.on_qfull(env.now)
+        yield env.timeout(cmd.host.retry_delay)
+        self.counters["retries"] += 1
+        cmd.layers[layer] += env.now - t
+
+    def _transfer(
+        self, layers: list[float], legs: tuple[tuple[Link, float, float, int], ...]
+    ) -> Proc:
+        """Move data over ``legs`` (link, bytes, latency before it, layer), pipelined.
+
+        Each link is reserved when the first frame reaches it (``latency`` after the previous
+        link started sending); the data has fully arrived when the slowest link has sent it.
+        """
+        env = self.env
+        t0 = env.now
+        prev_start = prev_done = t0
+        booked: list[tuple[Station, float, float, float]] = []
+        for link, nbytes, latency, layer in legs:
+            arrive = prev_start + latency
+            if arrive - env.now > RESERVE_AHEAD:
+                yield env.timeout(arrive - env.now)
+            if link.rate is None:
+                start = end = arrive
+            else:
+                t_booked = env.now
+                start, end = link.reserve(arrive, nbytes)
+                booked.append((link.station, t_booked, start, end))
+            done = end if end > prev_done + latency else prev_done + latency
+            layers[layer] += done - prev_done
+            prev_start, prev_done = start, done
+        if prev_done > env.now:
+            yield env.timeout(prev_done - env.now)
+        now = env.now
+        for station, t_booked, start, end in booked:
+            station.depart(now, t_booked, start, end)
+
+    # -- application I/Os -------------------------------------------------------------------
+
+    def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
+        """One application I/O, split into commands when larger than the host's limit."""
+        env = self.env
+        t_issue = env.now
+        sizes = split_sizes(size, host.split_limit)
+        if len(sizes) == 1:
+            cmd = Command(host, lun, offset, size, write)
+            yield from self.command(cmd)
+            layers = cmd.layers
+        else:
+            self.counters["split_ios"] += 1
+            self.counters["split_children"] += len(sizes)
+            join = _ChildJoin(env, len(sizes))
+            position = offset
+            for part in sizes:
+                env.process(self._child(Command(host, lun, position, part, write), join))
+                position += part
+            yield join.event
+            layers = join.last_layers
+        self._complete(t_issue, size, write, layers)
+
+    def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
+        yield from self.command(cmd)
+        join.remaining -= 1
+        if join.remaining == 0:
+            join.last_layers = cmd.layers
+            join.event.succeed()
+
+    def _complete(self, t_issue: float, size: int, write: bool, layers: list[float]) -> None:
+        now = self.env.now
+        self.completed += 1
+        if not self.measuring:
+            if self.completed >= self.run_spec.warmup_ios:
+                self._start_window(now)
+            return
+        latency = now - t_issue
+        self.latency.record(latency)
+        self.batches.add(now, latency)
+        bd = self.breakdown
+        for i in range(9):
+            bd[i] += layers[i]
+        if write:
+            self.bytes_written += size
+        else:
+            self.reads += 1
+            self.bytes_read += size
+        self.measured += 1
+        if self.measured >= self.run_spec.ios and not self.stop.triggered:
+            self.stop.succeed()
+
+    def _start_window(self, now: float) -> None:
+        self.measuring = True
+        self.window_start = now
+        self.batches.start(now)
+        for station in self.topology.stations.values():
+            station.reset(now)
+        for key in self.counters:
+            self.counters[key] = 0
+        cache = self.cache
+        cache.forced_flushes = 0
+
+    # -- load generators --------------------------------------------------------------------
+
+    def _closed_loop(self, host: HostInstance, lun: Lun, source: IoSource) -> Proc:
+        while True:
+            size, write, offset = source.next_io()
+            yield from self.io(host, lun, offset, size, write)
+
+    def _open_loop(
+        self,
+        host: HostInstance,
+        luns: list[Lun],
+        sources: list[IoSource],
+        rate: float,
+        name: str,
+    ) -> Proc:
+        env = self.env
+        gaps = self.streams.generator(f"{name}.arrivals")
+        n = len(luns)
+        pick = self.streams.uniform(f"{name}.lun")
+        mean_gap = 1.0 / rate
+        while True:
+            for gap in gaps.exponential(mean_gap, 1024).tolist():
+                yield env.timeout(gap)
+                i = int(pick() * n) if n > 1 else 0
+                size, write, offset = sources[i].next_io()
+                env.process(self.io(host, luns[i], offset, size, write))
+
+    def start_workloads(self) -> None:
+        """Start every workload process on every host it names."""
+        topo = self.topology
+        for wspec in self.scenario.workloads:
+            hosts = (
+                topo.hosts
+                if wspec.hosts == "all"
+                else [h for g in wspec.hosts for h in topo.hosts_by_group[g]]
+            )
+            groups = list(topo.luns_by_group) if wspec.luns == "all" else list(wspec.luns)
+            luns = [lun for g in groups for lun in topo.luns_by_group[g]]
+            for host in hosts:
+                self._start_host(wspec, host, luns)
+
+    def _start_host(self, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]) -> None:
+        name = f"workload.{wspec.name}.{host.name}"
+        if wspec.closed:
+            for lun in luns:
+                for thread in range(wspec.threads):
+                    u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
+                    source = IoSource(wspec, lun.size, u)
+                    for _ in range(wspec.outstanding_per_lun):
+                        self.env.process(self._closed_loop(host, lun, source))
+        else:
+            assert wspec.rate is not None
+            sources = [
+                IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
+                for lun in luns
+            ]
+            self.env.process(self._open_loop(host, luns, sources, wspec.rate, name))
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self) -> RunResult:
+        """Simulate until the measured I/Os have completed; return the result."""
+        wall0 = time.perf_counter()
+        self.start_workloads()
+        until: simpy.Event = self.stop
+        if self.run_spec.max_time is not None:
+            limit = self.env.timeout(self.run_spec.max_time)
+            until = self.env.any_of([self.stop, limit])
+        self.env.run(until=until)
+        return build_result(self, wall_seconds=time.perf_counter() - wall0)
+
+
+def run(
+    scenario: Scenario | Any,
+    seed: int | None = None,
+    overrides: dict[str, Any] | None = None,
+    replicate: int = 0,
+    trace_memory: bool = False,
+) -> RunResult:
+    """Run one scenario and return its :class:`~sanpath.results.RunResult`.
+
+    Parameters
+    ----------
+    scenario
+        A :class:`~sanpath.scenario.Scenario`, a path to a YAML file, or a dict.
+    seed
+        Overrides the scenario's seed.
+    overrides
+        Dotted keys to change first, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``.
+    replicate
+        Index of an independent replication (separate random streams, same seed).
+    trace_memory
+        Record the peak Python memory of the run (slower; for benchmarks).
+    """
+    from sanpath.scenario import load_scenario
+
+    spec = load_scenario(scenario, overrides)
+    if trace_memory:
+        tracemalloc.start()
+    sim = Simulation(spec, seed=seed, replicate=replicate)
+    result = sim.run()
+    if trace_memory:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        result = result.with_extra(peak_memory_mb=peak / 1e6)
+    return result
+
+
+__all__ = ["Simulation", "math", "np", "run"]

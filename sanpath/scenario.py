@@ -1,0 +1,1070 @@
+"""Scenario files: what a user writes, validated once into frozen, typed specs.
+
+A scenario describes one SAN set-up and the load put on it: the hosts with their HBAs and
+queue settings, the fabric, the array (ports, controller, cache, RAID pools, LUNs), the
+zoning and the workloads. It is written in YAML 1.2 (read with ruamel.yaml, which keeps the
+line and column of every key so errors can point at them) or built as a dict in a notebook.
+
+Validation happens here and only here. Sizes, rates and times are parsed from unit strings
+(``8KiB``, ``4GFC``, ``5ms``) into SI base units: bytes (int), bytes per second (float) and
+seconds (float). The model code downstream trusts these specs and never re-checks them.
+
+Classes carry a ``Spec`` suffix: a spec is "what you wrote"; the running components built from
+it live in :mod:`sanpath.components`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
+
+from sanpath import units
+from sanpath.profiles import DRIVE_PROFILES
+
+# --------------------------------------------------------------------------------------
+# Unit-carrying field types
+# --------------------------------------------------------------------------------------
+
+_SIZE_SCHEMA = WithJsonSchema(
+    {
+        "anyOf": [
+            {"type": "integer", "minimum": 0},
+            {"type": "string", "pattern": r"^\s*[0-9.]+\s*[A-Za-z]*\s*$"},
+        ],
+        "description": "a size: bytes, or a string such as 8KiB, 8k, 1MiB (1024-based)",
+    }
+)
+_RATE_SCHEMA = WithJsonSchema(
+    {
+        "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
+        "description": "a rate: bytes/s, or a string such as 200MB/s, 8Gb/s, 4GFC",
+    }
+)
+_DURATION_SCHEMA = WithJsonSchema(
+    {
+        "anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}],
+        "description": "a duration: seconds, or a string such as 5ms, 20us, 120s",
+    }
+)
+
+
+def _size(value: Any) -> int:
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        return units.parse_bytes(value)
+    raise ValueError(f"expected a size such as 8KiB or 1MiB, got {value!r}")
+
+
+def _rate(value: Any) -> float:
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        return units.parse_rate(value)
+    raise ValueError(f"expected a rate such as 200MB/s or 4GFC, got {value!r}")
+
+
+def _duration(value: Any) -> float:
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        return units.parse_duration(value)
+    raise ValueError(f"expected a duration such as 5ms or 20us, got {value!r}")
+
+
+Bytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _SIZE_SCHEMA]
+"""A size in bytes; accepts unit strings."""
+PositiveBytes = Annotated[int, BeforeValidator(_size), Field(gt=0), _SIZE_SCHEMA]
+Rate = Annotated[float, BeforeValidator(_rate), Field(gt=0), _RATE_SCHEMA]
+"""A rate in bytes per second; accepts unit strings and named link speeds."""
+Duration = Annotated[float, BeforeValidator(_duration), Field(ge=0), _DURATION_SCHEMA]
+"""A duration in seconds; accepts unit strings."""
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class Spec(BaseModel):
+    """Base of every scenario section: frozen, no unknown keys, defaults validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+# --------------------------------------------------------------------------------------
+# Service-time distributions
+# --------------------------------------------------------------------------------------
+
+DistName = Literal["constant", "exponential", "lognormal", "uniform", "erlang", "gamma"]
+
+
+class DistSpec(Spec):
+    """A service-time distribution.
+
+    Written as a plain duration (``20us``: constant) or as a mapping:
+    ``{dist: exponential, mean: 5ms}``, ``{dist: lognormal, mean: 5ms, cv: 0.5}``,
+    ``{dist: uniform, low: 1ms, high: 9ms}``, ``{dist: erlang, k: 4, mean: 5ms}`` or
+    ``{dist: gamma, mean: 5ms, cv: 2}``.
+    """
+
+    dist: DistName = "constant"
+    mean: Duration | None = None
+    cv: Annotated[float, Field(ge=0.0)] | None = None
+    low: Duration | None = None
+    high: Duration | None = None
+    k: Annotated[int, Field(ge=1)] | None = None
+
+    @model_validator(mode="after")
+    def _check_parameters(self) -> DistSpec:
+        needs: dict[str, tuple[str, ...]] = {
+            "constant": ("mean",),
+            "exponential": ("mean",),
+            "lognormal": ("mean", "cv"),
+            "uniform": ("low", "high"),
+            "erlang": ("mean", "k"),
+            "gamma": ("mean", "cv"),
+        }
+        required = needs[self.dist]
+        missing = [name for name in required if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"dist {self.dist} needs {' and '.join(missing)}")
+        extra = [
+            name
+            for name in ("mean", "cv", "low", "high", "k")
+            if getattr(self, name) is not None and name not in required
+        ]
+        if extra:
+            raise ValueError(
+                f"dist {self.dist} takes {', '.join(required)}, not {', '.join(extra)}"
+            )
+        if (
+            self.dist == "uniform"
+            and self.low is not None
+            and self.high is not None
+            and self.high < self.low
+        ):
+            raise ValueError("uniform needs low <= high")
+        if self.dist == "gamma" and self.cv == 0:
+            raise ValueError("gamma needs cv > 0 (use constant for cv = 0)")
+        return self
+
+    @property
+    def mean_s(self) -> float:
+        """Mean service time in seconds."""
+        if self.dist == "uniform":
+            assert self.low is not None and self.high is not None
+            return (self.low + self.high) / 2.0
+        assert self.mean is not None
+        return self.mean
+
+    @property
+    def scv(self) -> float:
+        """Squared coefficient of variation of the service time."""
+        match self.dist:
+            case "constant":
+                return 0.0
+            case "exponential":
+                return 1.0
+            case "erlang":
+                assert self.k is not None
+                return 1.0 / self.k
+            case "uniform":
+                assert self.low is not None and self.high is not None
+                mean = self.mean_s
+                if mean == 0:
+                    return 0.0
+                return ((self.high - self.low) ** 2 / 12.0) / mean**2
+            case _:
+                assert self.cv is not None
+                return self.cv**2
+
+
+def _service_time(value: Any) -> Any:
+    if isinstance(value, DistSpec | Mapping):
+        return value
+    return {"dist": "constant", "mean": value}
+
+
+ServiceTime = Annotated[DistSpec, BeforeValidator(_service_time)]
+"""A duration (constant service) or a distribution mapping."""
+
+
+# --------------------------------------------------------------------------------------
+# Drives
+# --------------------------------------------------------------------------------------
+
+
+class HddSpec(Spec):
+    """A hard disk: seek curve, rotation, zoned media rate and a reordering command queue.
+
+    ``queue_depth`` is the drive's own command queue (SCSI TCQ / SATA NCQ): up to that many
+    commands are held in the drive and, with ``scheduling: sptf``, the one with the shortest
+    positioning time is served next. More outstanding commands give shorter positioning and
+    more IOPS.
+    """
+
+    model: Literal["hdd"] = "hdd"
+    rpm: Annotated[int, Field(gt=0)] = 15000
+    track_to_track: Duration = 0.2e-3
+    average_seek: Duration = 3.4e-3
+    full_stroke: Duration = 6.6e-3
+    media_rate_outer: Rate = 204e6
+    media_rate_inner: Rate = 122e6
+    capacity: PositiveBytes = 450_000_000_000
+    overhead: Duration = 0.1e-3
+    queue_depth: Annotated[int, Field(ge=1)] = 64
+    scheduling: Literal["sptf", "fifo"] = "sptf"
+    read_lookahead: bool = True
+
+    @model_validator(mode="after")
+    def _check_seek(self) -> HddSpec:
+        if not self.track_to_track <= self.average_seek <= self.full_stroke:
+            raise ValueError(
+                "seek times must satisfy track_to_track <= average_seek <= full_stroke"
+            )
+        if self.media_rate_inner > self.media_rate_outer:
+            raise ValueError("media_rate_inner must not exceed media_rate_outer")
+        return self
+
+
+class SsdSpec(Spec):
+    """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
+
+    model: Literal["ssd"] = "ssd"
+    units: Annotated[int, Field(ge=1)] = 6
+    read_time: Duration = 58e-6
+    write_time: Duration = 85e-6
+    bandwidth: Rate = 560e6
+    capacity: PositiveBytes = 960_000_000_000
+    queue_depth: Annotated[int, Field(ge=1)] = 32
+
+
+class TextbookDriveSpec(Spec):
+    """A textbook server: ``servers`` identical servers with the given service time.
+
+    Service does not depend on size or position, so a scenario built on it reduces to a
+    textbook queue (M/M/1, M/D/1, M/M/c) for validation and teaching.
+    """
+
+    model: Literal["textbook"] = "textbook"
+    service: ServiceTime
+    servers: Annotated[int, Field(ge=1)] = 1
+    capacity: PositiveBytes = 1 << 40
+
+
+def _drive(value: Any) -> Any:
+    if isinstance(value, HddSpec | SsdSpec | TextbookDriveSpec):
+        return value
+    if isinstance(value, str) and value in DRIVE_PROFILES:
+        return dict(DRIVE_PROFILES[value])
+    if isinstance(value, Mapping):
+        if "profile" in value:
+            name = value["profile"]
+            if name not in DRIVE_PROFILES:
+                known = ", ".join(sorted(DRIVE_PROFILES))
+                raise ValueError(f"unknown drive profile {name!r}; known profiles: {known}")
+            merged = dict(DRIVE_PROFILES[name])
+            merged.update({k: v for k, v in value.items() if k != "profile"})
+            return merged
+        if "dist" in value:
+            return {"model": "textbook", "service": dict(value)}
+        return value
+    if isinstance(value, str):
+        try:
+            units.parse_duration(value)
+        except units.UnitError:
+            known = ", ".join(sorted(DRIVE_PROFILES))
+            raise ValueError(
+                f"unknown drive {value!r}: name a profile ({known}), a model mapping "
+                "({model: hdd, ...}) or a service time (5ms, {dist: exponential, mean: 5ms})"
+            ) from None
+    return {"model": "textbook", "service": value}
+
+
+DriveSpec = Annotated[
+    HddSpec | SsdSpec | TextbookDriveSpec,
+    BeforeValidator(_drive),
+    Field(discriminator="model"),
+]
+
+
+# --------------------------------------------------------------------------------------
+# Host side
+# --------------------------------------------------------------------------------------
+
+
+class PcieSpec(Spec):
+    """The PCIe slot an HBA sits in: ``{gen: 1, lanes: 4}`` or ``{rate: 1GB/s}``.
+
+    The slot is full duplex: ``rate`` (or gen x lanes after line encoding) applies per
+    direction and is shared by every port of the HBA. ``efficiency`` scales it for TLP
+    framing overhead (Intel's worked example: 256-byte payloads give 92%); the default 1.0
+    uses the nominal figures practitioners quote (x4 Gen1 about 1 GB/s).
+    """
+
+    gen: Annotated[int, Field(ge=1, le=6)] | None = None
+    lanes: Literal[1, 2, 4, 8, 16] | None = None
+    rate: Rate | None = None
+    efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+
+    @model_validator(mode="after")
+    def _check_form(self) -> PcieSpec:
+        if self.rate is None and (self.gen is None or self.lanes is None):
+            raise ValueError("give either rate, or both gen and lanes")
+        if self.rate is not None and (self.gen is not None or self.lanes is not None):
+            raise ValueError("give either rate, or gen and lanes, not both")
+        return self
+
+    @property
+    def bytes_per_s(self) -> float:
+        """Usable bandwidth per direction, bytes per second."""
+        if self.rate is not None:
+            return self.rate * self.efficiency
+        assert self.gen is not None and self.lanes is not None
+        return units.pcie_rate(self.gen, self.lanes) * self.efficiency
+
+
+class HbaSpec(Spec):
+    """A fibre-channel host bus adapter (one or more identical cards).
+
+    ``queue_depth`` is the number of command slots (Storport QueueDepth, lpfc
+    lun_queue_depth, ql2xmaxqdepth), counted per LUN or per target port according to
+    ``queue_target`` (Emulex QueueTarget 0/1). ``max_transfer`` splits larger I/Os.
+    ``command_time`` is the adapter's per-command processing time.
+    """
+
+    count: Annotated[int, Field(ge=1)] = 1
+    ports: Annotated[int, Field(ge=1)] = 1
+    speed: Rate | None = 425e6
+    queue_depth: Annotated[int, Field(ge=1)] | None = 32
+    queue_target: Literal["lun", "target"] = "lun"
+    max_transfer: PositiveBytes | None = None
+    command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
+    pcie: PcieSpec | None = None
+
+
+ThrottlePolicy = Literal["none", "linux", "vmware", "storport"]
+
+
+class QfullSpec(Spec):
+    """What a host does when the array answers QUEUE FULL (SCSI status 0x28).
+
+    The command is retried after ``retry_delay`` (Linux SCSI_QUEUE_DELAY is 3 ms). With a
+    throttle the host also lowers its own per-LUN queue depth:
+
+    * ``linux``: -1 after more than ``sample_size`` (10) QUEUE FULLs at one depth, +1 per
+      ``ramp_up_period`` (120 s) without one (scsi_track_queue_full, queue_ramp_up_period);
+    * ``vmware``: halve after ``sample_size`` QUEUE FULLs (QFullSampleSize, e.g. 32), +1 per
+      ``threshold`` good completions (QFullThreshold, e.g. 8);
+    * ``storport``: drop to ``min_depth`` at once, then recover linearly over
+      ``recovery_time`` (about a minute, per EMC's host connectivity guide).
+    """
+
+    retry_delay: Duration = 3e-3
+    throttle: ThrottlePolicy = "none"
+    sample_size: Annotated[int, Field(ge=1)] | None = None
+    threshold: Annotated[int, Field(ge=1)] = 8
+    ramp_up_period: Duration = 120.0
+    min_depth: Annotated[int, Field(ge=1)] = 1
+    recovery_time: Duration = 60.0
+
+    @property
+    def effective_sample_size(self) -> int:
+        """QUEUE FULLs that trigger a step down (10 for Linux, 32 for VMware by default)."""
+        if self.sample_size is not None:
+            return self.sample_size
+        return 32 if self.throttle == "vmware" else 10
+
+
+MultipathPolicy = Literal[
+    "failover", "round-robin", "least-queue-depth", "service-time", "least-cmd-load"
+]
+
+
+class HostSpec(Spec):
+    """A server (or ``count`` identical servers) issuing I/O through its HBAs.
+
+    ``lun_queue_depth`` is the host's queue per LUN per path (HP-UX max_q_depth, Linux
+    queue_depth, VMware DQLEN); I/Os beyond it wait in the OS. ``max_io_size`` is the
+    operating system's largest I/O (escsi_maxphys, max_sectors_kb).
+    """
+
+    name: str
+    count: Annotated[int, Field(ge=1)] = 1
+    max_io_size: PositiveBytes | None = None
+    lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
+    multipath: MultipathPolicy = "round-robin"
+    rr_ios: Annotated[int, Field(ge=1)] = 1
+    qfull: QfullSpec = QfullSpec()
+    hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
+
+    @property
+    def ports_per_host(self) -> int:
+        """HBA ports on one host (over every card)."""
+        return sum(hba.count * hba.ports for hba in self.hbas)
+
+
+# --------------------------------------------------------------------------------------
+# Fabric and array
+# --------------------------------------------------------------------------------------
+
+
+class FabricSpec(Spec):
+    """The switched fabric between host ports and array ports.
+
+    Frames carry at most ``frame_payload`` bytes and cost ``frame_overhead`` more on the
+    wire (SOF 4 + header 24 + CRC 4 + EOF 4 + about 24 bytes of idles between frames).
+    ``distance_km`` adds 5 us per km each way (light in fibre).
+    """
+
+    hop_latency: Duration = 1e-6
+    hops: Annotated[int, Field(ge=0)] = 1
+    frame_payload: PositiveBytes = 2048
+    frame_overhead: Bytes = 60
+    distance_km: Annotated[float, Field(ge=0.0)] = 0.0
+
+    @property
+    def one_way_latency(self) -> float:
+        """Propagation and switching latency from host port to array port, seconds."""
+        return self.hops * self.hop_latency + self.distance_km * 5e-6
+
+
+class ControllerSpec(Spec):
+    """The array's storage processors: ``cores`` servers taking ``io_time`` per I/O."""
+
+    cores: Annotated[int, Field(ge=1)] = 2
+    io_time: ServiceTime = DistSpec(dist="constant", mean=20e-6)
+
+
+class CacheSpec(Spec):
+    """The array cache.
+
+    * ``read_hit``: fraction of random reads found in cache.
+    * ``read_ahead``: bytes prefetched ahead of a detected sequential read stream (0 = off).
+    * ``write_back``: dirty cache space in bytes (0 or null = write-through). Writes land in
+      cache and are destaged through RAID; when the space is full, writes wait for a destage
+      (forced flush). Destaging starts above ``low_watermark`` and runs at full speed above
+      ``high_watermark`` (CLARiiON defaults 60/80%).
+    * ``write_aside``: writes larger than this bypass the cache (VNX default 1 MiB).
+    * ``hit_time``: time to move a cached block, per I/O.
+    """
+
+    read_hit: Fraction = 0.0
+    read_ahead: Bytes = 0
+    write_back: Bytes | None = None
+    write_aside: PositiveBytes | None = None
+    low_watermark: Fraction = 0.6
+    high_watermark: Fraction = 0.8
+    destage_size: PositiveBytes = 64 * 1024
+    destage_concurrency: Annotated[int, Field(ge=1)] = 8
+    hit_time: Duration = 0.0
+
+    @model_validator(mode="after")
+    def _check_watermarks(self) -> CacheSpec:
+        if self.low_watermark > self.high_watermark:
+            raise ValueError("low_watermark must not exceed high_watermark")
+        return self
+
+
+RaidLevel = Literal["raid0", "raid1", "raid10", "raid5", "raid6"]
+
+
+class PoolSpec(Spec):
+    """A RAID pool: ``groups`` RAID groups of ``drives`` drives each, striped together."""
+
+    name: str
+    raid: RaidLevel = "raid5"
+    drives: Annotated[int, Field(ge=1)] = 5
+    groups: Annotated[int, Field(ge=1)] = 1
+    stripe_element: PositiveBytes = 64 * 1024
+    drive: DriveSpec = "hdd-15k"  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _check_raid(self) -> PoolSpec:
+        minimum = {"raid0": 1, "raid1": 2, "raid10": 4, "raid5": 3, "raid6": 4}[self.raid]
+        if self.drives < minimum:
+            raise ValueError(f"{self.raid} needs at least {minimum} drives per group")
+        if self.raid == "raid1" and self.drives != 2:
+            raise ValueError("raid1 is a mirrored pair: drives must be 2 (use raid10 for more)")
+        if self.raid == "raid10" and self.drives % 2:
+            raise ValueError("raid10 needs an even number of drives per group")
+        return self
+
+    @property
+    def data_drives(self) -> int:
+        """Drives holding data (not parity or mirror copies) in one group."""
+        parity = {"raid0": 0, "raid5": 1, "raid6": 2}
+        if self.raid in parity:
+            return self.drives - parity[self.raid]
+        return self.drives // 2
+
+
+class LunSpec(Spec):
+    """A group of ``count`` identical LUNs carved from ``pool``.
+
+    ``size`` defaults to an equal share of the pool; ``ports`` lists the array ports the
+    LUNs are presented on (all by default); ``queue_depth`` overrides the array's per-LUN
+    queue limit for these LUNs.
+    """
+
+    name: str
+    count: Annotated[int, Field(ge=1)] = 1
+    pool: str
+    size: PositiveBytes | None = None
+    ports: tuple[Annotated[int, Field(ge=0)], ...] | Literal["all"] = "all"
+    queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
+
+
+class ArraySpec(Spec):
+    """The storage array: front-end ports, controller, cache, RAID pools and LUNs.
+
+    ``port_queue_depth`` command slots are shared by every initiator logged in to a port
+    (EMC: 1600 for planning, 2048 hard; NetApp 2048); a command arriving to a full port gets
+    QUEUE FULL. ``lun_queue_depth`` is the per-LUN limit (an integer, ``clariion`` for
+    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL.
+    """
+
+    name: str = "array"
+    ports: Annotated[int, Field(ge=1)] = 4
+    port_speed: Rate | None = 850e6
+    port_queue_depth: Annotated[int, Field(ge=1)] | None = 1600
+    controller: ControllerSpec = ControllerSpec()
+    cache: CacheSpec = CacheSpec()
+    lun_queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
+    pools: tuple[PoolSpec, ...] = Field(min_length=1)
+    luns: tuple[LunSpec, ...] = Field(min_length=1)
+
+
+class ZoneSpec(Spec):
+    """One explicit zone: host port(s) that see the listed array ports.
+
+    ``port`` is the index of the HBA port on the host, counted over every card (null = all
+    ports of the host).
+    """
+
+    host: str
+    port: Annotated[int, Field(ge=0)] | None = None
+    array_ports: tuple[Annotated[int, Field(ge=0)], ...] = Field(min_length=1)
+
+
+# --------------------------------------------------------------------------------------
+# Workloads and the run
+# --------------------------------------------------------------------------------------
+
+
+def _block_sizes(value: Any) -> Any:
+    """Accept a size, a mapping {size: weight} or a list of [size, weight] pairs."""
+    if isinstance(value, Mapping):
+        pairs: Iterable[Any] = value.items()
+    elif isinstance(value, list | tuple) and value and isinstance(value[0], list | tuple):
+        pairs = value
+    else:
+        return ((_size(value), 1.0),)
+    out = []
+    for size, weight in pairs:
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
+            raise ValueError(f"block size weight for {size!r} must be a positive number")
+        out.append((_size(size), float(weight)))
+    total = sum(w for _, w in out)
+    return tuple((s, w / total) for s, w in out)
+
+
+BlockSizes = Annotated[
+    tuple[tuple[PositiveBytes, float], ...],
+    BeforeValidator(_block_sizes),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string"},
+                {"type": "object", "additionalProperties": {"type": "number"}},
+            ],
+            "description": "a size (8KiB) or a mix of sizes with weights {8KiB: 0.7, 64KiB: 0.3}",
+        }
+    ),
+]
+
+
+class WorkloadSpec(Spec):
+    """An I/O load: closed loop (``outstanding``) or open loop (``rate``).
+
+    Closed loop: each of ``threads`` threads keeps ``outstanding`` I/Os in flight per LUN, as
+    sqlio ``-t -o`` or fio ``numjobs``/``iodepth`` do. Open loop: Poisson arrivals at ``rate``
+    I/Os per second per host, spread evenly over the LUNs.
+    """
+
+    name: str = "load"
+    hosts: tuple[str, ...] | Literal["all"] = "all"
+    luns: tuple[str, ...] | Literal["all"] = "all"
+    threads: Annotated[int, Field(ge=1)] = 1
+    outstanding: Annotated[int, Field(ge=1)] | None = None
+    rate: Annotated[float, Field(gt=0)] | None = None
+    block_size: BlockSizes = ((8192, 1.0),)
+    read_fraction: Fraction = 1.0
+    pattern: Literal["random", "sequential"] = "random"
+    span: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+
+    @model_validator(mode="after")
+    def _check_loop(self) -> WorkloadSpec:
+        if self.rate is not None and self.outstanding is not None:
+            raise ValueError("give outstanding (closed loop) or rate (open loop), not both")
+        return self
+
+    @property
+    def closed(self) -> bool:
+        """True for a closed loop (fixed outstanding I/Os)."""
+        return self.rate is None
+
+    @property
+    def outstanding_per_lun(self) -> int:
+        """Outstanding I/Os per thread per LUN (1 when not given)."""
+        return 1 if self.outstanding is None else self.outstanding
+
+    @property
+    def mean_block_size(self) -> float:
+        """Mean I/O size in bytes."""
+        return sum(size * weight for size, weight in self.block_size)
+
+
+class RunSpec(Spec):
+    """How long to simulate: ``ios`` measured application I/Os after ``warmup_ios``.
+
+    Statistics are reset once the warm-up I/Os have completed. ``batches`` sets the batch
+    means behind the 95% intervals.
+    """
+
+    ios: Annotated[int, Field(ge=1)] = 100_000
+    warmup_ios: Annotated[int, Field(ge=0)] = 10_000
+    batches: Annotated[int, Field(ge=2)] = 20
+    max_time: Duration | None = None
+
+
+class Scenario(Spec):
+    """A whole SAN set-up and its load; see ``docs/scenario.md`` for every field."""
+
+    name: str
+    description: str = ""
+    seed: Annotated[int, Field(ge=0)] = 1
+    run: RunSpec = RunSpec()
+    hosts: tuple[HostSpec, ...] = Field(min_length=1)
+    fabric: FabricSpec = FabricSpec()
+    array: ArraySpec
+    zoning: Literal["all-to-all", "one-to-one"] | tuple[ZoneSpec, ...] = "all-to-all"
+    workloads: tuple[WorkloadSpec, ...] = Field(min_length=1)
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain nested dicts and lists (SI units) that validate back into this scenario."""
+        plain: dict[str, Any] = _plain(self.model_dump())
+        return plain
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """Return a new scenario with dotted keys replaced, validated again.
+
+        Keys follow the spec tree, with list indices and ``*`` for every element:
+        ``hosts.0.hbas.0.queue_depth``, ``hosts.*.hbas.*.queue_depth``, ``run.ios``.
+        Values may be unit strings (``16KiB``).
+        """
+        data = self.to_data()
+        for key, value in overrides.items():
+            set_dotted(data, key, value)
+        return validate_scenario(data, source="<overrides>")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# Errors with locations
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a scenario, located in its file."""
+
+    source: str
+    line: int | None
+    column: int | None
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}:{self.column or 1}"
+        path = f" {self.path}:" if self.path else ""
+        return f"{where}:{path} {self.message}"
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be used; ``problems`` says where and why."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def _locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
+    """Line and column (1-based) of the deepest key of ``loc`` present in ruamel data."""
+    line: int | None = None
+    column: int | None = None
+    node = data
+    for part in loc:
+        lc = getattr(node, "lc", None)
+        try:
+            if isinstance(part, int) and isinstance(node, list):
+                if lc is not None:
+                    line, column = lc.item(part)
+                node = node[part]
+            elif isinstance(node, Mapping) and part in node:
+                if lc is not None:
+                    line, column = (
+                        lc.value(part)
+                        if not isinstance(node[part], Mapping | list)
+                        else lc.key(part)
+                    )
+                node = node[part]
+            else:
+                break
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    if line is None:
+        return None, None
+    return line + 1, (column or 0) + 1
+
+
+def _format_loc(loc: Sequence[str | int]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _clean_loc(loc: Sequence[str | int]) -> list[str | int]:
+    """Drop pydantic's union/function tags from an error location."""
+    out: list[str | int] = []
+    for part in loc:
+        if isinstance(part, str) and (
+            part.startswith("function-")
+            or part in {"hdd", "ssd", "textbook"}
+            or part.startswith("tuple[")
+            or part.startswith("literal[")
+            or part == "int"
+            or part.startswith("constrained-")
+        ):
+            continue
+        out.append(part)
+    return out
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    msg = str(err["msg"])
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err["type"] == "extra_forbidden":
+        return "unknown key (check the spelling; see `sanpath schema`)"
+    if err["type"] == "missing":
+        return "required field is missing"
+    value = err.get("input")
+    if err["type"] not in {"missing"} and not isinstance(value, Mapping | list):
+        return f"{msg} (got {value!r})"
+    return msg
+
+
+def validate_scenario(data: Any, source: str = "<dict>") -> Scenario:
+    """Validate a mapping (from YAML or built in Python) into a :class:`Scenario`.
+
+    Raises
+    ------
+    ScenarioError
+        Listing every problem with its ``file:line:col field.path``.
+    """
+    if not isinstance(data, Mapping):
+        raise ScenarioError([Problem(source, None, None, "", "a scenario must be a mapping")])
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        seen: set[tuple[str, str]] = set()
+        errors = exc.errors()
+        locs = [tuple(_clean_loc(err["loc"])) for err in errors]
+        for err in errors:
+            loc = _clean_loc(err["loc"])
+            if err["type"] == "too_short" and any(
+                len(other) > len(loc) and other[: len(loc)] == tuple(loc) for other in locs
+            ):
+                continue  # a list emptied by its own invalid items: the items say why
+            path = _format_loc(loc)
+            message = _describe(err)
+            if (path, message) in seen:
+                continue
+            seen.add((path, message))
+            line, column = _locate(data, loc)
+            problems.append(Problem(source, line, column, path, message))
+        raise ScenarioError(problems) from None
+    problems = [
+        Problem(source, *_locate(data, loc), _format_loc(loc), message)
+        for loc, message in _check_references(scenario)
+    ]
+    if problems:
+        raise ScenarioError(problems)
+    return scenario
+
+
+def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
+    """Cross-section checks: names that must exist, indices in range, unique names."""
+    found: list[tuple[list[str | int], str]] = []
+
+    def unique(names: list[str], section: str) -> None:
+        seen: set[str] = set()
+        for i, name in enumerate(names):
+            if name in seen:
+                found.append(([*section.split("."), i, "name"], f"duplicate name {name!r}"))
+            seen.add(name)
+
+    unique([h.name for h in s.hosts], "hosts")
+    unique([p.name for p in s.array.pools], "array.pools")
+    unique([lun.name for lun in s.array.luns], "array.luns")
+    unique([w.name for w in s.workloads], "workloads")
+    pools = {p.name for p in s.array.pools}
+    host_names = {h.name: h for h in s.hosts}
+    lun_names = {lun.name for lun in s.array.luns}
+    for i, lun in enumerate(s.array.luns):
+        if lun.pool not in pools:
+            found.append(
+                (
+                    ["array", "luns", i, "pool"],
+                    f"no pool named {lun.pool!r} (pools: {', '.join(sorted(pools))})",
+                )
+            )
+        if lun.ports != "all":
+            for j, port in enumerate(lun.ports):
+                if port >= s.array.ports:
+                    found.append(
+                        (
+                            ["array", "luns", i, "ports", j],
+                            f"array port {port} does not exist (array.ports is {s.array.ports}; "
+                            "ports are numbered from 0)",
+                        )
+                    )
+    if not isinstance(s.zoning, str):
+        for i, zone in enumerate(s.zoning):
+            if zone.host not in host_names:
+                found.append((["zoning", i, "host"], f"no host named {zone.host!r}"))
+            elif zone.port is not None and zone.port >= host_names[zone.host].ports_per_host:
+                found.append(
+                    (
+                        ["zoning", i, "port"],
+                        f"host {zone.host!r} has {host_names[zone.host].ports_per_host} HBA "
+                        "port(s), numbered from 0",
+                    )
+                )
+            for j, port in enumerate(zone.array_ports):
+                if port >= s.array.ports:
+                    found.append(
+                        (
+                            ["zoning", i, "array_ports", j],
+                            f"array port {port} does not exist (array.ports is {s.array.ports})",
+                        )
+                    )
+    for i, w in enumerate(s.workloads):
+        if w.hosts != "all":
+            for j, name in enumerate(w.hosts):
+                if name not in host_names:
+                    found.append(
+                        (
+                            ["workloads", i, "hosts", j],
+                            f"no host named {name!r} (hosts: {', '.join(sorted(host_names))})",
+                        )
+                    )
+        if w.luns != "all":
+            for j, name in enumerate(w.luns):
+                if name not in lun_names:
+                    found.append(
+                        (
+                            ["workloads", i, "luns", j],
+                            f"no LUN group named {name!r} (LUNs: {', '.join(sorted(lun_names))})",
+                        )
+                    )
+    return found
+
+
+# --------------------------------------------------------------------------------------
+# Loading files and overrides
+# --------------------------------------------------------------------------------------
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.version = (1, 2)
+    return yaml
+
+
+def read_yaml(path: str | Path) -> Any:
+    """Read a YAML 1.2 file keeping line/column information; raise ScenarioError on failure."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError([Problem(source, None, None, "", "file not found")]) from None
+    except IsADirectoryError:
+        raise ScenarioError(
+            [Problem(source, None, None, "", "is a directory, expected a YAML file")]
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError([Problem(source, None, None, "", f"cannot read: {exc}")]) from None
+    try:
+        return _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        col = mark.column + 1 if mark is not None else None
+        what = exc.problem or exc.context or "cannot parse"
+        raise ScenarioError(
+            [Problem(source, line, col, "", f"YAML does not parse: {what}")]
+        ) from None
+    except YAMLError as exc:
+        raise ScenarioError(
+            [Problem(source, None, None, "", f"YAML does not parse: {exc}")]
+        ) from None
+
+
+def load_scenario(
+    source: str | Path | Mapping[str, Any] | Scenario,
+    overrides: Mapping[str, Any] | None = None,
+) -> Scenario:
+    """Load and validate a scenario from a YAML file, a dict or an existing Scenario.
+
+    Parameters
+    ----------
+    source
+        Path of a YAML file, a mapping with the same structure, or a Scenario.
+    overrides
+        Dotted keys to replace before validation, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``.
+
+    Raises
+    ------
+    ScenarioError
+        With every problem located as ``file:line:col field.path: message``.
+    """
+    if isinstance(source, Scenario):
+        return source.with_overrides(overrides) if overrides else source
+    if isinstance(source, Mapping):
+        data: Any = copy.deepcopy(dict(source))
+        name = "<dict>"
+    else:
+        data = read_yaml(source)
+        name = str(source)
+    if data is None:
+        raise ScenarioError([Problem(name, None, None, "", "the file is empty")])
+    for key, value in (overrides or {}).items():
+        try:
+            set_dotted(data, key, value)
+        except KeyError as exc:
+            raise ScenarioError([Problem(name, None, None, key, str(exc.args[0]))]) from None
+    return validate_scenario(data, source=name)
+
+
+def set_dotted(data: Any, key: str, value: Any) -> None:
+    """Set ``value`` at dotted ``key`` inside nested dicts/lists (``*`` = every element).
+
+    Raises
+    ------
+    KeyError
+        When a part of the path does not exist (a new leaf key in a mapping is allowed).
+    """
+    parts = key.split(".")
+
+    def walk(node: Any, i: int) -> None:
+        part = parts[i]
+        last = i == len(parts) - 1
+        if isinstance(node, tuple):
+            raise KeyError(f"{'.'.join(parts[:i])} cannot be changed in place")
+        if isinstance(node, list):
+            if part == "*":
+                indices: Iterable[int] = range(len(node))
+            else:
+                try:
+                    index = int(part)
+                except ValueError:
+                    raise KeyError(f"{'.'.join(parts[: i + 1])}: expected a list index") from None
+                if not -len(node) <= index < len(node):
+                    raise KeyError(
+                        f"{'.'.join(parts[: i + 1])}: index {index} out of range "
+                        f"(the list has {len(node)} items)"
+                    )
+                indices = [index]
+            for idx in indices:
+                if last:
+                    node[idx] = copy.deepcopy(value)
+                else:
+                    walk(node[idx], i + 1)
+        elif isinstance(node, dict):
+            if part == "*":
+                keys: Iterable[Any] = list(node)
+            else:
+                keys = [part]
+            for k in keys:
+                if last:
+                    node[k] = copy.deepcopy(value)
+                elif k not in node or node[k] is None:
+                    if k not in node:
+                        raise KeyError(f"{'.'.join(parts[: i + 1])}: no such key")
+                    node[k] = {}
+                    walk(node[k], i + 1)
+                else:
+                    walk(node[k], i + 1)
+        else:
+            raise KeyError(f"{'.'.join(parts[:i])} is a value, not a section")
+
+    walk(data, 0)
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """Split a command-line ``dotted.key=value`` and read the value as a YAML scalar."""
+    if "=" not in text:
+        raise ValueError(f"expected dotted.key=value, got {text!r}")
+    key, _, raw = text.partition("=")
+    from ruamel.yaml import YAML
+
+    value = YAML(typ="safe").load(raw) if raw.strip() else None
+    return key.strip(), value
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a scenario file (for editors and documentation)."""
+    schema = Scenario.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "sanpath scenario"
+    return schema
+
+
+def lun_queue_limit(array: ArraySpec, lun: LunSpec, pool: PoolSpec) -> int | None:
+    """The array's per-LUN queue limit for one LUN (None = unlimited).
+
+    ``clariion`` is the CLARiiON/VNX rule, 32 + 14 x data drives, counting the data drives of
+    every RAID group the LUN is striped across.
+    """
+    setting = lun.queue_depth if lun.queue_depth is not None else array.lun_queue_depth
+    if setting == "clariion":
+        return 32 + 14 * pool.data_drives * pool.groups
+    return setting
+
+
+def expand_names(name: str, count: int) -> list[str]:
+    """Instance names for ``count`` identical items: ``db`` or ``db[0]``, ``db[1]``, ..."""
+    if count == 1:
+        return [name]
+    width = int(math.log10(count - 1)) + 1 if count > 1 else 1
+    return [f"{name}[{i:0{width}d}]" for i in range(count)]

@@ -1,0 +1,324 @@
+"""Stations: the places a command waits and is served, and the statistics they keep.
+
+Three shapes cover the whole I/O path:
+
+* :class:`SlotPool` - a counting semaphore with a FIFO wait line, like an HBA with
+  ``queue_depth`` command slots: a command takes a slot or waits for one, and gives it back
+  when it completes. ``try_acquire`` never waits: that is an array port or LUN queue that
+  answers QUEUE FULL instead. The capacity can change during a run (throttling, schedules).
+* :class:`FcfsServer` - ``servers`` identical first-come-first-served servers (controller
+  cores, an HBA's processor, an SSD's flash units). Because the service time is drawn when a
+  command arrives, the server computes at once when the command will leave, so a stage costs
+  one SimPy event instead of request/timeout/release.
+* :class:`Link` - a bandwidth server (an FC link direction, a PCIe slot direction): a
+  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served.
+
+Each of them feeds a :class:`Station`, which keeps streaming statistics over the measurement
+window: the time-weighted number of commands present (updated at every arrival and
+departure), busy server-time, arrivals, completions and summed waits and services. Little's
+law, ``L = X * W``, can then be checked per station from independently kept numbers.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+import simpy
+
+
+class Station:
+    """Streaming statistics of one station (or a group of identical ones).
+
+    Parameters
+    ----------
+    name
+        Scoped name such as ``db.hba`` or ``array.port0``.
+    kind
+        ``slots``, ``server`` or ``link``.
+    servers
+        Number of servers or slots (``math.inf`` when unlimited); used for utilization.
+    layer
+        The latency-breakdown layer this station belongs to.
+    """
+
+    __slots__ = (
+        "area",
+        "arrivals",
+        "busy",
+        "completions",
+        "held",
+        "held_since",
+        "kind",
+        "layer",
+        "n",
+        "name",
+        "rejected",
+        "servers",
+        "service_sum",
+        "t_last",
+        "wait_sum",
+        "window_start",
+    )
+
+    def __init__(self, name: str, kind: str, servers: float, layer: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.servers = servers
+        self.layer = layer
+        self.n = 0
+        self.area = 0.0
+        self.t_last = 0.0
+        self.busy = 0.0
+        self.arrivals = 0
+        self.completions = 0
+        self.rejected = 0
+        self.wait_sum = 0.0
+        self.service_sum = 0.0
+        self.window_start = 0.0
+        self.held = -1
+        self.held_since = 0.0
+
+    def track_held(self) -> None:
+        """Count busy time from slot grants and releases (exact) instead of departures."""
+        self.held = 0
+
+    def hold(self, now: float, delta: int) -> None:
+        """``delta`` slots were taken (+1) or given back (-1) at ``now``."""
+        self.busy += self.held * (now - self.held_since)
+        self.held_since = now
+        self.held += delta
+
+    def arrive(self, now: float) -> None:
+        """A command enters the station at ``now``."""
+        self.area += self.n * (now - self.t_last)
+        self.t_last = now
+        self.n += 1
+        self.arrivals += 1
+
+    def depart(self, now: float, t_arrive: float, t_start: float, t_depart: float) -> None:
+        """Record a command that left at ``t_depart`` (which may be before ``now``).
+
+        A stage whose departure time is known in advance may be accounted for later, when
+        the command next wakes up; the time it was still counted present is taken back, so
+        the time-weighted count stays exact.
+        """
+        w0 = self.window_start
+        self.area += self.n * (now - self.t_last) - (now - (t_depart if t_depart > w0 else w0))
+        self.t_last = now
+        self.n -= 1
+        self.completions += 1
+        self.wait_sum += t_start - t_arrive
+        service = t_depart - t_start
+        self.service_sum += service
+        if self.held < 0 and t_depart > w0:
+            self.busy += service if t_start >= w0 else t_depart - w0
+
+    def reset(self, now: float) -> None:
+        """Start a new measurement window at ``now`` (end of warm-up)."""
+        self.area = 0.0
+        self.t_last = now
+        self.busy = 0.0
+        self.arrivals = 0
+        self.completions = 0
+        self.rejected = 0
+        self.wait_sum = 0.0
+        self.service_sum = 0.0
+        self.window_start = now
+        if self.held >= 0:
+            self.held_since = now
+
+    def summary(self, now: float) -> StationStats:
+        """Statistics over the window ending at ``now``."""
+        span = now - self.window_start
+        area = self.area + self.n * (now - self.t_last)
+        mean_in = area / span if span > 0 else 0.0
+        busy = self.busy
+        if self.held >= 0:
+            busy += self.held * (now - self.held_since)
+        busy_mean = busy / span if span > 0 else 0.0
+        utilization = busy_mean / self.servers if math.isfinite(self.servers) else math.nan
+        done = self.completions
+        wait = self.wait_sum / done if done else 0.0
+        service = self.service_sum / done if done else 0.0
+        return StationStats(
+            name=self.name,
+            kind=self.kind,
+            layer=self.layer,
+            servers=self.servers,
+            utilization=utilization,
+            mean_in_station=mean_in,
+            mean_queue=max(mean_in - busy_mean, 0.0),
+            mean_wait_s=wait,
+            mean_service_s=service,
+            throughput=done / span if span > 0 else 0.0,
+            arrivals=self.arrivals,
+            completions=done,
+            rejected=self.rejected,
+            in_station_at_end=self.n,
+        )
+
+
+@dataclass(frozen=True)
+class StationStats:
+    """A station's figures over the measurement window (times in seconds)."""
+
+    name: str
+    kind: str
+    layer: str
+    servers: float
+    utilization: float
+    mean_in_station: float
+    mean_queue: float
+    mean_wait_s: float
+    mean_service_s: float
+    throughput: float
+    arrivals: int
+    completions: int
+    rejected: int
+    in_station_at_end: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly dict (milliseconds, None for undefined utilization)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "layer": self.layer,
+            "servers": None if not math.isfinite(self.servers) else self.servers,
+            "utilization": None if math.isnan(self.utilization) else self.utilization,
+            "mean_queue": self.mean_queue,
+            "mean_in_station": self.mean_in_station,
+            "mean_wait_ms": self.mean_wait_s * 1e3,
+            "mean_service_ms": self.mean_service_s * 1e3,
+            "throughput": self.throughput,
+            "completions": self.completions,
+            "rejected": self.rejected,
+        }
+
+
+class SlotPool:
+    """A counting semaphore of ``capacity`` slots with a FIFO line (None = unlimited).
+
+    ``acquire`` returns None when a slot was free (no SimPy event needed) or an event to
+    yield on. ``release`` hands the slot straight to the first waiter.
+    """
+
+    __slots__ = ("_env", "capacity", "held", "station", "waiters")
+
+    def __init__(self, env: simpy.Environment, capacity: int | None, station: Station) -> None:
+        self._env = env
+        self.capacity = capacity
+        self.held = 0
+        self.waiters: deque[simpy.Event] = deque()
+        self.station = station
+        station.track_held()
+
+    @property
+    def outstanding(self) -> int:
+        """Commands holding or waiting for a slot."""
+        return self.held + len(self.waiters)
+
+    def acquire(self) -> simpy.Event | None:
+        """Take a slot: None if granted now, else an event that fires when granted."""
+        now = self._env.now
+        self.station.arrive(now)
+        cap = self.capacity
+        if cap is None or self.held < cap:
+            self.held += 1
+            self.station.hold(now, 1)
+            return None
+        event = simpy.Event(self._env)
+        self.waiters.append(event)
+        return event
+
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free; otherwise count a rejection (QUEUE FULL)."""
+        cap = self.capacity
+        if cap is None or self.held < cap:
+            now = self._env.now
+            self.held += 1
+            self.station.arrive(now)
+            self.station.hold(now, 1)
+            return True
+        self.station.rejected += 1
+        return False
+
+    def release(self, t_arrive: float, t_start: float) -> None:
+        """Give a slot back; record the holder's wait and holding time."""
+        now = self._env.now
+        self.station.depart(now, t_arrive, t_start, now)
+        cap = self.capacity
+        if self.waiters and (cap is None or self.held <= cap):
+            self.waiters.popleft().succeed()
+        else:
+            self.held -= 1
+            self.station.hold(now, -1)
+
+    def set_capacity(self, capacity: int | None) -> None:
+        """Change the number of slots; waiters are let in if slots opened up."""
+        self.capacity = capacity
+        while self.waiters and (capacity is None or self.held < capacity):
+            self.held += 1
+            self.station.hold(self._env.now, 1)
+            self.waiters.popleft().succeed()
+
+
+class FcfsServer:
+    """``servers`` identical FCFS servers whose departure times are computed on arrival."""
+
+    __slots__ = ("_env", "_free", "_free_one", "servers", "station")
+
+    def __init__(self, env: simpy.Environment, servers: int, station: Station) -> None:
+        self._env = env
+        self.servers = servers
+        self._free_one = 0.0
+        self._free: list[float] = [0.0] * servers
+        self.station = station
+
+    def reserve(self, service: float) -> tuple[float, float]:
+        """Queue a command needing ``service`` seconds; return (start, departure) times."""
+        now = self._env.now
+        self.station.arrive(now)
+        if self.servers == 1:
+            start = self._free_one if self._free_one > now else now
+            self._free_one = start + service
+            return start, start + service
+        earliest = self._free[0]
+        start = earliest if earliest > now else now
+        heapq.heapreplace(self._free, start + service)
+        return start, start + service
+
+    def backlog(self, now: float) -> float:
+        """Seconds of work queued ahead of a command arriving ``now`` (one server)."""
+        if self.servers == 1:
+            return max(self._free_one - now, 0.0)
+        return max(self._free[0] - now, 0.0)
+
+
+class Link:
+    """One direction of a bandwidth-limited link (FC port or PCIe slot).
+
+    ``rate`` is bytes per second (None = infinitely fast). ``reserve`` returns the start and
+    the end of the transfer; the link is busy for ``nbytes / rate`` from the start.
+    """
+
+    __slots__ = ("_env", "free", "rate", "station")
+
+    def __init__(self, env: simpy.Environment, rate: float | None, station: Station) -> None:
+        self._env = env
+        self.rate = rate
+        self.free = 0.0
+        self.station = station
+
+    def reserve(self, t_arrive: float, nbytes: float) -> tuple[float, float]:
+        """Reserve the link for ``nbytes`` arriving at ``t_arrive``; return (start, end)."""
+        self.station.arrive(self._env.now)
+        if self.rate is None:
+            return t_arrive, t_arrive
+        start = self.free if self.free > t_arrive else t_arrive
+        end = start + nbytes / self.rate
+        self.free = end
+        return start, end

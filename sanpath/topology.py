@@ -1,0 +1,369 @@
+"""Topology: the running components of one scenario, wired into paths.
+
+``build_topology`` turns a validated :class:`~sanpath.scenario.Scenario` into components
+(HBAs, links, array ports, controller, cache, RAID pools, drives, LUNs) and, for every host
+instance and LUN, the list of :class:`~sanpath.components.host.Route` objects its multipath
+policy chooses from. Zoning decides which host ports see which array ports; a LUN's
+``ports`` decide where it is presented. A host that cannot reach a LUN its workload uses is
+an error, reported against the scenario.
+
+Statistics are kept per *group*: the 64 identical hosts of a group share one ``db.hba.slots``
+station, every LUN of a group one ``array.lun.data`` station, so a result stays readable.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import simpy
+
+from sanpath.components.array import ArrayPort, Lun
+from sanpath.components.cache import Cache, ReadAhead
+from sanpath.components.drive import Drive, make_drive
+from sanpath.components.hba import Hba, HbaPort
+from sanpath.components.host import HostInstance, Route, Throttle
+from sanpath.components.raid import RaidPool
+from sanpath.scenario import (
+    HbaSpec,
+    Problem,
+    Scenario,
+    ScenarioError,
+    TextbookDriveSpec,
+    expand_names,
+    lun_queue_limit,
+)
+from sanpath.station import FcfsServer, Link, SlotPool, Station
+from sanpath.streams import Streams
+
+LAYERS = (
+    "host_queue",
+    "hba",
+    "pcie",
+    "fabric",
+    "array_port",
+    "controller",
+    "cache",
+    "lun_queue",
+    "drive",
+)
+"""Latency-breakdown layers, in path order."""
+
+
+@dataclass(eq=False)
+class Topology:
+    """Every running component of one scenario."""
+
+    env: simpy.Environment
+    stations: dict[str, Station]
+    ports: list[ArrayPort]
+    controller: FcfsServer
+    controller_time: object
+    cache: Cache
+    pools: dict[str, RaidPool]
+    luns: list[Lun]
+    luns_by_group: dict[str, list[Lun]]
+    hosts: list[HostInstance]
+    hosts_by_group: dict[str, list[HostInstance]]
+    throttles: list[Throttle] = field(default_factory=list)
+
+    def station(self, name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
+        """The station called ``name``, created on first use; ``servers`` are added."""
+        st = self.stations.get(name)
+        if st is None:
+            st = Station(name, kind, 0.0, layer)
+            self.stations[name] = st
+        st.servers += servers
+        return st
+
+
+def _cap(depth: int | None) -> float:
+    return math.inf if depth is None else float(depth)
+
+
+def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams) -> Topology:
+    """Build and wire every component of ``scenario`` in ``env``.
+
+    Raises
+    ------
+    ScenarioError
+        When LUNs do not fit in their pool or a host cannot reach a LUN it uses.
+    """
+    array = scenario.array
+    stations: dict[str, Station] = {}
+
+    def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
+        st = stations.get(name)
+        if st is None:
+            st = stations[name] = Station(name, kind, 0.0, layer)
+        st.servers += servers
+        return st
+
+    # -- array front end ------------------------------------------------------------------
+    ports = []
+    for i in range(array.ports):
+        queue = SlotPool(
+            env,
+            array.port_queue_depth,
+            station(f"array.port{i}.queue", "slots", "array_port", _cap(array.port_queue_depth)),
+        )
+        link_in = Link(
+            env, array.port_speed, station(f"array.port{i}.link.in", "link", "fabric", 1)
+        )
+        link_out = Link(
+            env, array.port_speed, station(f"array.port{i}.link.out", "link", "fabric", 1)
+        )
+        ports.append(ArrayPort(i, queue, link_in, link_out))
+    cores = array.controller.cores
+    controller = FcfsServer(env, cores, station("array.controller", "server", "controller", cores))
+    controller_time = streams.sampler(array.controller.io_time, "array.controller")
+    cache = Cache(env, array.cache)
+
+    # -- pools and drives -----------------------------------------------------------------
+    pools: dict[str, RaidPool] = {}
+    for pool_spec in array.pools:
+        st = station(f"array.{pool_spec.name}.drives", "server", "drive")
+        groups: list[list[Drive]] = []
+        for g in range(pool_spec.groups):
+            members: list[Drive] = []
+            for m in range(pool_spec.drives):
+                spec = pool_spec.drive
+                sampler = None
+                if isinstance(spec, TextbookDriveSpec):
+                    sampler = streams.sampler(spec.service, f"array.{pool_spec.name}.g{g}.d{m}")
+                    st.servers += spec.servers
+                else:
+                    st.servers += 1
+                members.append(make_drive(env, spec, st, sampler))
+            groups.append(members)
+        pools[pool_spec.name] = RaidPool(env, pool_spec, groups)
+
+    # -- LUNs ------------------------------------------------------------------------------
+    luns: list[Lun] = []
+    luns_by_group: dict[str, list[Lun]] = {}
+    pool_specs = {p.name: p for p in array.pools}
+    per_pool = {
+        p.name: sum(lg.count for lg in array.luns if lg.pool == p.name) for p in array.pools
+    }
+    used = dict.fromkeys(pools, 0)
+    for gi, group in enumerate(array.luns):
+        pool = pools[group.pool]
+        pool_spec = pool_specs[group.pool]
+        if group.size is not None:
+            size = group.size
+        else:
+            share = pool.capacity // per_pool[group.pool]
+            size = max(share - share % pool.row_bytes, pool.row_bytes)
+        limit = lun_queue_limit(array, group, pool_spec)
+        st = station(f"array.lun.{group.name}", "slots", "lun_queue")
+        lun_members: list[Lun] = []
+        for name in expand_names(group.name, group.count):
+            if used[group.pool] + size > pool.capacity:
+                raise ScenarioError(
+                    [
+                        Problem(
+                            "<scenario>",
+                            None,
+                            None,
+                            f"array.luns.{gi}.size",
+                            f"LUNs of pool {group.pool!r} need more than its "
+                            f"{pool.capacity / 1e9:.1f} GB of usable space",
+                        )
+                    ]
+                )
+            st.servers += _cap(limit)
+            lun = Lun(
+                name=name,
+                group=group.name,
+                index=len(luns),
+                size=size,
+                base=used[group.pool],
+                pool=pool,
+                queue=SlotPool(env, limit, st),
+                hit=streams.uniform(f"array.lun.{name}.hit"),
+                destage_merge=max(pool.row_bytes, array.cache.destage_size),
+            )
+            used[group.pool] += size
+            if array.cache.read_ahead > 0:
+                chunk = min(array.cache.read_ahead, max(pool.row_bytes, 256 * 1024))
+                lun.readahead = ReadAhead(env, lun, array.cache.read_ahead, chunk)
+            lun_members.append(lun)
+            luns.append(lun)
+        luns_by_group[group.name] = lun_members
+
+    # -- hosts, HBAs and routes ---------------------------------------------------------------
+    hosts: list[HostInstance] = []
+    hosts_by_group: dict[str, list[HostInstance]] = {}
+    throttles: list[Throttle] = []
+    lun_ports = {
+        lg.name: (range(array.ports) if lg.ports == "all" else lg.ports) for lg in array.luns
+    }
+    for hi, hspec in enumerate(scenario.hosts):
+        hg = hspec.name
+        limits = [
+            x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
+        ]
+        instances = []
+        for iname in expand_names(hg, hspec.count):
+            host = HostInstance(
+                name=iname,
+                group=hg,
+                split_limit=min(limits) if limits else None,
+                policy=hspec.multipath,
+                rr_ios=hspec.rr_ios,
+                retry_delay=hspec.qfull.retry_delay,
+            )
+            host_ports: list[tuple[Hba, HbaPort, int]] = []
+            hba_specs: list[HbaSpec] = []
+            for hba_spec in hspec.hbas:
+                for _card in range(hba_spec.count):
+                    cname = f"{iname}.hba{len(hba_specs)}"
+                    hba_specs.append(hba_spec)
+                    rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
+                    hba = Hba(
+                        name=cname,
+                        cpu=FcfsServer(env, 1, station(f"{hg}.hba.cpu", "server", "hba", 1)),
+                        command_time=streams.sampler(hba_spec.command_time, f"{cname}.cpu"),
+                        pcie_down=Link(env, rate, station(f"{hg}.pcie.down", "link", "pcie", 1)),
+                        pcie_up=Link(env, rate, station(f"{hg}.pcie.up", "link", "pcie", 1)),
+                        ports=[],
+                    )
+                    for p in range(hba_spec.ports):
+                        port = HbaPort(
+                            name=f"{cname}.port{p}",
+                            link_out=Link(
+                                env, hba_spec.speed, station(f"{hg}.link.out", "link", "fabric", 1)
+                            ),
+                            link_in=Link(
+                                env, hba_spec.speed, station(f"{hg}.link.in", "link", "fabric", 1)
+                            ),
+                        )
+                        hba.ports.append(port)
+                        host_ports.append((hba, port, len(hba_specs) - 1))
+            visible = _zoning(scenario, hi, len(host_ports))
+            wanted = _luns_used_by(scenario, hg, luns_by_group)
+            for lun in wanted:
+                routes = []
+                for p, (hba, port, si) in enumerate(host_ports):
+                    hba_spec = hba_specs[si]
+                    for a in visible[p]:
+                        if a not in lun_ports[lun.group]:
+                            continue
+                        key = (
+                            ("lun", lun.index) if hba_spec.queue_target == "lun" else ("target", a)
+                        )
+                        slots = port.slots.get(key)
+                        if slots is None:
+                            slots = port.slots[key] = SlotPool(
+                                env,
+                                hba_spec.queue_depth,
+                                station(
+                                    f"{hg}.hba.slots", "slots", "hba", _cap(hba_spec.queue_depth)
+                                ),
+                            )
+                        routes.append(
+                            Route(
+                                host_queue=SlotPool(
+                                    env,
+                                    hspec.lun_queue_depth,
+                                    station(
+                                        f"{hg}.lun_queue",
+                                        "slots",
+                                        "host_queue",
+                                        _cap(hspec.lun_queue_depth),
+                                    ),
+                                ),
+                                hba=hba,
+                                hba_port=port,
+                                hba_slots=slots,
+                                array_port=ports[a],
+                                lun=lun,
+                            )
+                        )
+                if not routes:
+                    raise ScenarioError(
+                        [
+                            Problem(
+                                "<scenario>",
+                                None,
+                                None,
+                                "zoning",
+                                f"host {iname!r} has no path to LUN {lun.name!r}: check zoning and "
+                                f"the LUN's ports",
+                            )
+                        ]
+                    )
+                host.routes[lun.index] = routes
+            if hspec.qfull.throttle != "none":
+                throttles.extend(_throttles(host, hspec.qfull))
+            instances.append(host)
+            hosts.append(host)
+        hosts_by_group[hg] = instances
+
+    return Topology(
+        env=env,
+        stations=stations,
+        ports=ports,
+        controller=controller,
+        controller_time=controller_time,
+        cache=cache,
+        pools=pools,
+        luns=luns,
+        luns_by_group=luns_by_group,
+        hosts=hosts,
+        hosts_by_group=hosts_by_group,
+        throttles=throttles,
+    )
+
+
+def _zoning(scenario: Scenario, host_index: int, n_ports: int) -> list[list[int]]:
+    """Array ports visible from each of a host's HBA ports."""
+    n_array = scenario.array.ports
+    zoning = scenario.zoning
+    if zoning == "all-to-all":
+        return [list(range(n_array)) for _ in range(n_ports)]
+    if zoning == "one-to-one":
+        return [[p % n_array] for p in range(n_ports)]
+    name = scenario.hosts[host_index].name
+    visible: list[list[int]] = [[] for _ in range(n_ports)]
+    for zone in zoning:
+        if zone.host != name:
+            continue
+        targets = range(n_ports) if zone.port is None else [zone.port]
+        for p in targets:
+            for a in zone.array_ports:
+                if a not in visible[p]:
+                    visible[p].append(a)
+    return visible
+
+
+def _luns_used_by(scenario: Scenario, group: str, luns_by_group: dict[str, list[Lun]]) -> list[Lun]:
+    """LUNs any workload of host group ``group`` touches, in LUN order."""
+    wanted: dict[int, Lun] = {}
+    for w in scenario.workloads:
+        if w.hosts != "all" and group not in w.hosts:
+            continue
+        names = list(luns_by_group) if w.luns == "all" else list(w.luns)
+        for name in names:
+            for lun in luns_by_group[name]:
+                wanted[lun.index] = lun
+    return [wanted[i] for i in sorted(wanted)]
+
+
+def _throttles(host: HostInstance, spec: object) -> list[Throttle]:
+    """Throttles for one host: per target port (Linux) or per LUN (VMware, Storport)."""
+    from sanpath.scenario import QfullSpec
+
+    assert isinstance(spec, QfullSpec)
+    groups: dict[object, list[Route]] = {}
+    for lun_index, routes in host.routes.items():
+        for route in routes:
+            key: object = route.array_port.index if spec.throttle == "linux" else lun_index
+            groups.setdefault(key, []).append(route)
+    made = []
+    for routes in groups.values():
+        throttle = Throttle(spec, [r.host_queue for r in routes])
+        for route in routes:
+            route.throttle = throttle
+        made.append(throttle)
+    return made
