@@ -27,13 +27,11 @@ accumulators) and prints nothing.
 
 from __future__ import annotations
 
-import math
 import time
 import tracemalloc
 from collections.abc import Generator
 from typing import Any
 
-import numpy as np
 import simpy
 
 from sanpath.components.array import Lun
@@ -118,6 +116,19 @@ class Simulation:
             0,
         )
         self.stop = simpy.Event(self.env)
+        self.totals = dict.fromkeys(
+            (
+                "ios_issued",
+                "ios_completed",
+                "bytes_issued",
+                "bytes_completed",
+                "commands_issued",
+                "commands_completed",
+                "command_bytes_completed",
+            ),
+            0,
+        )
+        """Whole-run counts (warm-up included) for conservation checks."""
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -136,6 +147,7 @@ class Simulation:
         route = host.select(lun.index, size)
         counters = self.counters
         counters["commands"] += 1
+        self.totals["commands_issued"] += 1
         # 1. host per-LUN (per path) queue
         t_host = env.now
         ev = route.host_queue.acquire()
@@ -244,6 +256,9 @@ class Simulation:
         hba_port.bytes_in_flight -= size
         if route.throttle is not None:
             route.throttle.on_good(env.now)
+        totals = self.totals
+        totals["commands_completed"] += 1
+        totals["command_bytes_completed"] += size
         if self.measuring:
             self.command_latency.record(sum(layers))
 
@@ -299,6 +314,9 @@ class Simulation:
         """One application I/O, split into commands when larger than the host's limit."""
         env = self.env
         t_issue = env.now
+        totals = self.totals
+        totals["ios_issued"] += 1
+        totals["bytes_issued"] += size
         sizes = split_sizes(size, host.split_limit)
         if len(sizes) == 1:
             cmd = Command(host, lun, offset, size, write)
@@ -314,6 +332,8 @@ class Simulation:
                 position += part
             yield join.event
             layers = join.last_layers
+        totals["ios_completed"] += 1
+        totals["bytes_completed"] += size
         self._complete(t_issue, size, write, layers)
 
     def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
@@ -464,4 +484,4 @@ def run(
     return result
 
 
-__all__ = ["Simulation", "math", "np", "run"]
+__all__ = ["Simulation", "run"]

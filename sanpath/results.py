@@ -59,6 +59,7 @@ class RunResult:
     breakdown_ms: dict[str, float]
     stations: tuple[StationStats, ...]
     wall_seconds: float
+    totals: dict[str, int]
     histogram: LatencyHistogram = field(repr=False, compare=False)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -91,6 +92,7 @@ class RunResult:
             "counters": dict(self.counters),
             "stations": [st.to_dict() for st in self.stations],
             "breakdown_ms": dict(self.breakdown_ms),
+            "totals": dict(self.totals),
         }
         out.update(self.extra)
         safe: dict[str, Any] = _json_safe(out)
@@ -226,5 +228,6 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
         breakdown_ms=breakdown,
         stations=tuple(st.summary(now) for st in sim.topology.stations.values()),
         wall_seconds=wall_seconds,
+        totals=dict(sim.totals),
         histogram=sim.latency,
     )

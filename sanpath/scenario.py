@@ -671,7 +671,12 @@ class Scenario(Spec):
         """
         data = self.to_data()
         for key, value in overrides.items():
-            set_dotted(data, key, value)
+            try:
+                set_dotted(data, key, value)
+            except KeyError as exc:
+                raise ScenarioError(
+                    [Problem("<overrides>", None, None, key, str(exc.args[0]))]
+                ) from None
         return validate_scenario(data, source="<overrides>")
 
 
@@ -1037,8 +1042,13 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         raise ValueError(f"expected dotted.key=value, got {text!r}")
     key, _, raw = text.partition("=")
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
-    value = YAML(typ="safe").load(raw) if raw.strip() else None
+    try:
+        value = YAML(typ="safe").load(raw) if raw.strip() else None
+    except YAMLError as exc:
+        problem = getattr(exc, "problem", None) or "not a YAML value"
+        raise ValueError(f"{key.strip()}: cannot read {raw!r}: {problem}") from None
     return key.strip(), value
 
 
