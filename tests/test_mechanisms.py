@@ -1,0 +1,231 @@
+"""Each mechanism moves the curves the way the mechanism says it should."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+import sanpath
+from sanpath import textbook
+from sanpath.components.host import split_sizes
+
+
+def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
+    """One host, one dual-port HBA, an array with one RAID 5 pool of 15k drives."""
+    data: dict[str, Any] = {
+        "name": "small",
+        "seed": 3,
+        "run": {"ios": ios, "warmup_ios": ios // 10},
+        "hosts": [
+            {
+                "name": "db",
+                "lun_queue_depth": None,
+                "multipath": "round-robin",
+                "hbas": [
+                    {
+                        "ports": 2,
+                        "speed": "4GFC",
+                        "queue_depth": 32,
+                        "command_time": "10us",
+                        "pcie": {"gen": 1, "lanes": 4},
+                    }
+                ],
+            }
+        ],
+        "array": {
+            "ports": 2,
+            "port_speed": "8GFC",
+            "port_queue_depth": None,
+            "controller": {"cores": 2, "io_time": "20us"},
+            "cache": {},
+            "pools": [
+                {"name": "r5", "raid": "raid5", "drives": 5, "groups": 4, "drive": "hdd-15k"}
+            ],
+            "luns": [{"name": "data", "count": 4, "pool": "r5"}],
+        },
+        "workloads": [{"name": "load", "outstanding": 8, "block_size": "8KiB"}],
+    }
+    data["workloads"][0].update(workload)
+    return data
+
+
+def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
+    base = small_san(outstanding=64)
+    iops = []
+    for depth in (1, 2, 4, 8, 16, 32):
+        result = sanpath.run(base, overrides={"hosts.0.hbas.0.queue_depth": depth})
+        assert result.counters["qfull"] == 0
+        iops.append(result.iops)
+    for lower, higher in zip(iops, iops[1:], strict=False):
+        assert higher >= lower * 0.99, iops
+    assert iops[-1] > 2.5 * iops[0]
+
+
+def test_port_queue_overflow_gives_queue_full_and_a_longer_tail() -> None:
+    base = small_san(outstanding=8, ios=12_000)
+    base["hosts"][0]["count"] = 8
+    base["hosts"][0]["multipath"] = "failover"
+    base["hosts"][0]["qfull"] = {"retry_delay": "3ms", "throttle": "none"}
+    unlimited = sanpath.run(base)
+    data = copy.deepcopy(base)
+    data["array"]["port_queue_depth"] = 64
+    limited = sanpath.run(data)
+    assert unlimited.counters["qfull"] == 0
+    assert limited.counters["qfull"] > 100
+    # a retry follows every QUEUE FULL (up to those still waiting when the window closes)
+    assert abs(limited.counters["retries"] - limited.counters["qfull"]) <= 8 * 4 * 8
+    assert limited.latency_ms["p99_9"] > 1.2 * unlimited.latency_ms["p99_9"]
+    assert limited.breakdown_ms["array_port"] > 0.5
+
+
+def test_throttling_reduces_queue_full_answers() -> None:
+    base = small_san(outstanding=16, ios=12_000)
+    base["hosts"][0].update(count=8, multipath="failover", lun_queue_depth=16)
+    base["array"]["port_queue_depth"] = 64
+    counts = {}
+    for policy in ("none", "vmware", "storport"):
+        data = copy.deepcopy(base)
+        data["hosts"][0]["qfull"] = {"throttle": policy, "sample_size": 4, "threshold": 8}
+        counts[policy] = sanpath.run(data).counters["qfull"]
+    assert counts["vmware"] < counts["none"]
+    assert counts["storport"] < counts["none"]
+
+
+def test_splitting_doubles_commands_and_conserves_bytes() -> None:
+    base = small_san(outstanding=2, block_size="1MiB", pattern="sequential", ios=2_000)
+    whole = sanpath.run(base, overrides={"hosts.0.hbas.0.max_transfer": "2MiB"})
+    split = sanpath.run(base, overrides={"hosts.0.hbas.0.max_transfer": "512KiB"})
+    assert whole.counters["split_ios"] == 0
+    assert split.counters["split_ios"] == split.ios or split.counters["split_ios"] >= split.ios
+    assert split.counters["split_children"] == 2 * split.counters["split_ios"]
+    for result in (whole, split):
+        totals = result.totals
+        assert totals["bytes_completed"] == totals["ios_completed"] * (1 << 20)
+    # every byte of every completed I/O went through exactly one command
+    t = split.totals
+    in_flight_children = t["commands_issued"] - t["commands_completed"]
+    assert t["commands_issued"] == 2 * t["ios_issued"]
+    assert 0 <= in_flight_children <= 2 * (t["ios_issued"] - t["ios_completed"])
+
+
+@pytest.mark.parametrize("size", [1, 4095, 4096, 65536, 1 << 20, (1 << 20) + 1])
+@pytest.mark.parametrize("limit", [None, 4096, 65536, 512 * 1024])
+def test_split_sizes_conserve_bytes(size: int, limit: int | None) -> None:
+    parts = split_sizes(size, limit)
+    assert sum(parts) == size
+    expected = 1 if limit is None else -(-size // limit)
+    assert len(parts) == expected
+    assert all(p <= (limit or size) for p in parts)
+
+
+def ssd_san(port_speed: str, block_size: str, pattern: str) -> dict[str, Any]:
+    data = small_san(outstanding=8, block_size=block_size, pattern=pattern, ios=4_000)
+    data["array"]["ports"] = 1
+    data["array"]["port_speed"] = port_speed
+    data["array"]["pools"][0]["drive"] = "ssd"
+    data["array"]["pools"][0]["groups"] = 8
+    return data
+
+
+def test_faster_link_helps_only_when_it_is_the_bottleneck() -> None:
+    # Large sequential reads: the single array port link is the bottleneck.
+    slow = sanpath.run(ssd_san("2GFC", "1MiB", "sequential"))
+    fast = sanpath.run(ssd_san("8GFC", "1MiB", "sequential"))
+    assert fast.mb_per_s > 1.8 * slow.mb_per_s
+    assert slow.station("array.port0.link.out").utilization > 0.9
+    # Small random reads on disks: the drives are the bottleneck, the link is idle.
+    base = small_san(outstanding=4, ios=6_000)
+    slow = sanpath.run(base, overrides={"array.port_speed": "2GFC"})
+    fast = sanpath.run(base, overrides={"array.port_speed": "16GFC"})
+    assert fast.iops == pytest.approx(slow.iops, rel=0.03)
+
+
+def test_faster_pcie_slot_helps_only_when_it_is_the_bottleneck() -> None:
+    data = ssd_san("16GFC", "1MiB", "sequential")
+    data["hosts"][0]["hbas"][0]["speed"] = "16GFC"
+    x1 = sanpath.run(data, overrides={"hosts.0.hbas.0.pcie": {"gen": 1, "lanes": 1}})
+    x4 = sanpath.run(data, overrides={"hosts.0.hbas.0.pcie": {"gen": 1, "lanes": 4}})
+    # x1 Gen1 is 250 MB/s per direction: the slot caps throughput.
+    assert x1.mb_per_s == pytest.approx(250, rel=0.05)
+    assert x4.mb_per_s > 3 * x1.mb_per_s
+
+
+def test_command_queueing_raises_drive_iops() -> None:
+    iops = []
+    for outstanding in (1, 4, 16, 64):
+        data = textbook.free_path(ios=5_000, warmup_ios=500)
+        data["array"]["pools"][0]["drive"] = "hdd-15k"
+        data["workloads"][0].update(outstanding=outstanding, block_size="8KiB")
+        iops.append(sanpath.run(data).iops)
+    # Rules of thumb for a 15k drive: about 175-210 random IOPS at queue depth 1.
+    assert 160 <= iops[0] <= 210
+    assert iops[0] < iops[1] < iops[2] < iops[3]
+    assert iops[3] > 2.5 * iops[0]
+
+
+def test_fifo_scheduling_gains_nothing_from_queue_depth() -> None:
+    iops = []
+    for outstanding in (1, 32):
+        data = textbook.free_path(ios=3_000, warmup_ios=300)
+        data["array"]["pools"][0]["drive"] = {"profile": "hdd-15k", "scheduling": "fifo"}
+        data["workloads"][0].update(outstanding=outstanding, block_size="8KiB")
+        iops.append(sanpath.run(data).iops)
+    assert iops[1] == pytest.approx(iops[0], rel=0.06)
+
+
+def test_raid5_small_writes_cost_four_drive_commands() -> None:
+    reads = sanpath.run(small_san(outstanding=4, read_fraction=1.0, ios=4_000))
+    writes = sanpath.run(small_san(outstanding=4, read_fraction=0.0, ios=4_000))
+    drive_reads = reads.station("array.r5.drives").completions / reads.ios
+    drive_writes = writes.station("array.r5.drives").completions / writes.ios
+    assert drive_reads == pytest.approx(1.0, abs=0.02)
+    assert drive_writes == pytest.approx(4.0, abs=0.05)
+
+
+def test_full_stripe_writes_avoid_read_modify_write() -> None:
+    # 4 data drives x 64 KiB elements = 256 KiB rows; aligned 256 KiB writes fill rows.
+    result = sanpath.run(
+        small_san(outstanding=2, read_fraction=0.0, block_size="256KiB", ios=2_000)
+    )
+    per_io = result.station("array.r5.drives").completions / result.ios
+    assert per_io == pytest.approx(5.0, abs=0.05)  # 4 data + 1 parity, no reads
+
+
+def test_write_back_cache_absorbs_writes_and_write_aside_bypasses_it() -> None:
+    base = small_san(outstanding=4, read_fraction=0.0, ios=4_000)
+    base["array"]["cache"] = {"write_back": "1GiB", "write_aside": "1MiB"}
+    cached = sanpath.run(base)
+    bypass = sanpath.run(base, overrides={"array.cache.write_aside": "4KiB"})
+    assert cached.latency_ms["mean"] < 0.5
+    assert bypass.latency_ms["mean"] > 5 * cached.latency_ms["mean"]
+    assert bypass.breakdown_ms["drive"] > 0.8 * bypass.latency_ms["mean"]
+
+
+def test_full_write_cache_forces_flushes() -> None:
+    base = small_san(outstanding=16, read_fraction=0.0, ios=20_000)
+    base["array"]["cache"] = {"write_back": "4MiB"}
+    result = sanpath.run(base)
+    assert result.counters["forced_flushes"] > 0
+    assert result.breakdown_ms["cache"] > 1.0
+
+
+def test_read_ahead_raises_sequential_throughput() -> None:
+    base = small_san(outstanding=1, block_size="64KiB", pattern="sequential", ios=4_000)
+    base["array"]["pools"][0]["drive"] = {"profile": "hdd-15k", "read_lookahead": False}
+    without = sanpath.run(base)
+    with_ra = sanpath.run(base, overrides={"array.cache.read_ahead": "4MiB"})
+    assert with_ra.counters["read_ahead_hits"] > 0.9 * with_ra.ios
+    assert with_ra.mb_per_s > 2 * without.mb_per_s
+
+
+def test_multipath_round_robin_beats_failover_when_the_lun_queue_is_per_path() -> None:
+    base = small_san(outstanding=32, ios=6_000)
+    base["hosts"][0]["lun_queue_depth"] = 4
+    base["array"]["luns"][0]["count"] = 1
+    off = sanpath.run(base, overrides={"hosts.0.multipath": "failover"})
+    rr = sanpath.run(base, overrides={"hosts.0.multipath": "round-robin"})
+    lqd = sanpath.run(base, overrides={"hosts.0.multipath": "least-queue-depth"})
+    assert rr.iops > 1.2 * off.iops
+    assert lqd.iops > 1.2 * off.iops
