@@ -344,6 +344,8 @@ class Simulation:
             join.event.succeed()
 
     def _complete(self, t_issue: float, size: int, write: bool, layers: list[float]) -> None:
+        if self.stop.triggered:
+            return  # the run is over; I/Os finishing at the same instant are not measured
         now = self.env.now
         self.completed += 1
         if not self.measuring:

@@ -20,6 +20,7 @@ Numbers and their sources (see also ``docs/components.md``):
   560/530 MB/s sequential (Kingston DC600M, Puget Systems review), and 63 us mean latency at
   queue depth 1 (an fio log in shaojwa/tools). Six parallel units at 58 us per read give
   about 94K IOPS.
+* Capacities are vendor gigabytes (10^9 bytes), written here in bytes.
 * Per-command drive overhead of 0.1 ms is an estimate in the range 0.1-0.5 ms given for
   modern drives; drive command queues of 32 (NCQ) and 64 (SAS/FC TCQ) are typical.
 """
@@ -37,7 +38,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "full_stroke": "6.6ms",
         "media_rate_outer": "204MB/s",
         "media_rate_inner": "122MB/s",
-        "capacity": "450GB",
+        "capacity": 450_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 64,
     },
@@ -49,7 +50,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "full_stroke": "9ms",
         "media_rate_outer": "124MB/s",
         "media_rate_inner": "67MB/s",
-        "capacity": "300GB",
+        "capacity": 300_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 64,
     },
@@ -61,7 +62,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "full_stroke": "16ms",
         "media_rate_outer": "140MB/s",
         "media_rate_inner": "60MB/s",
-        "capacity": "1TB",
+        "capacity": 1_000_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 32,
     },
@@ -71,8 +72,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "read_time": "58us",
         "write_time": "85us",
         "bandwidth": "560MB/s",
-        "capacity": "960GB",
-        "queue_depth": 32,
+        "capacity": 960_000_000_000,
     },
 }
 """Drive profiles by name; values are unit strings as a user would write them."""

@@ -190,7 +190,26 @@ def _service_time(value: Any) -> Any:
     return {"dist": "constant", "mean": value}
 
 
-ServiceTime = Annotated[DistSpec, BeforeValidator(_service_time)]
+class _AlsoAccepts:
+    """JSON Schema of a field that takes shorthand forms besides its model: ``anyOf``."""
+
+    def __init__(self, *forms: dict[str, Any]) -> None:
+        self.forms = forms
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"anyOf": [*self.forms, handler(core_schema)]}
+
+
+ServiceTime = Annotated[
+    DistSpec,
+    BeforeValidator(_service_time),
+    _AlsoAccepts(
+        {
+            "anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}],
+            "description": "a constant service time: seconds, or a string such as 20us",
+        }
+    ),
+]
 """A duration (constant service) or a distribution mapping."""
 
 
@@ -241,7 +260,6 @@ class SsdSpec(Spec):
     write_time: Duration = 85e-6
     bandwidth: Rate = 560e6
     capacity: PositiveBytes = 960_000_000_000
-    queue_depth: Annotated[int, Field(ge=1)] = 32
 
 
 class TextbookDriveSpec(Spec):
@@ -290,6 +308,24 @@ DriveSpec = Annotated[
     HddSpec | SsdSpec | TextbookDriveSpec,
     BeforeValidator(_drive),
     Field(discriminator="model"),
+    _AlsoAccepts(
+        {
+            "type": "string",
+            "description": "a drive profile name or a constant service time such as 5ms",
+        },
+        {"type": "number", "minimum": 0},
+        {
+            "type": "object",
+            "required": ["profile"],
+            "properties": {"profile": {"enum": sorted(DRIVE_PROFILES)}},
+            "description": "a profile with some fields changed",
+        },
+        {
+            "type": "object",
+            "required": ["dist"],
+            "description": "a textbook drive's service-time distribution",
+        },
+    ),
 ]
 
 
@@ -898,6 +934,107 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
                             f"no LUN group named {name!r} (LUNs: {', '.join(sorted(lun_names))})",
                         )
                     )
+    if not found:
+        found.extend(_check_capacity(s))
+        found.extend(_check_paths(s))
+    return found
+
+
+def pool_capacity(pool: PoolSpec) -> int:
+    """Usable bytes of a pool: whole stripe rows over every group."""
+    drive = pool.drive
+    return (
+        (drive.capacity // pool.stripe_element)
+        * pool.data_drives
+        * pool.stripe_element
+        * pool.groups
+    )
+
+
+def lun_sizes(s: Scenario) -> list[int]:
+    """Size in bytes of one LUN of each LUN group (default: an equal share of its pool)."""
+    pools = {p.name: p for p in s.array.pools}
+    per_pool = {
+        p.name: sum(g.count for g in s.array.luns if g.pool == p.name) for p in s.array.pools
+    }
+    sizes = []
+    for group in s.array.luns:
+        pool = pools[group.pool]
+        if group.size is not None:
+            sizes.append(group.size)
+            continue
+        row = pool.data_drives * pool.stripe_element
+        share = pool_capacity(pool) // per_pool[group.pool]
+        sizes.append(max(share - share % row, row))
+    return sizes
+
+
+def _check_capacity(s: Scenario) -> list[tuple[list[str | int], str]]:
+    found: list[tuple[list[str | int], str]] = []
+    used: dict[str, int] = {}
+    pools = {p.name: p for p in s.array.pools}
+    for i, (group, size) in enumerate(zip(s.array.luns, lun_sizes(s), strict=True)):
+        used[group.pool] = used.get(group.pool, 0) + size * group.count
+        capacity = pool_capacity(pools[group.pool])
+        if used[group.pool] > capacity:
+            found.append(
+                (
+                    ["array", "luns", i, "size"],
+                    f"the LUNs of pool {group.pool!r} need {used[group.pool] / 1e9:.1f} GB but it "
+                    f"holds {capacity / 1e9:.1f} GB",
+                )
+            )
+    return found
+
+
+def visible_ports(s: Scenario, host: HostSpec) -> list[list[int]]:
+    """Array ports each HBA port of ``host`` sees through the zoning."""
+    n_array = s.array.ports
+    n_ports = host.ports_per_host
+    if s.zoning == "all-to-all":
+        return [list(range(n_array)) for _ in range(n_ports)]
+    if s.zoning == "one-to-one":
+        return [[p % n_array] for p in range(n_ports)]
+    visible: list[list[int]] = [[] for _ in range(n_ports)]
+    for zone in s.zoning:
+        if zone.host != host.name:
+            continue
+        for p in range(n_ports) if zone.port is None else [zone.port]:
+            for a in zone.array_ports:
+                if a not in visible[p]:
+                    visible[p].append(a)
+    return visible
+
+
+def lun_groups_used(s: Scenario, host: str) -> list[str]:
+    """LUN groups any workload of host group ``host`` touches, in scenario order."""
+    wanted: set[str] = set()
+    for w in s.workloads:
+        if w.hosts == "all" or host in w.hosts:
+            wanted.update(g.name for g in s.array.luns) if w.luns == "all" else wanted.update(
+                w.luns
+            )
+    return [g.name for g in s.array.luns if g.name in wanted]
+
+
+def _check_paths(s: Scenario) -> list[tuple[list[str | int], str]]:
+    found: list[tuple[list[str | int], str]] = []
+    groups = {g.name: (i, g) for i, g in enumerate(s.array.luns)}
+    for host in s.hosts:
+        seen = {a for ports in visible_ports(s, host) for a in ports}
+        for name in lun_groups_used(s, host.name):
+            i, group = groups[name]
+            presented = set(range(s.array.ports)) if group.ports == "all" else set(group.ports)
+            if not seen & presented:
+                found.append(
+                    (
+                        ["zoning"]
+                        if not isinstance(s.zoning, str) or not seen
+                        else ["array", "luns", i, "ports"],
+                        f"host {host.name!r} has no path to LUN group {name!r}: its HBA ports "
+                        f"see array ports {sorted(seen)}, the LUNs are on {sorted(presented)}",
+                    )
+                )
     return found
 
 
@@ -987,7 +1124,8 @@ def set_dotted(data: Any, key: str, value: Any) -> None:
     Raises
     ------
     KeyError
-        When a part of the path does not exist (a new leaf key in a mapping is allowed).
+        When a list index or list part of the path does not exist (new keys and sections
+        in a mapping are allowed; validation rejects the unknown ones).
     """
     parts = key.split(".")
 
@@ -1024,7 +1162,11 @@ def set_dotted(data: Any, key: str, value: Any) -> None:
                 if last:
                     node[k] = copy.deepcopy(value)
                 elif k not in node or node[k] is None:
-                    if k not in node:
+                    # A section left at its defaults may be absent: start it empty and let
+                    # validation reject unknown keys. A list cannot be started this way.
+                    if k not in node and (
+                        parts[i + 1] == "*" or parts[i + 1].lstrip("-").isdigit()
+                    ):
                         raise KeyError(f"{'.'.join(parts[: i + 1])}: no such key")
                     node[k] = {}
                     walk(node[k], i + 1)

@@ -56,9 +56,11 @@ class Station:
         "layer",
         "n",
         "name",
+        "present_sum",
         "rejected",
         "servers",
         "service_sum",
+        "sojourn_sum",
         "t_last",
         "wait_sum",
         "window_start",
@@ -79,6 +81,8 @@ class Station:
         self.wait_sum = 0.0
         self.service_sum = 0.0
         self.window_start = 0.0
+        self.present_sum = 0.0
+        self.sojourn_sum = 0.0
         self.held = -1
         self.held_since = 0.0
 
@@ -98,6 +102,7 @@ class Station:
         self.t_last = now
         self.n += 1
         self.arrivals += 1
+        self.present_sum += now
 
     def depart(self, now: float, t_arrive: float, t_start: float, t_depart: float) -> None:
         """Record a command that left at ``t_depart`` (which may be before ``now``).
@@ -111,6 +116,9 @@ class Station:
         self.t_last = now
         self.n -= 1
         self.completions += 1
+        self.present_sum -= t_arrive if t_arrive > w0 else w0
+        if t_depart > w0:
+            self.sojourn_sum += t_depart - (t_arrive if t_arrive > w0 else w0)
         self.wait_sum += t_start - t_arrive
         service = t_depart - t_start
         self.service_sum += service
@@ -128,6 +136,8 @@ class Station:
         self.wait_sum = 0.0
         self.service_sum = 0.0
         self.window_start = now
+        self.sojourn_sum = 0.0
+        self.present_sum = self.n * now
         if self.held >= 0:
             self.held_since = now
 
@@ -142,6 +152,10 @@ class Station:
         busy_mean = busy / span if span > 0 else 0.0
         utilization = busy_mean / self.servers if math.isfinite(self.servers) else math.nan
         done = self.completions
+        # Little's law as an accounting identity: the time-weighted count must equal the
+        # time each command spent in the station inside the window (departed + present).
+        present = self.n * now - self.present_sum
+        accounted = self.sojourn_sum + present
         wait = self.wait_sum / done if done else 0.0
         service = self.service_sum / done if done else 0.0
         return StationStats(
@@ -159,6 +173,7 @@ class Station:
             completions=done,
             rejected=self.rejected,
             in_station_at_end=self.n,
+            little_residual=abs(area - accounted) / max(area, 1e-300) if area > 0 else 0.0,
         )
 
 
@@ -180,6 +195,8 @@ class StationStats:
     completions: int
     rejected: int
     in_station_at_end: int
+    little_residual: float
+    """Relative gap between the time-weighted count and the summed time in station."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (milliseconds, None for undefined utilization)."""

@@ -26,12 +26,14 @@ from sanpath.components.host import HostInstance, Route, Throttle
 from sanpath.components.raid import RaidPool
 from sanpath.scenario import (
     HbaSpec,
-    Problem,
     Scenario,
-    ScenarioError,
+    SsdSpec,
     TextbookDriveSpec,
     expand_names,
+    lun_groups_used,
     lun_queue_limit,
+    lun_sizes,
+    visible_ports,
 )
 from sanpath.station import FcfsServer, Link, SlotPool, Station
 from sanpath.streams import Streams
@@ -132,6 +134,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 if isinstance(spec, TextbookDriveSpec):
                     sampler = streams.sampler(spec.service, f"array.{pool_spec.name}.g{g}.d{m}")
                     st.servers += spec.servers
+                elif isinstance(spec, SsdSpec):
+                    st.servers += spec.units
                 else:
                     st.servers += 1
                 members.append(make_drive(env, spec, st, sampler))
@@ -142,35 +146,13 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     luns: list[Lun] = []
     luns_by_group: dict[str, list[Lun]] = {}
     pool_specs = {p.name: p for p in array.pools}
-    per_pool = {
-        p.name: sum(lg.count for lg in array.luns if lg.pool == p.name) for p in array.pools
-    }
     used = dict.fromkeys(pools, 0)
-    for gi, group in enumerate(array.luns):
+    for group, size in zip(array.luns, lun_sizes(scenario), strict=True):
         pool = pools[group.pool]
-        pool_spec = pool_specs[group.pool]
-        if group.size is not None:
-            size = group.size
-        else:
-            share = pool.capacity // per_pool[group.pool]
-            size = max(share - share % pool.row_bytes, pool.row_bytes)
-        limit = lun_queue_limit(array, group, pool_spec)
+        limit = lun_queue_limit(array, group, pool_specs[group.pool])
         st = station(f"array.lun.{group.name}", "slots", "lun_queue")
         lun_members: list[Lun] = []
         for name in expand_names(group.name, group.count):
-            if used[group.pool] + size > pool.capacity:
-                raise ScenarioError(
-                    [
-                        Problem(
-                            "<scenario>",
-                            None,
-                            None,
-                            f"array.luns.{gi}.size",
-                            f"LUNs of pool {group.pool!r} need more than its "
-                            f"{pool.capacity / 1e9:.1f} GB of usable space",
-                        )
-                    ]
-                )
             st.servers += _cap(limit)
             lun = Lun(
                 name=name,
@@ -198,7 +180,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     lun_ports = {
         lg.name: (range(array.ports) if lg.ports == "all" else lg.ports) for lg in array.luns
     }
-    for hi, hspec in enumerate(scenario.hosts):
+    for hspec in scenario.hosts:
         hg = hspec.name
         limits = [
             x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
@@ -240,8 +222,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                         )
                         hba.ports.append(port)
                         host_ports.append((hba, port, len(hba_specs) - 1))
-            visible = _zoning(scenario, hi, len(host_ports))
-            wanted = _luns_used_by(scenario, hg, luns_by_group)
+            visible = visible_ports(scenario, hspec)
+            wanted = [lun for name in lun_groups_used(scenario, hg) for lun in luns_by_group[name]]
             for lun in wanted:
                 routes = []
                 for p, (hba, port, si) in enumerate(host_ports):
@@ -280,19 +262,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                                 lun=lun,
                             )
                         )
-                if not routes:
-                    raise ScenarioError(
-                        [
-                            Problem(
-                                "<scenario>",
-                                None,
-                                None,
-                                "zoning",
-                                f"host {iname!r} has no path to LUN {lun.name!r}: check zoning and "
-                                f"the LUN's ports",
-                            )
-                        ]
-                    )
+                assert routes, f"{iname} cannot reach {lun.name} (validation checks paths)"
                 host.routes[lun.index] = routes
             if hspec.qfull.throttle != "none":
                 throttles.extend(_throttles(host, hspec.qfull))
@@ -314,40 +284,6 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         hosts_by_group=hosts_by_group,
         throttles=throttles,
     )
-
-
-def _zoning(scenario: Scenario, host_index: int, n_ports: int) -> list[list[int]]:
-    """Array ports visible from each of a host's HBA ports."""
-    n_array = scenario.array.ports
-    zoning = scenario.zoning
-    if zoning == "all-to-all":
-        return [list(range(n_array)) for _ in range(n_ports)]
-    if zoning == "one-to-one":
-        return [[p % n_array] for p in range(n_ports)]
-    name = scenario.hosts[host_index].name
-    visible: list[list[int]] = [[] for _ in range(n_ports)]
-    for zone in zoning:
-        if zone.host != name:
-            continue
-        targets = range(n_ports) if zone.port is None else [zone.port]
-        for p in targets:
-            for a in zone.array_ports:
-                if a not in visible[p]:
-                    visible[p].append(a)
-    return visible
-
-
-def _luns_used_by(scenario: Scenario, group: str, luns_by_group: dict[str, list[Lun]]) -> list[Lun]:
-    """LUNs any workload of host group ``group`` touches, in LUN order."""
-    wanted: dict[int, Lun] = {}
-    for w in scenario.workloads:
-        if w.hosts != "all" and group not in w.hosts:
-            continue
-        names = list(luns_by_group) if w.luns == "all" else list(w.luns)
-        for name in names:
-            for lun in luns_by_group[name]:
-                wanted[lun.index] = lun
-    return [wanted[i] for i in sorted(wanted)]
 
 
 def _throttles(host: HostInstance, spec: object) -> list[Throttle]:

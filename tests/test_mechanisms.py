@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 from typing import Any
 
 import pytest
@@ -58,7 +59,7 @@ def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
         result = sanpath.run(base, overrides={"hosts.0.hbas.0.queue_depth": depth})
         assert result.counters["qfull"] == 0
         iops.append(result.iops)
-    for lower, higher in zip(iops, iops[1:], strict=False):
+    for lower, higher in itertools.pairwise(iops):
         assert higher >= lower * 0.99, iops
     assert iops[-1] > 2.5 * iops[0]
 

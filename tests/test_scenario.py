@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SCENARIOS
+from conftest import ROOT, SCENARIOS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -108,7 +108,7 @@ def test_quickstart_values() -> None:
     assert s.array.port_speed == 850e6
     assert s.array.cache.write_back == 1 << 30
     assert s.array.pools[0].drive == HddSpec(
-        capacity="450GB", media_rate_outer="204MB/s", media_rate_inner="122MB/s"
+        capacity=450_000_000_000, media_rate_outer="204MB/s", media_rate_inner="122MB/s"
     )
     assert s.workloads[0].block_size == ((8192, 1.0),)
     assert s.workloads[0].closed and s.workloads[0].outstanding_per_lun == 8
@@ -196,6 +196,10 @@ def test_block_size_mix_normalises(mix: dict[int, float]) -> None:
         assert weight == pytest.approx(raw / total)
 
 
+def flat(pairs: tuple[tuple[int, float], ...]) -> list[float]:
+    return [x for pair in pairs for x in pair]
+
+
 # --- units in fields --------------------------------------------------------------------
 
 
@@ -230,9 +234,9 @@ def test_rates_are_si_and_bits() -> None:
 
 def test_block_size_mix() -> None:
     mix = load_scenario(base_with(workloads__0__block_size={"8KiB": 0.7, "64KiB": 0.3}))
-    assert mix.workloads[0].block_size == pytest.approx(((8192, 0.7), (65536, 0.3)))
+    assert flat(mix.workloads[0].block_size) == pytest.approx([8192, 0.7, 65536, 0.3])
     raw = load_scenario(base_with(workloads__0__block_size={"8KiB": 7, "64KiB": 3}))
-    assert raw.workloads[0].block_size == pytest.approx(((8192, 0.7), (65536, 0.3)))
+    assert flat(raw.workloads[0].block_size) == pytest.approx([8192, 0.7, 65536, 0.3])
     assert raw.workloads[0].mean_block_size == pytest.approx(0.7 * 8192 + 0.3 * 65536)
     pairs = load_scenario(base_with(workloads__0__block_size=[["4k", 1], ["1MiB", 3]]))
     assert pairs.workloads[0].block_size == ((4096, 0.25), (1 << 20, 0.75))
@@ -258,7 +262,7 @@ def test_profile_numbers() -> None:
     assert isinstance(hdd, HddSpec)
     assert (hdd.track_to_track, hdd.average_seek, hdd.full_stroke) == (0.5e-3, 4.5e-3, 9e-3)
     assert (hdd.media_rate_outer, hdd.media_rate_inner) == (124e6, 67e6)
-    assert hdd.capacity == 300 * 2**30  # sizes are 1024-based, even "300GB"
+    assert hdd.capacity == 300_000_000_000  # vendor gigabytes, written in bytes
     ssd = load_scenario(base_with(array__pools__0__drive="ssd")).array.pools[0].drive
     assert isinstance(ssd, SsdSpec)
     assert (ssd.units, ssd.read_time, ssd.write_time) == (6, 58e-6, 85e-6)
@@ -442,7 +446,10 @@ def test_located_errors(tmp_path: Path, old: str, new: str, where: str, message:
 def test_base_is_valid(tmp_path: Path) -> None:
     s = load_scenario(write(tmp_path, BASE))
     assert s.hosts[0].hbas[0].queue_depth == 32
-    assert s.array.pools[0].drive == load_scenario(textbook.free_path()).array.pools[0].drive
+    # the default pool is RAID 5 on the hdd-15k profile
+    assert s.array.pools[0].raid == "raid5"
+    named = load_scenario(base_with(array__pools__0__drive="hdd-15k")).array.pools[0].drive
+    assert s.array.pools[0].drive == named
 
 
 def test_every_problem_is_reported(tmp_path: Path) -> None:
@@ -452,8 +459,9 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     err = error_of(write(tmp_path, text))
     assert len(err.problems) == 2
     lines = str(err).splitlines()
-    assert lines[0].endswith("hosts.0.hbas.0.queue_depth: Input should be greater than or "
-                             "equal to 1 (got -1)")
+    assert lines[0].endswith(
+        "hosts.0.hbas.0.queue_depth: Input should be greater than or equal to 1 (got -1)"
+    )
     assert ":13:14: array.luns.0.count:" in lines[1]
     assert (err.problems[1].line, err.problems[1].column) == (13, 14)
 
@@ -563,14 +571,17 @@ def test_with_overrides_index_and_units() -> None:
     assert isinstance(drive, HddSpec) and drive.rpm == 7200
     # the original is untouched and everything else is the same
     assert s.hosts[0].hbas[0].queue_depth == 32
-    assert t.with_overrides(
-        {
-            "hosts.0.hbas.0.queue_depth": 32,
-            "workloads.0.block_size": 8192,
-            "hosts.0.qfull.retry_delay": 0.003,
-            "array.pools.0.drive": "hdd-15k",
-        }
-    ) == s
+    assert (
+        t.with_overrides(
+            {
+                "hosts.0.hbas.0.queue_depth": 32,
+                "workloads.0.block_size": 8192,
+                "hosts.0.qfull.retry_delay": 0.003,
+                "array.pools.0.drive": "hdd-15k",
+            }
+        )
+        == s
+    )
 
 
 def test_with_overrides_wildcards_and_negative_index() -> None:
@@ -588,7 +599,8 @@ def test_with_overrides_wildcards_and_negative_index() -> None:
     [
         ("hosts.3.count", "hosts.3.count: hosts.3: index 3 out of range (the list has 2 items)"),
         ("hosts.first.count", "hosts.first: expected a list index"),
-        ("nosuch.depth", "nosuch: no such key"),
+        ("nosuch.0.depth", "nosuch: no such key"),
+        ("nosuch.depth", "nosuch: unknown key"),
         ("name.first", "name is a value, not a section"),
         ("run.iox", "run.iox: unknown key"),
     ],
@@ -615,13 +627,21 @@ def test_set_dotted_on_plain_data() -> None:
     set_dotted(data, "l.*.v", 5)
     set_dotted(data, "a.z", 3)  # a new leaf key is allowed
     set_dotted(data, "n.k", 4)  # a null section becomes a mapping
-    assert data == {"a": {"x": [1, 2], "y": [1, 2], "z": 3}, "l": [{"v": 5}, {"v": 5}], "n": {"k": 4}}
+    set_dotted(data, "m.k", 6)  # and so does a missing one
+    assert data == {
+        "a": {"x": [1, 2], "y": [1, 2], "z": 3},
+        "l": [{"v": 5}, {"v": 5}],
+        "n": {"k": 4},
+        "m": {"k": 6},
+    }
     shared.append(3)
     assert data["a"]["x"] == [1, 2] and data["a"]["x"] is not data["a"]["y"]
     with pytest.raises(KeyError, match="out of range"):
         set_dotted(data, "l.2.v", 1)
-    with pytest.raises(KeyError, match="no such key"):
-        set_dotted(data, "b.c", 1)
+    with pytest.raises(KeyError, match="b: no such key"):
+        set_dotted(data, "b.0.c", 1)  # a missing list cannot be started
+    with pytest.raises(KeyError, match="b: no such key"):
+        set_dotted(data, "b.*.c", 1)
 
 
 @pytest.mark.parametrize(
@@ -646,14 +666,15 @@ def test_parse_assignment(text: str, expected: tuple[str, Any]) -> None:
 
 @pytest.mark.parametrize("text", ["no-equals-sign", "x=[1", "x={a"])
 def test_parse_assignment_errors(text: str) -> None:
-    with pytest.raises(ValueError, match="expected dotted.key=value|cannot read"):
+    with pytest.raises(ValueError, match=r"expected dotted\.key=value|cannot read"):
         parse_assignment(text)
 
 
 def test_load_scenario_with_overrides(tmp_path: Path) -> None:
     path = write(tmp_path, BASE)
     before = path.read_bytes()
-    s = load_scenario(path, overrides={"hosts.0.hbas.0.queue_depth": 8, "run.ios": "2000"})
+    # BASE has no run section: overriding a defaulted section still works
+    s = load_scenario(path, overrides={"hosts.0.hbas.0.queue_depth": 8, "run.ios": 2000})
     assert s.hosts[0].hbas[0].queue_depth == 8
     assert s.run.ios == 2000
     assert path.read_bytes() == before
@@ -708,11 +729,31 @@ def test_json_schema_shape() -> None:
     assert "1024-based" in size["description"]
 
 
+def _types(node: dict[str, Any]) -> set[str]:
+    """The JSON types a property schema admits directly (through anyOf)."""
+    out = {node["type"]} if "type" in node else set()
+    for alt in node.get("anyOf", []):
+        out |= _types(alt)
+    return out
+
+
+def test_json_schema_admits_shorthand_forms() -> None:
+    defs = json_schema()["$defs"]
+    # service times: "20us" or 2e-5 as well as a mapping
+    for model, field in [("HbaSpec", "command_time"), ("ControllerSpec", "io_time")]:
+        assert {"string", "number"} <= _types(defs[model]["properties"][field])
+    assert {"string", "number", "object"} <= _types(defs["PoolSpec"]["properties"]["drive"])
+    assert "string" in _types(defs["HbaSpec"]["properties"]["speed"])
+    assert "object" in _types(defs["WorkloadSpec"]["properties"]["block_size"])
+
+
 def test_quickstart_matches_json_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json_schema()
     data = read_yaml(QUICKSTART)
     jsonschema.validate(json.loads(json.dumps(data)), schema)
+    closed = textbook.closed_path(4, "1ms", {"dist": "exponential", "mean": "2ms"}, "3ms")
+    jsonschema.validate(closed, schema)
     bad = json.loads(json.dumps(data))
     bad["hosts"][0]["hbas"][0]["queue_dpeth"] = 4
     with pytest.raises(jsonschema.ValidationError):
@@ -759,8 +800,14 @@ def test_quickstart_lun_limit() -> None:
 
 @pytest.mark.parametrize(
     ("count", "first", "last"),
-    [(1, "db", "db"), (2, "db[0]", "db[1]"), (10, "db[0]", "db[9]"), (11, "db[00]", "db[10]"),
-     (100, "db[00]", "db[99]"), (101, "db[000]", "db[100]")],
+    [
+        (1, "db", "db"),
+        (2, "db[0]", "db[1]"),
+        (10, "db[0]", "db[9]"),
+        (11, "db[00]", "db[10]"),
+        (100, "db[00]", "db[99]"),
+        (101, "db[000]", "db[100]"),
+    ],
 )
 def test_expand_names(count: int, first: str, last: str) -> None:
     names = expand_names("db", count)
@@ -774,3 +821,11 @@ def test_expand_names_unique_and_sorted(count: int) -> None:
     assert len(set(names)) == count
     assert sorted(names) == names
     assert len({len(n) for n in names}) == 1
+
+
+def test_shipped_schema_file_is_current() -> None:
+    """docs/scenario.schema.json (referenced by the scenarios) matches `sanpath schema`."""
+    from sanpath.scenario import json_schema
+
+    shipped = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
+    assert shipped == json.loads(json.dumps(json_schema()))

@@ -118,3 +118,17 @@ def test_hba_queue_depth_caps_population(queue_depth: int) -> None:
     # The other 32 - Q wait in the host, so latency = 32 / X (Little's law).
     assert result.latency_ms["mean"] == pytest.approx(32 / result.iops * 1e3, rel=0.02)
     assert result.breakdown_ms["hba"] > 0
+
+
+def test_littles_law_on_every_station_of_a_steady_run() -> None:
+    data = textbook.closed_path(16, exp(0.2), exp(0.5), exp(1.0), ios=40_000)
+    data["hosts"][0]["hbas"][0].update(speed="4GFC", pcie={"gen": 1, "lanes": 4})
+    result = sanpath.run(data)
+    checked = 0
+    for st in result.stations:
+        if st.completions < 1000:
+            continue
+        little = st.throughput * (st.mean_wait_s + st.mean_service_s)
+        assert st.mean_in_station == pytest.approx(little, rel=0.01, abs=1e-6), st.name
+        checked += 1
+    assert checked >= 6

@@ -24,7 +24,7 @@ from collections.abc import Generator, Sequence
 import simpy
 
 from sanpath.components.drive import Drive, DriveOp, Join
-from sanpath.scenario import PoolSpec
+from sanpath.scenario import PoolSpec, pool_capacity
 
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 
@@ -42,8 +42,7 @@ class RaidPool:
         self.data_drives = spec.data_drives
         self.groups = spec.groups
         self.row_bytes = self.data_drives * self.element
-        drive_capacity = drives[0][0].capacity
-        self.capacity = (drive_capacity // self.element) * self.row_bytes * self.groups
+        self.capacity = pool_capacity(spec)
         """Usable bytes in the pool."""
 
     # -- mapping ------------------------------------------------------------------------
