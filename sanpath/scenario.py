@@ -607,6 +607,8 @@ def _block_sizes(value: Any) -> Any:
             raise ValueError(f"block size weight for {size!r} must be a positive number")
         out.append((_size(size), float(weight)))
     total = sum(w for _, w in out)
+    if abs(total - 1.0) <= 1e-9:
+        return tuple(out)  # already fractions: keep them exactly as written
     return tuple((s, w / total) for s, w in out)
 
 
