@@ -27,6 +27,9 @@ accumulators) and prints nothing.
 
 from __future__ import annotations
 
+import fnmatch
+import functools
+import re
 import time
 import tracemalloc
 from collections.abc import Generator
@@ -37,9 +40,9 @@ import simpy
 from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.results import RunResult, build_result
-from sanpath.scenario import Scenario, WorkloadSpec
+from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
 from sanpath.station import Link, Station
-from sanpath.stats import BatchMeans, LatencyHistogram
+from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 from sanpath.streams import Streams
 from sanpath.topology import LAYERS, Topology, build_topology
 from sanpath.workload import Command, IoSource
@@ -54,6 +57,17 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
+
+SCHEDULABLE = (
+    r"hosts\.(\d+|\*)\.lun_queue_depth",
+    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
+    r"array\.port_queue_depth",
+    r"array\.lun_queue_depth",
+    r"array\.luns\.(\d+|\*)\.queue_depth",
+    r"workloads\.(\d+|\*)\.outstanding",
+    r"workloads\.(\d+|\*)\.rate",
+)
+"""Keys a ``schedule`` may change during a run: queue depths and the load."""
 
 
 class _ChildJoin:
@@ -91,7 +105,18 @@ class Simulation:
         self.run_spec = scenario.run
         self.latency = LatencyHistogram()
         self.command_latency = LatencyHistogram()
-        self.batches = BatchMeans(max(1, scenario.run.ios // scenario.run.batches))
+        if scenario.run.duration is None:
+            self.batches = BatchMeans(max(1, scenario.run.ios // scenario.run.batches))
+        else:
+            self.batches = BatchMeans(64, max_batches=2 * scenario.run.batches)
+        self.timeseries: TimeSeries | None = None
+        self.settings: list[tuple[float, str, Any]] = []
+        self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
+        self.rates = [w.rate for w in scenario.workloads]
+        self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
+            [] for _ in scenario.workloads
+        ]
+        self._check_schedule()
         self.breakdown = [0.0] * len(LAYERS)
         self.completed = 0
         self.measured = 0
@@ -269,6 +294,8 @@ class Simulation:
         env = self.env
         t = env.now
         self.counters["qfull"] += 1
+        if self.timeseries is not None:
+            self.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
         route.hba_slots.release(t_slot, t_slot_start)
         if route.throttle is not None:
@@ -355,6 +382,8 @@ class Simulation:
         latency = now - t_issue
         self.latency.record(latency)
         self.batches.add(now, latency)
+        if self.timeseries is not None:
+            self.timeseries.add(now, latency, size)
         bd = self.breakdown
         for i in range(9):
             bd[i] += layers[i]
@@ -364,7 +393,7 @@ class Simulation:
             self.reads += 1
             self.bytes_read += size
         self.measured += 1
-        if self.measured >= self.run_spec.ios and not self.stop.triggered:
+        if self.measured >= self.run_spec.ios and self.run_spec.duration is None:
             self.stop.succeed()
 
     def _start_window(self, now: float) -> None:
@@ -375,13 +404,25 @@ class Simulation:
             station.reset(now)
         for key in self.counters:
             self.counters[key] = 0
-        cache = self.cache
-        cache.forced_flushes = 0
+        self.cache.forced_flushes = 0
+        interval = self.run_spec.record_interval
+        if interval is not None:
+            self.timeseries = TimeSeries(interval, t0=now)
+        if self.run_spec.duration is not None:
+            self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
+
+    def _end_of_duration(self, _event: simpy.Event) -> None:
+        if not self.stop.triggered:
+            self.stop.succeed()
 
     # -- load generators --------------------------------------------------------------------
 
-    def _closed_loop(self, host: HostInstance, lun: Lun, source: IoSource) -> Proc:
-        while True:
+    def _closed_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        limit = self.outstanding
+        while slot < limit[workload]:
             size, write, offset = source.next_io()
             yield from self.io(host, lun, offset, size, write)
 
@@ -390,17 +431,19 @@ class Simulation:
         host: HostInstance,
         luns: list[Lun],
         sources: list[IoSource],
-        rate: float,
+        workload: int,
         name: str,
     ) -> Proc:
         env = self.env
         gaps = self.streams.generator(f"{name}.arrivals")
         n = len(luns)
         pick = self.streams.uniform(f"{name}.lun")
-        mean_gap = 1.0 / rate
+        rates = self.rates
         while True:
-            for gap in gaps.exponential(mean_gap, 1024).tolist():
-                yield env.timeout(gap)
+            for gap in gaps.exponential(1.0, 1024).tolist():
+                current = rates[workload]
+                assert current is not None
+                yield env.timeout(gap / current)
                 i = int(pick() * n) if n > 1 else 0
                 size, write, offset = sources[i].next_io()
                 env.process(self.io(host, luns[i], offset, size, write))
@@ -408,7 +451,7 @@ class Simulation:
     def start_workloads(self) -> None:
         """Start every workload process on every host it names."""
         topo = self.topology
-        for wspec in self.scenario.workloads:
+        for wi, wspec in enumerate(self.scenario.workloads):
             hosts = (
                 topo.hosts
                 if wspec.hosts == "all"
@@ -417,30 +460,101 @@ class Simulation:
             groups = list(topo.luns_by_group) if wspec.luns == "all" else list(wspec.luns)
             luns = [lun for g in groups for lun in topo.luns_by_group[g]]
             for host in hosts:
-                self._start_host(wspec, host, luns)
+                self._start_host(wi, wspec, host, luns)
 
-    def _start_host(self, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]) -> None:
+    def _start_host(
+        self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
+    ) -> None:
         name = f"workload.{wspec.name}.{host.name}"
         if wspec.closed:
             for lun in luns:
                 for thread in range(wspec.threads):
                     u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
                     source = IoSource(wspec, lun.size, u)
-                    for _ in range(wspec.outstanding_per_lun):
-                        self.env.process(self._closed_loop(host, lun, source))
+                    self.closed_sources[wi].append((host, lun, source))
+                    for slot in range(wspec.outstanding_per_lun):
+                        self.env.process(self._closed_loop(host, lun, source, wi, slot))
         else:
             assert wspec.rate is not None
             sources = [
                 IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
                 for lun in luns
             ]
-            self.env.process(self._open_loop(host, luns, sources, wspec.rate, name))
+            self.env.process(self._open_loop(host, luns, sources, wi, name))
+
+    # -- settings that change during a run ---------------------------------------------------
+
+    def _check_schedule(self) -> None:
+        """Every scheduled key must be changeable at run time and its value valid."""
+        for i, change in enumerate(self.scenario.schedule):
+            for key, value in change.set.items():
+                if not any(re.fullmatch(p, key) for p in SCHEDULABLE):
+                    raise ScenarioError.at(
+                        f"schedule.{i}.set.{key}",
+                        "cannot change during a run; a schedule can change queue depths "
+                        "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
+                        "array.port_queue_depth, array.lun_queue_depth, "
+                        "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
+                        "workloads.N.rate)",
+                    )
+                self.scenario.with_overrides({key: value})  # raises if the value is invalid
+
+    def _start_schedule(self) -> None:
+        data = self.scenario.to_data()
+        keys = {k for change in self.scenario.schedule for k in change.set}
+        for key in sorted(keys):
+            self.settings.append((0.0, key, _lookup(data, key)))
+        for change in self.scenario.schedule:
+            ev = self.env.timeout(change.at)
+            ev.callbacks.append(functools.partial(self._apply_event, change.set))
+
+    def _apply_event(self, changes: dict[str, Any], _event: simpy.Event) -> None:
+        self._apply(changes)
+
+    def _apply(self, changes: dict[str, Any]) -> None:
+        now = self.env.now
+        for key, value in changes.items():
+            self.settings.append((now, key, value))
+            if key == "array.lun_queue_depth":
+                array = self.scenario.array
+                pool_specs = {p.name: p for p in array.pools}
+                for gi, group in enumerate(array.luns):
+                    if group.queue_depth is None:
+                        spec = array.model_copy(update={"lun_queue_depth": value})
+                        limit = lun_queue_limit(spec, group, pool_specs[group.pool])
+                        for queue in self.topology.knobs.get(f"array.luns.{gi}.queue_depth", []):
+                            queue.set_capacity(limit)
+                continue
+            match = re.fullmatch(r"workloads\.(\d+|\*)\.(outstanding|rate)", key)
+            if match:
+                indices = range(len(self.rates)) if match[1] == "*" else [int(match[1])]
+                for wi in indices:
+                    if match[2] == "rate":
+                        if self.rates[wi] is not None:
+                            self.rates[wi] = float(value)
+                    else:
+                        self._set_outstanding(wi, int(value))
+                continue
+            for knob, queues in self.topology.knobs.items():
+                if fnmatch.fnmatchcase(knob, key):
+                    for queue in queues:
+                        queue.set_capacity(value)
+
+    def _set_outstanding(self, wi: int, value: int) -> None:
+        old = self.outstanding[wi]
+        self.outstanding[wi] = value
+        for host, lun, source in self.closed_sources[wi]:
+            for slot in range(old, value):
+                self.env.process(self._closed_loop(host, lun, source, wi, slot))
 
     # -- running ------------------------------------------------------------------------------
 
     def run(self) -> RunResult:
         """Simulate until the measured I/Os have completed; return the result."""
         wall0 = time.perf_counter()
+        if self.measuring:
+            self._start_window(0.0)
+        self._start_schedule()
         self.start_workloads()
         until: simpy.Event = self.stop
         if self.run_spec.max_time is not None:
@@ -484,6 +598,18 @@ def run(
         tracemalloc.stop()
         result = result.with_extra(peak_memory_mb=peak / 1e6)
     return result
+
+
+def _lookup(data: Any, key: str) -> Any:
+    """The value at a dotted key (the first match of a ``*``)."""
+    node = data
+    for part in key.split("."):
+        if part == "*":
+            part = "0"
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            return None
+    return node
 
 
 __all__ = ["Simulation", "run"]

@@ -60,7 +60,11 @@ class RunResult:
     stations: tuple[StationStats, ...]
     wall_seconds: float
     totals: dict[str, int]
-    histogram: LatencyHistogram = field(repr=False, compare=False)
+    timeseries: dict[str, list[float]] | None = None
+    """Per-interval figures when ``run.record_interval`` is set (see ``TimeSeries``)."""
+    settings: tuple[dict[str, Any], ...] = ()
+    """Scheduled settings over time: ``{"t_s", "key", "value"}``, initial values at 0."""
+    histogram: LatencyHistogram = field(default_factory=LatencyHistogram, repr=False, compare=False)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def with_extra(self, **values: Any) -> RunResult:
@@ -93,10 +97,24 @@ class RunResult:
             "stations": [st.to_dict() for st in self.stations],
             "breakdown_ms": dict(self.breakdown_ms),
             "totals": dict(self.totals),
+            "latency_cdf": self.latency_cdf(),
         }
+        if self.timeseries is not None:
+            out["timeseries"] = self.timeseries
+        if self.settings:
+            out["settings"] = list(self.settings)
         out.update(self.extra)
         safe: dict[str, Any] = _json_safe(out)
         return safe
+
+    def latency_cdf(self, points: int = 200) -> dict[str, list[float]]:
+        """Latency (ms) at evenly spaced cumulative fractions, for CDF plots from JSON."""
+        if self.histogram.count == 0:
+            return {"fraction": [], "latency_ms": []}
+        fractions = [i / points for i in range(1, points)] + [0.999, 0.9999]
+        fractions = sorted(set(fractions))
+        values = self.histogram.quantiles(fractions)
+        return {"fraction": fractions, "latency_ms": [v * 1e3 for v in values]}
 
     def to_json(self, indent: int | None = 2) -> str:
         """The result as JSON text."""
@@ -191,6 +209,12 @@ def _latency_dict(hist: LatencyHistogram) -> dict[str, float]:
     return out
 
 
+def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
+    if sim.timeseries is None:
+        return None
+    return {k: [float(x) for x in v] for k, v in sim.timeseries.to_columns(t_end=now).items()}
+
+
 def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
     """Collect a finished :class:`~sanpath.engine.Simulation` into a RunResult."""
     from sanpath.topology import LAYERS
@@ -229,5 +253,7 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
         stations=tuple(st.summary(now) for st in sim.topology.stations.values()),
         wall_seconds=wall_seconds,
         totals=dict(sim.totals),
+        timeseries=_columns(sim, now),
+        settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.settings),
         histogram=sim.latency,
     )

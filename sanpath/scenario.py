@@ -680,6 +680,43 @@ class RunSpec(Spec):
     warmup_ios: Annotated[int, Field(ge=0)] = 10_000
     batches: Annotated[int, Field(ge=2)] = 20
     max_time: Duration | None = None
+    duration: Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None = (
+        None
+    )
+    record_interval: (
+        Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None
+    ) = None
+
+
+class SweepSpec(Spec):
+    """A published experiment as written: the knobs it varies.
+
+    ``vary`` lists values per dotted key; every combination is a point. ``zip`` lists keys
+    varied together (equal-length lists), crossed with ``vary``.
+    """
+
+    vary: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
+    zip: dict[str, tuple[Any, ...]] = Field(default_factory=dict)
+    replicates: Annotated[int, Field(ge=1)] = 1
+
+    @model_validator(mode="after")
+    def _check_lists(self) -> SweepSpec:
+        for key, values in {**self.vary, **self.zip}.items():
+            if not values:
+                raise ValueError(f"{key}: give at least one value")
+        lengths = {len(v) for v in self.zip.values()}
+        if len(lengths) > 1:
+            raise ValueError("zip: every list must have the same length")
+        if set(self.vary) & set(self.zip):
+            raise ValueError("a key cannot be in both vary and zip")
+        return self
+
+
+class ChangeSpec(Spec):
+    """One scheduled change: at simulated time ``at``, set dotted keys to new values."""
+
+    at: Duration
+    set: dict[str, Any] = Field(min_length=1)
 
 
 class Scenario(Spec):
@@ -694,6 +731,8 @@ class Scenario(Spec):
     array: ArraySpec
     zoning: Literal["all-to-all", "one-to-one"] | tuple[ZoneSpec, ...] = "all-to-all"
     workloads: tuple[WorkloadSpec, ...] = Field(min_length=1)
+    schedule: tuple[ChangeSpec, ...] = ()
+    sweep: SweepSpec | None = None
 
     def to_data(self) -> dict[str, Any]:
         """Plain nested dicts and lists (SI units) that validate back into this scenario."""
@@ -755,6 +794,11 @@ class ScenarioError(ValueError):
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = tuple(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def at(cls, path: str, message: str, source: str = "<scenario>") -> ScenarioError:
+        """A single problem at a field path."""
+        return cls([Problem(source, None, None, path, message)])
 
 
 def _locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:

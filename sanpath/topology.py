@@ -68,6 +68,8 @@ class Topology:
     hosts: list[HostInstance]
     hosts_by_group: dict[str, list[HostInstance]]
     throttles: list[Throttle] = field(default_factory=list)
+    knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
+    """Queues a schedule may resize, by the dotted scenario key that sets them."""
 
     def station(self, name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
         """The station called ``name``, created on first use; ``servers`` are added."""
@@ -93,6 +95,11 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     """
     array = scenario.array
     stations: dict[str, Station] = {}
+    knobs: dict[str, list[SlotPool]] = {}
+
+    def knob(key: str, pool: SlotPool) -> SlotPool:
+        knobs.setdefault(key, []).append(pool)
+        return pool
 
     def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
         st = stations.get(name)
@@ -104,10 +111,15 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     # -- array front end ------------------------------------------------------------------
     ports = []
     for i in range(array.ports):
-        queue = SlotPool(
-            env,
-            array.port_queue_depth,
-            station(f"array.port{i}.queue", "slots", "array_port", _cap(array.port_queue_depth)),
+        queue = knob(
+            "array.port_queue_depth",
+            SlotPool(
+                env,
+                array.port_queue_depth,
+                station(
+                    f"array.port{i}.queue", "slots", "array_port", _cap(array.port_queue_depth)
+                ),
+            ),
         )
         link_in = Link(
             env, array.port_speed, station(f"array.port{i}.link.in", "link", "fabric", 1)
@@ -147,7 +159,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     luns_by_group: dict[str, list[Lun]] = {}
     pool_specs = {p.name: p for p in array.pools}
     used = dict.fromkeys(pools, 0)
-    for group, size in zip(array.luns, lun_sizes(scenario), strict=True):
+    for gi, (group, size) in enumerate(zip(array.luns, lun_sizes(scenario), strict=True)):
         pool = pools[group.pool]
         limit = lun_queue_limit(array, group, pool_specs[group.pool])
         st = station(f"array.lun.{group.name}", "slots", "lun_queue")
@@ -161,7 +173,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 size=size,
                 base=used[group.pool],
                 pool=pool,
-                queue=SlotPool(env, limit, st),
+                queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
                 destage_merge=max(pool.row_bytes, array.cache.destage_size),
             )
@@ -180,7 +192,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     lun_ports = {
         lg.name: (range(array.ports) if lg.ports == "all" else lg.ports) for lg in array.luns
     }
-    for hspec in scenario.hosts:
+    for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
         limits = [
             x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
@@ -195,9 +207,9 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 rr_ios=hspec.rr_ios,
                 retry_delay=hspec.qfull.retry_delay,
             )
-            host_ports: list[tuple[Hba, HbaPort, int]] = []
+            host_ports: list[tuple[Hba, HbaPort, int, int]] = []
             hba_specs: list[HbaSpec] = []
-            for hba_spec in hspec.hbas:
+            for spec_index, hba_spec in enumerate(hspec.hbas):
                 for _card in range(hba_spec.count):
                     cname = f"{iname}.hba{len(hba_specs)}"
                     hba_specs.append(hba_spec)
@@ -221,12 +233,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             ),
                         )
                         hba.ports.append(port)
-                        host_ports.append((hba, port, len(hba_specs) - 1))
+                        host_ports.append((hba, port, len(hba_specs) - 1, spec_index))
             visible = visible_ports(scenario, hspec)
             wanted = [lun for name in lun_groups_used(scenario, hg) for lun in luns_by_group[name]]
             for lun in wanted:
                 routes = []
-                for p, (hba, port, si) in enumerate(host_ports):
+                for p, (hba, port, si, spec_index) in enumerate(host_ports):
                     hba_spec = hba_specs[si]
                     for a in visible[p]:
                         if a not in lun_ports[lun.group]:
@@ -236,23 +248,32 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                         )
                         slots = port.slots.get(key)
                         if slots is None:
-                            slots = port.slots[key] = SlotPool(
-                                env,
-                                hba_spec.queue_depth,
-                                station(
-                                    f"{hg}.hba.slots", "slots", "hba", _cap(hba_spec.queue_depth)
+                            slots = port.slots[key] = knob(
+                                f"hosts.{hi}.hbas.{spec_index}.queue_depth",
+                                SlotPool(
+                                    env,
+                                    hba_spec.queue_depth,
+                                    station(
+                                        f"{hg}.hba.slots",
+                                        "slots",
+                                        "hba",
+                                        _cap(hba_spec.queue_depth),
+                                    ),
                                 ),
                             )
                         routes.append(
                             Route(
-                                host_queue=SlotPool(
-                                    env,
-                                    hspec.lun_queue_depth,
-                                    station(
-                                        f"{hg}.lun_queue",
-                                        "slots",
-                                        "host_queue",
-                                        _cap(hspec.lun_queue_depth),
+                                host_queue=knob(
+                                    f"hosts.{hi}.lun_queue_depth",
+                                    SlotPool(
+                                        env,
+                                        hspec.lun_queue_depth,
+                                        station(
+                                            f"{hg}.lun_queue",
+                                            "slots",
+                                            "host_queue",
+                                            _cap(hspec.lun_queue_depth),
+                                        ),
                                     ),
                                 ),
                                 hba=hba,
@@ -283,6 +304,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         hosts=hosts,
         hosts_by_group=hosts_by_group,
         throttles=throttles,
+        knobs=knobs,
     )
 
 
