@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python tests/benchmarks/bench.py            # full run (several minutes)
+    .venv/bin/python tests/benchmarks/bench.py            # full run (about 5 minutes)
     .venv/bin/python tests/benchmarks/bench.py --quick    # smaller runs, no 1M-I/O run
     .venv/bin/python tests/benchmarks/bench.py --json out/bench.json
 
@@ -162,7 +162,11 @@ class PathModel:
 
 
 def exponentials(rng: np.random.Generator, mean: float) -> Iterator[float]:
-    """Exponential draws, taken from numpy in blocks."""
+    """Exponential draws, taken from numpy in blocks.
+
+    sanpath draws in blocks too, so the comparison is between the engines, not between one
+    numpy call per draw and a block of them (per-draw calls slow the reference by ~5-15%).
+    """
     while True:
         yield from rng.exponential(mean, 4096).tolist()
 
@@ -256,14 +260,15 @@ def bench_closed_path(ios: int, repeat: int) -> dict[str, Any]:
     total = ios + warmup
     say("1. Six-station closed textbook path: sanpath against an idiomatic SimPy reference")
     say(
-        f"   {model.outstanding} outstanding {model.size // 1024} KiB reads; per I/O: "
-        f"HBA processor exp {model.hba_mean * 1e3:.3g} ms -> controller exp "
-        f"{model.controller_mean * 1e3:.3g} ms -> drive exp {model.drive_mean * 1e3:.3g} ms"
+        f"   {model.outstanding} outstanding {model.size // 1024} KiB reads, each visiting in turn:"
+        f" HBA processor (exp {model.hba_mean * 1e3:.3g} ms),"
     )
     say(
-        f"   -> array link out {model.array_link * 1e6:.2f} us -> host link in "
-        f"{model.host_link * 1e6:.2f} us -> PCIe up {model.pcie * 1e6:.2f} us (deterministic)"
+        f"   controller (exp {model.controller_mean * 1e3:.3g} ms), drive (exp"
+        f" {model.drive_mean * 1e3:.3g} ms), array link out ({model.array_link * 1e6:.2f} us),"
+        f" host link in ({model.host_link * 1e6:.2f} us),"
     )
+    say(f"   PCIe up ({model.pcie * 1e6:.2f} us); links deterministic, fabric latency 0")
     say(
         f"   each run completes {fmt_int(total)} I/Os ({fmt_int(warmup)} warm-up); rounds alternate"
     )
@@ -410,10 +415,20 @@ def _maxrss_mb() -> float:
     return rss / 1e6 if sys.platform == "darwin" else rss / 1024  # bytes on macOS, else KiB
 
 
+def _current_rss_mb() -> float | None:
+    """Resident set size now (Linux only; None elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def child_memory(ios: int, mode: str) -> None:
     """Run quickstart for ``ios`` I/Os in this (fresh) process; print figures as JSON."""
     spec = sanpath.load_scenario(QUICKSTART, {"run.ios": ios, "run.warmup_ios": ios // 10})
     start_mb = _maxrss_mb()
+    rss_before = _current_rss_mb()
     t0 = time.perf_counter()
     result = sanpath.run(spec, trace_memory=mode == "trace")
     wall = time.perf_counter() - t0
@@ -424,6 +439,8 @@ def child_memory(ios: int, mode: str) -> None:
         "wall_s": wall,
         "maxrss_start_mb": start_mb,
         "maxrss_mb": _maxrss_mb(),
+        "rss_before_mb": rss_before,
+        "rss_after_mb": _current_rss_mb(),
         "peak_memory_mb": result.extra.get("peak_memory_mb"),
     }
     print(json.dumps(out))
@@ -440,21 +457,28 @@ def run_child(ios: int, mode: str) -> dict[str, Any]:
 
 def bench_memory(sizes: tuple[int, ...]) -> dict[str, Any]:
     say(f"3. Memory flatness: {QUICKSTART.relative_to(ROOT)}, each run in a fresh subprocess")
-    say("   (max RSS from getrusage in a plain run; tracemalloc peak in a second, traced run)")
+    say("   max RSS: getrusage high-water mark of a plain run (imports included); RSS before")
+    say("   and after: resident size just before and after sanpath.run; tracemalloc: peak of a")
+    say("   second, traced run (several times slower: the 1,000,000-I/O one takes minutes)")
     say()
     say(
-        f"   {'I/Os':>11}{'max RSS MB':>12}{'RSS before MB':>15}{'tracemalloc MB':>16}"
-        f"{'I/O per wall s':>16}{'traced s':>10}"
+        f"   {'I/Os':>11}{'max RSS MB':>12}{'RSS before':>12}{'RSS after':>11}"
+        f"{'tracemalloc MB':>16}{'I/O per wall s':>16}{'traced s':>10}"
     )
+
+    def mb(x: float | None) -> str:
+        return "-" if x is None else f"{x:.1f}"
+
     runs = {}
     for ios in sizes:
         plain = run_child(ios, "rss")
         traced = run_child(ios, "trace")
         runs[ios] = {"plain": plain, "traced": traced}
+        speed = plain["completed"] / plain["wall_s"]
         say(
-            f"   {fmt_int(ios):>11}{plain['maxrss_mb']:>12.1f}{plain['maxrss_start_mb']:>15.1f}"
-            f"{traced['peak_memory_mb']:>16.2f}{fmt_int(plain['completed'] / plain['wall_s']):>16}"
-            f"{traced['wall_s']:>10.1f}"
+            f"   {fmt_int(ios):>11}{plain['maxrss_mb']:>12.1f}{mb(plain['rss_before_mb']):>12}"
+            f"{mb(plain['rss_after_mb']):>11}{traced['peak_memory_mb']:>16.2f}"
+            f"{fmt_int(speed):>16}{traced['wall_s']:>10.1f}"
         )
     small, large = runs[sizes[0]], runs[sizes[-1]]
     trace_growth = large["traced"]["peak_memory_mb"] / small["traced"]["peak_memory_mb"]
