@@ -8,10 +8,20 @@ The public API is small: load a scenario, run it, read the result.
 >>> result.iops, result.latency_ms["p99"]                             # doctest: +SKIP
 """
 
-from sanpath.engine import run
-from sanpath.results import RunResult
-from sanpath.scenario import Scenario, ScenarioError, load_scenario
-
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "Scenario", "ScenarioError", "__version__", "load_scenario", "run"]
+from sanpath.engine import run  # noqa: E402
+from sanpath.results import RunResult  # noqa: E402
+from sanpath.scenario import Scenario, ScenarioError, load_scenario  # noqa: E402
+from sanpath.sweep import SweepResult, sweep  # noqa: E402
+
+__all__ = [
+    "RunResult",
+    "Scenario",
+    "ScenarioError",
+    "SweepResult",
+    "__version__",
+    "load_scenario",
+    "run",
+    "sweep",
+]
