@@ -10,10 +10,10 @@ The public API is small: load a scenario, run it, read the result.
 
 __version__ = "0.1.0"
 
-from sanpath.engine import run  # noqa: E402
-from sanpath.results import RunResult  # noqa: E402
-from sanpath.scenario import Scenario, ScenarioError, load_scenario  # noqa: E402
-from sanpath.sweep import SweepResult, sweep  # noqa: E402
+from sanpath.engine import run
+from sanpath.results import RunResult
+from sanpath.scenario import Scenario, ScenarioError, load_scenario
+from sanpath.sweep import SweepResult, sweep
 
 __all__ = [
     "RunResult",
