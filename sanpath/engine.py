@@ -47,7 +47,7 @@ from sanpath.streams import Streams
 from sanpath.topology import LAYERS, Topology, build_topology
 from sanpath.workload import Command, IoSource
 
-HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(9)
+HOST, HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(10)
 
 RESERVE_AHEAD = 2e-6
 """How far ahead (s) a transfer may reserve the next link of its way without waking up first.
@@ -98,6 +98,7 @@ class Simulation:
         cache = scenario.array.cache
         self.read_hit = cache.read_hit
         self.hit_time = cache.hit_time
+        self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
         self.controller_time: Any = self.topology.controller_time
         self.cache = self.topology.cache
@@ -125,6 +126,7 @@ class Simulation:
         self.bytes_read = 0
         self.bytes_written = 0
         self.reads = 0
+        self.lun_bytes = [0] * len(self.topology.luns)
         self.counters = dict.fromkeys(
             (
                 "commands",
@@ -173,6 +175,11 @@ class Simulation:
         counters = self.counters
         counters["commands"] += 1
         self.totals["commands_issued"] += 1
+        # 0. the host's I/O stack (system call, block layer, driver)
+        host_time = host.io_time()
+        if host_time > 0:
+            yield env.timeout(host_time)
+            layers[HOST] += host_time
         # 1. host per-LUN (per path) queue
         t_host = env.now
         ev = route.host_queue.acquire()
@@ -232,8 +239,8 @@ class Simulation:
                 ev = self.cache.reserve(lun, cmd.offset, size)
                 if ev is not None:
                     yield ev
-                if self.hit_time > 0:
-                    yield env.timeout(self.hit_time)
+                if self.write_time > 0:
+                    yield env.timeout(self.write_time)
                 layers[CACHE] += env.now - t
             else:
                 wait = yield from lun.pool.write(lun.base + cmd.offset, size)
@@ -361,7 +368,7 @@ class Simulation:
             layers = join.last_layers
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
-        self._complete(t_issue, size, write, layers)
+        self._complete(t_issue, lun, size, write, layers)
 
     def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
         yield from self.command(cmd)
@@ -370,7 +377,9 @@ class Simulation:
             join.last_layers = cmd.layers
             join.event.succeed()
 
-    def _complete(self, t_issue: float, size: int, write: bool, layers: list[float]) -> None:
+    def _complete(
+        self, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
+    ) -> None:
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
         now = self.env.now
@@ -385,13 +394,14 @@ class Simulation:
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
         bd = self.breakdown
-        for i in range(9):
+        for i in range(10):
             bd[i] += layers[i]
         if write:
             self.bytes_written += size
         else:
             self.reads += 1
             self.bytes_read += size
+        self.lun_bytes[lun.index] += size
         self.measured += 1
         if self.measured >= self.run_spec.ios and self.run_spec.duration is None:
             self.stop.succeed()
@@ -402,6 +412,7 @@ class Simulation:
         self.batches.start(now)
         for station in self.topology.stations.values():
             station.reset(now)
+        self.lun_bytes = [0] * len(self.topology.luns)
         for key in self.counters:
             self.counters[key] = 0
         self.cache.forced_flushes = 0

@@ -60,6 +60,8 @@ class RunResult:
     stations: tuple[StationStats, ...]
     wall_seconds: float
     totals: dict[str, int]
+    lun_mb_per_s: dict[str, float] = field(default_factory=dict)
+    """Application throughput per LUN (10^6 B/s)."""
     timeseries: dict[str, list[float]] | None = None
     """Per-interval figures when ``run.record_interval`` is set (see ``TimeSeries``)."""
     settings: tuple[dict[str, Any], ...] = ()
@@ -98,6 +100,7 @@ class RunResult:
             "breakdown_ms": dict(self.breakdown_ms),
             "totals": dict(self.totals),
             "latency_cdf": self.latency_cdf(),
+            "lun_mb_per_s": dict(self.lun_mb_per_s),
         }
         if self.timeseries is not None:
             out["timeseries"] = self.timeseries
@@ -253,6 +256,10 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
         stations=tuple(st.summary(now) for st in sim.topology.stations.values()),
         wall_seconds=wall_seconds,
         totals=dict(sim.totals),
+        lun_mb_per_s={
+            lun.name: (b / span / 1e6 if span > 0 else 0.0)
+            for lun, b in zip(sim.topology.luns, sim.lun_bytes, strict=True)
+        },
         timeseries=_columns(sim, now),
         settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.settings),
         histogram=sim.latency,

@@ -427,7 +427,9 @@ class HostSpec(Spec):
 
     ``lun_queue_depth`` is the host's queue per LUN per path (HP-UX max_q_depth, Linux
     queue_depth, VMware DQLEN); I/Os beyond it wait in the OS. ``max_io_size`` is the
-    operating system's largest I/O (escsi_maxphys, max_sectors_kb).
+    operating system's largest I/O (escsi_maxphys, max_sectors_kb). ``io_time`` is the
+    host's own time per command before it queues (system call, block layer, driver), a pure
+    delay: many CPUs run it in parallel.
     """
 
     name: str
@@ -436,6 +438,7 @@ class HostSpec(Spec):
     lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
     multipath: MultipathPolicy = "round-robin"
     rr_ios: Annotated[int, Field(ge=1)] = 1
+    io_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
     hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
 
@@ -487,7 +490,9 @@ class CacheSpec(Spec):
       (forced flush). Destaging starts above ``low_watermark`` and runs at full speed above
       ``high_watermark`` (CLARiiON defaults 60/80%).
     * ``write_aside``: writes larger than this bypass the cache (VNX default 1 MiB).
-    * ``hit_time``: time to move a cached block, per I/O.
+    * ``hit_time``: time to serve a read from cache, per I/O.
+    * ``write_time``: time to land a write in cache (copy and mirror to the peer
+      controller), per I/O; defaults to ``hit_time``.
     """
 
     read_hit: Fraction = 0.0
@@ -499,6 +504,7 @@ class CacheSpec(Spec):
     destage_size: PositiveBytes = 64 * 1024
     destage_concurrency: Annotated[int, Field(ge=1)] = 8
     hit_time: Duration = 0.0
+    write_time: Duration | None = None
 
     @model_validator(mode="after")
     def _check_watermarks(self) -> CacheSpec:
@@ -719,6 +725,65 @@ class ChangeSpec(Spec):
     set: dict[str, Any] = Field(min_length=1)
 
 
+REFERENCE_METRICS = (
+    "iops",
+    "mb_per_s",
+    "latency_ms_mean",
+    "latency_ms_p50",
+    "latency_ms_p99",
+    "latency_ms_max",
+    "command_latency_ms_mean",
+    "command_latency_ms_p50",
+    "command_latency_ms_p99",
+    "command_latency_ms_max",
+    "mb_per_s_spread",
+)
+"""Figures a reference point can hold (see :mod:`sanpath.reference`)."""
+
+
+class ReferencePointSpec(Spec):
+    """One published figure: the settings it was measured at and what was measured.
+
+    ``set`` holds dotted overrides of the scenario for this point; ``window`` restricts the
+    figure to a span of simulated time (for schedules, read from the time series);
+    ``relative_to`` makes the figure a ratio to another point's (e.g. +25% = 1.25);
+    ``role`` says whether the point was used to calibrate the model (``fitted``) or is a
+    prediction checked against it (``predicted``); ``tolerance`` is the accepted relative
+    error, or ``[low, high]`` bounds on the value.
+    """
+
+    label: str
+    set: dict[str, Any] = Field(default_factory=dict)
+    metric: Literal[REFERENCE_METRICS] = "iops"  # type: ignore[valid-type]
+    value: float
+    window: tuple[Duration, Duration] | None = None
+    relative_to: str | None = None
+    role: Literal["fitted", "predicted"] = "predicted"
+    tolerance: Annotated[float, Field(gt=0)] | tuple[float, float] | None = None
+
+
+class ReferenceSpec(Spec):
+    """The published figures a scenario reproduces, and what was calibrated to get there."""
+
+    source: str
+    run: dict[str, Any] = Field(default_factory=dict)
+    calibrated: dict[str, str] = Field(default_factory=dict)
+    """Calibrated parameter -> why (what the write-up does not say)."""
+    points: tuple[ReferencePointSpec, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _check_labels(self) -> ReferenceSpec:
+        labels = [p.label for p in self.points]
+        if len(set(labels)) != len(labels):
+            raise ValueError("reference point labels must be unique")
+        for point in self.points:
+            if point.relative_to is not None and point.relative_to not in labels:
+                raise ValueError(
+                    f"{point.label}: relative_to names no point ({point.relative_to!r})"
+                )
+        return self
+
+
 class Scenario(Spec):
     """A whole SAN set-up and its load; see ``docs/scenario.md`` for every field."""
 
@@ -733,6 +798,7 @@ class Scenario(Spec):
     workloads: tuple[WorkloadSpec, ...] = Field(min_length=1)
     schedule: tuple[ChangeSpec, ...] = ()
     sweep: SweepSpec | None = None
+    reference: ReferenceSpec | None = None
 
     def to_data(self) -> dict[str, Any]:
         """Plain nested dicts and lists (SI units) that validate back into this scenario."""

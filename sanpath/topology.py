@@ -39,6 +39,7 @@ from sanpath.station import FcfsServer, Link, SlotPool, Station
 from sanpath.streams import Streams
 
 LAYERS = (
+    "host",
     "host_queue",
     "hba",
     "pcie",
@@ -206,6 +207,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 policy=hspec.multipath,
                 rr_ios=hspec.rr_ios,
                 retry_delay=hspec.qfull.retry_delay,
+                io_time=streams.sampler(hspec.io_time, f"{iname}.io_time"),
             )
             host_ports: list[tuple[Hba, HbaPort, int, int]] = []
             hba_specs: list[HbaSpec] = []

@@ -37,7 +37,7 @@ class Command:
         self.offset = offset
         self.size = size
         self.write = write
-        self.layers = [0.0] * 9
+        self.layers = [0.0] * 10
 
 
 class IoSource:

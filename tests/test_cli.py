@@ -54,6 +54,7 @@ workloads:
 
 LATENCY_KEYS = {"mean", "p50", "p90", "p99", "p99_9", "max"}
 LAYERS = {
+    "host",
     "host_queue",
     "hba",
     "pcie",

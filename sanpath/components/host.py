@@ -19,7 +19,7 @@ Multipath policies (``select``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sanpath.components.array import ArrayPort, Lun
@@ -144,6 +144,7 @@ class HostInstance:
     policy: str
     rr_ios: int
     retry_delay: float
+    io_time: Callable[[], float]
     routes: dict[int, list[Route]] = field(default_factory=dict)
     _rr: dict[int, int] = field(default_factory=dict)
 

@@ -1,0 +1,193 @@
+"""Published figures against the model: ``sanpath compare``.
+
+A scenario's ``reference:`` section lists the figures a write-up published, each with the
+settings it was measured at (dotted overrides), the metric and, where the published figure is
+a ratio ("+25% from queue depth 4 to 8"), the point it is relative to. :func:`compare` runs
+the model at every distinct setting once (same seed) and returns one row per figure with the
+signed relative error ``(model - published) / published``.
+
+Metrics: ``iops``, ``mb_per_s``, ``latency_ms_*`` and ``command_latency_ms_*``
+(``mean, p50, p99, max``) and ``mb_per_s_spread`` (fastest minus slowest LUN). With a
+``window`` the figure is read from the run's time series over that span of simulated time:
+throughput and mean latency averaged over the intervals, ``p99`` the mean of the intervals'
+p99, and ``max`` the largest interval p99 (what a dashboard's peak shows).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sanpath.results import RunResult
+from sanpath.scenario import ReferencePointSpec, Scenario, ScenarioError, load_scenario
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One published figure beside the model's."""
+
+    label: str
+    metric: str
+    published: float
+    model: float
+    error: float
+    """Signed relative error, (model - published) / published."""
+    role: str
+    within: bool | None
+    """Whether the model meets the point's tolerance (None when it states none)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for key in ("model", "error"):
+            if isinstance(out[key], float) and not math.isfinite(out[key]):
+                out[key] = None
+        return out
+
+
+def metric_value(result: RunResult, point: ReferencePointSpec) -> float:
+    """The figure ``point.metric`` from ``result`` (over ``point.window`` if given)."""
+    metric = point.metric
+    if point.window is not None:
+        return _window_value(result, metric, point.window)
+    if metric == "mb_per_s_spread":
+        values = list(result.lun_mb_per_s.values())
+        return max(values) - min(values) if values else math.nan
+    if metric.startswith("command_latency_ms_"):
+        return float(result.command_latency_ms[metric.removeprefix("command_latency_ms_")])
+    if metric.startswith("latency_ms_"):
+        return float(result.latency_ms[metric.removeprefix("latency_ms_")])
+    return float(getattr(result, metric))
+
+
+def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -> float:
+    ts = result.timeseries
+    if ts is None:
+        raise ValueError("a reference window needs run.record_interval (a time series)")
+    t = np.asarray(ts["t_start_s"])
+    lo, hi = window
+    mask = (t >= lo) & (t < hi)
+    if not mask.any():
+        return math.nan
+    iops = np.asarray(ts["iops"])[mask]
+    if metric == "iops":
+        return float(iops.mean())
+    if metric == "mb_per_s":
+        return float(np.asarray(ts["mb_per_s"])[mask].mean())
+    name = metric.replace("command_", "")
+    if name == "latency_ms_mean":
+        weights = iops if iops.sum() > 0 else None
+        return float(np.average(np.asarray(ts["latency_ms_mean"])[mask], weights=weights))
+    p99 = np.asarray(ts["latency_ms_p99"])[mask]
+    if name == "latency_ms_p99":
+        return float(p99.mean())
+    if name == "latency_ms_max":
+        return float(p99.max())
+    raise ValueError(f"metric {metric} cannot be read from a time series")
+
+
+def compare(
+    scenario: Scenario | str | Path | Mapping[str, Any], ios: int | None = None
+) -> list[Comparison]:
+    """Run the model at every reference point and compare with the published figures.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with a ``reference:`` section.
+    ios
+        Override ``run.ios`` (for quick checks); the section's own ``run`` overrides apply
+        first.
+    """
+    from sanpath.engine import run
+
+    base = load_scenario(scenario)
+    if base.reference is None:
+        raise ScenarioError.at("reference", "the scenario has no reference section to compare")
+    reference = base.reference
+    common: dict[str, Any] = {f"run.{k}": v for k, v in reference.run.items()}
+    if ios is not None:
+        common["run.ios"] = ios
+    plain = base.model_copy(update={"reference": None, "sweep": None})
+    results: dict[str, RunResult] = {}
+    values: dict[str, float] = {}
+    for point in reference.points:
+        overrides = {**common, **point.set}
+        key = json.dumps(overrides, sort_keys=True, default=str)
+        if key not in results:
+            results[key] = run(plain.with_overrides(overrides) if overrides else plain)
+        values[point.label] = metric_value(results[key], point)
+    rows = []
+    for point in reference.points:
+        model = values[point.label]
+        if point.relative_to is not None:
+            denominator = values[point.relative_to]
+            model = model / denominator if denominator else math.nan
+        error = (model - point.value) / point.value if point.value else math.nan
+        rows.append(
+            Comparison(
+                point.label,
+                point.metric,
+                point.value,
+                model,
+                error,
+                point.role,
+                _within(point, model, error),
+            )
+        )
+    return rows
+
+
+def _within(point: ReferencePointSpec, model: float, error: float) -> bool | None:
+    tol = point.tolerance
+    if tol is None:
+        return None
+    if not math.isfinite(model):
+        return False
+    if isinstance(tol, tuple):
+        return tol[0] <= model <= tol[1]
+    return abs(error) <= tol
+
+
+def table(rows: list[Comparison]) -> str:
+    """The comparison as readable text."""
+    width = max([len(r.label) for r in rows] + [5])
+    lines = [
+        f"{'point':<{width}}  {'metric':<22}{'published':>12}{'model':>12}{'error':>9}"
+        f"  role       ok"
+    ]
+    for r in rows:
+        ok = "" if r.within is None else ("yes" if r.within else "NO")
+        lines.append(
+            f"{r.label:<{width}}  {r.metric:<22}{r.published:12.4g}{r.model:12.4g}"
+            f"{100 * r.error:+8.1f}%  {r.role:<10} {ok}"
+        )
+    errors = [abs(r.error) for r in rows if math.isfinite(r.error)]
+    if errors:
+        lines.append(
+            f"mean |error| {100 * float(np.mean(errors)):.1f}%, max {100 * max(errors):.1f}%"
+        )
+    return "\n".join(lines)
+
+
+def plot(rows: list[Comparison], ax: Any = None) -> Any:
+    """Published against model, one pair of bars per point; returns the Axes."""
+    from matplotlib.figure import Figure
+
+    if ax is None:
+        ax = Figure(figsize=(8, max(3.0, 0.35 * len(rows) + 1))).add_subplot()
+    y = np.arange(len(rows))
+    published = [r.published for r in rows]
+    model = [r.model for r in rows]
+    ax.barh(y - 0.2, published, height=0.4, label="published", color="#999999")
+    ax.barh(y + 0.2, model, height=0.4, label="model", color="#1f77b4")
+    ax.set_yticks(y, [f"{r.label} ({r.metric})" for r in rows], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("value (units of each metric)")
+    ax.legend(loc="lower right")
+    return ax
