@@ -101,6 +101,7 @@ class Simulation:
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
         self.controller_time: Any = self.topology.controller_time
+        self.controller_write_time: Any = self.topology.controller_write_time
         self.cache = self.topology.cache
         # statistics
         self.run_spec = scenario.run
@@ -175,11 +176,6 @@ class Simulation:
         counters = self.counters
         counters["commands"] += 1
         self.totals["commands_issued"] += 1
-        # 0. the host's I/O stack (system call, block layer, driver)
-        host_time = host.io_time()
-        if host_time > 0:
-            yield env.timeout(host_time)
-            layers[HOST] += host_time
         # 1. host per-LUN (per path) queue
         t_host = env.now
         ev = route.host_queue.acquire()
@@ -187,6 +183,12 @@ class Simulation:
             yield ev
         t_host_start = env.now
         layers[HOST_QUEUE] += t_host_start - t_host
+        # the host's own I/O stack (driver, interrupt and completion) while the command
+        # holds its queue slot
+        host_time = host.io_time()
+        if host_time > 0:
+            yield env.timeout(host_time)
+            layers[HOST] += host_time
         hba, hba_port, port = route.hba, route.hba_port, route.array_port
         hba_port.bytes_in_flight += size
         while True:
@@ -210,7 +212,9 @@ class Simulation:
                 yield from self._queue_full(cmd, route, t_slot, t_slot_start, ARRAY_PORT)
                 continue
             # 5. controller
-            start, done = self.controller.reserve(self.controller_time())
+            start, done = self.controller.reserve(
+                self.controller_write_time() if cmd.write else self.controller_time()
+            )
             if done > env.now:
                 yield env.timeout(done - env.now)
             self.controller.station.depart(env.now, t_port, start, done)

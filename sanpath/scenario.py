@@ -428,8 +428,8 @@ class HostSpec(Spec):
     ``lun_queue_depth`` is the host's queue per LUN per path (HP-UX max_q_depth, Linux
     queue_depth, VMware DQLEN); I/Os beyond it wait in the OS. ``max_io_size`` is the
     operating system's largest I/O (escsi_maxphys, max_sectors_kb). ``io_time`` is the
-    host's own time per command before it queues (system call, block layer, driver), a pure
-    delay: many CPUs run it in parallel.
+    host's own time per command (driver, interrupt and completion handling), spent while the
+    command holds its slot in the host queue; a pure delay, as many CPUs run it in parallel.
     """
 
     name: str
@@ -478,6 +478,9 @@ class ControllerSpec(Spec):
 
     cores: Annotated[int, Field(ge=1)] = 2
     io_time: ServiceTime = DistSpec(dist="constant", mean=20e-6)
+    write_io_time: ServiceTime | None = None
+    """Controller time per write when it differs from reads (e.g. mirroring the write cache
+    to the peer controller); defaults to ``io_time``."""
 
 
 class CacheSpec(Spec):

@@ -62,6 +62,7 @@ class Topology:
     ports: list[ArrayPort]
     controller: FcfsServer
     controller_time: object
+    controller_write_time: object
     cache: Cache
     pools: dict[str, RaidPool]
     luns: list[Lun]
@@ -132,6 +133,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     cores = array.controller.cores
     controller = FcfsServer(env, cores, station("array.controller", "server", "controller", cores))
     controller_time = streams.sampler(array.controller.io_time, "array.controller")
+    write_spec = array.controller.write_io_time
+    controller_write_time = (
+        controller_time
+        if write_spec is None
+        else streams.sampler(write_spec, "array.controller.write")
+    )
     cache = Cache(env, array.cache)
 
     # -- pools and drives -----------------------------------------------------------------
@@ -299,6 +306,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         ports=ports,
         controller=controller,
         controller_time=controller_time,
+        controller_write_time=controller_write_time,
         cache=cache,
         pools=pools,
         luns=luns,
