@@ -1,0 +1,257 @@
+"""Calibration and comparison with published figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+import sanpath
+from sanpath import textbook
+from sanpath.calibrate import (
+    CalibrationError,
+    MeasuredPoint,
+    calibrate,
+    read_fio_json,
+    read_measurements,
+    reference_points,
+)
+from sanpath.cli import main
+from sanpath.reference import compare
+
+EXP = "exponential"
+
+
+def path_with(controller_ms: float, drive_ms: float) -> dict[str, Any]:
+    return textbook.closed_path(
+        1,
+        0,
+        {"dist": EXP, "mean": f"{controller_ms}ms"},
+        {"dist": EXP, "mean": f"{drive_ms}ms"},
+        ios=2_000,
+        warmup_ios=200,
+    )
+
+
+def measure(data: dict[str, Any], populations: tuple[int, ...]) -> list[MeasuredPoint]:
+    points = []
+    for n in populations:
+        r = sanpath.run(data, overrides={"workloads.0.outstanding": n})
+        points.append(
+            MeasuredPoint(
+                f"N={n}",
+                {"workloads.0.outstanding": n},
+                {"iops": r.iops, "latency_ms_mean": r.latency_ms["mean"]},
+            )
+        )
+    return points
+
+
+def test_recovers_known_parameters() -> None:
+    truth = path_with(0.5, 1.0)
+    measured = measure(truth, (1, 4, 16))
+    result = calibrate(
+        path_with(0.2, 3.0), measured, ["array.controller.io_time", "array.pools.0.drive.service"]
+    )
+    assert result.parameters["array.controller.io_time.mean"] == pytest.approx(0.5e-3, rel=0.02)
+    assert result.parameters["array.pools.0.drive.service.mean"] == pytest.approx(1e-3, rel=0.02)
+    assert result.rms_error < 0.01
+    assert result.scenario.array.controller.io_time.mean == pytest.approx(0.5e-3, rel=0.02)
+
+
+def test_refuses_a_parameter_that_moves_nothing() -> None:
+    measured = measure(path_with(0.5, 1.0), (1, 8))
+    start = path_with(0.5, 1.0)
+    start["array"]["cache"] = {"read_hit": 0.0, "hit_time": "5us"}
+    with pytest.raises(CalibrationError, match=r"array\.cache\.hit_time.*moves no measured figure"):
+        calibrate(start, measured, ["array.controller.io_time", "array.cache.hit_time"])
+
+
+def test_refuses_parameters_that_move_the_figures_the_same_way() -> None:
+    # With one outstanding I/O, latency is just the sum of the two times: only the sum
+    # can be known.
+    measured = measure(path_with(0.5, 1.0), (1,))
+    with pytest.raises(CalibrationError, match=r"same way|cannot be identified"):
+        calibrate(
+            path_with(0.4, 1.2),
+            measured,
+            ["array.controller.io_time", "array.pools.0.drive.service"],
+        )
+
+
+def test_refuses_more_parameters_than_figures() -> None:
+    measured = [MeasuredPoint("one", {}, {"iops": 100.0})]
+    with pytest.raises(CalibrationError, match="cannot be identified from 1"):
+        calibrate(
+            path_with(0.5, 1.0),
+            measured,
+            ["array.controller.io_time", "array.pools.0.drive.service"],
+        )
+
+
+def test_bad_fit_keys() -> None:
+    measured = [MeasuredPoint("one", {}, {"iops": 100.0})]
+    with pytest.raises(CalibrationError, match="no such field"):
+        calibrate(path_with(0.5, 1.0), measured, ["array.controller.nope"])
+    with pytest.raises(CalibrationError, match="not a number"):
+        calibrate(path_with(0.5, 1.0), measured, ["hosts.0.multipath"])
+
+
+FIO = {
+    "fio version": "fio-3.36",
+    "global options": {"bs": "8k", "rw": "randrw", "rwmixread": "70"},
+    "jobs": [
+        {
+            "jobname": "qd4",
+            "job options": {"iodepth": "4", "numjobs": "2"},
+            "read": {
+                "iops": 700.0,
+                "bw_bytes": 5_734_400,
+                "clat_ns": {
+                    "mean": 4_000_000.0,
+                    "percentile": {"50.000000": 3_500_000, "99.000000": 20_000_000},
+                },
+            },
+            "write": {"iops": 300.0, "bw_bytes": 2_457_600, "clat_ns": {"mean": 2_000_000.0}},
+        }
+    ],
+}
+
+
+def test_fio_json_reader() -> None:
+    (point,) = read_fio_json(FIO)
+    assert point.label == "qd4"
+    assert point.settings == {
+        "workloads.0.outstanding": 4,
+        "workloads.0.block_size": "8k",
+        "workloads.0.threads": 2,
+        "workloads.0.pattern": "random",
+        "workloads.0.read_fraction": pytest.approx(0.7),
+    }
+    assert point.metrics["iops"] == 1000.0
+    assert point.metrics["mb_per_s"] == pytest.approx(8.192)
+    assert point.metrics["latency_ms_mean"] == pytest.approx(3.4)  # IOPS-weighted
+    assert point.metrics["latency_ms_p99"] == pytest.approx(20.0)
+    with pytest.raises(CalibrationError, match="jobs"):
+        read_fio_json({"nothing": 1})
+
+
+def test_csv_reader_and_cli_writes_calibrated_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    truth = path_with(0.5, 1.0)
+    measured = measure(truth, (1, 4, 16))
+    csv_path = tmp_path / "measured.csv"
+    lines = ["label,workloads.0.outstanding,iops,latency_ms_mean"]
+    lines += [
+        f"{p.label},{p.settings['workloads.0.outstanding']},{p.metrics['iops']},"
+        f"{p.metrics['latency_ms_mean']}"
+        for p in measured
+    ]
+    csv_path.write_text("\n".join(lines) + "\n")
+    points = read_measurements(csv_path)
+    assert [p.settings for p in points] == [p.settings for p in measured]
+    start = tmp_path / "start.yaml"
+    data = path_with(0.2, 3.0)
+    YAML().dump(data, start)
+    text = "# my notes\n" + start.read_text()
+    start.write_text(text)
+    out = tmp_path / "calibrated.yaml"
+    code = main(
+        [
+            "calibrate",
+            str(start),
+            "--measured",
+            str(csv_path),
+            "--fit",
+            "array.controller.io_time,array.pools.0.drive.service",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["rms_error"] < 0.01
+    assert start.read_text() == text  # the user's file is untouched
+    calibrated = out.read_text()
+    assert "# my notes" in calibrated
+    fitted = sanpath.load_scenario(out)
+    assert fitted.array.controller.io_time.mean == pytest.approx(0.5e-3, rel=0.02)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("workloads.0.outstanding,iops\n1,abc\n")
+    assert (
+        main(["calibrate", str(start), "--measured", str(bad), "--fit", "array.controller.io_time"])
+        == 2
+    )
+    assert "expected a number" in capsys.readouterr().err
+
+
+def scenario_with_reference() -> dict[str, Any]:
+    data = path_with(0.5, 1.0)
+    data["run"] = {"ios": 2_000, "warmup_ios": 200}
+    data["reference"] = {
+        "source": "synthetic",
+        "points": [
+            {
+                "label": "N=1",
+                "set": {"workloads.0.outstanding": 1},
+                "value": 667.0,
+                "role": "fitted",
+                "tolerance": 0.05,
+            },
+            {
+                "label": "N=16",
+                "set": {"workloads.0.outstanding": 16},
+                "value": 1000.0,
+                "tolerance": 0.05,
+            },
+            {
+                "label": "gain",
+                "set": {"workloads.0.outstanding": 16},
+                "value": 1.5,
+                "relative_to": "N=1",
+                "tolerance": [1.3, 1.7],
+            },
+            {
+                "label": "latency",
+                "set": {"workloads.0.outstanding": 16},
+                "value": 16.0,
+                "metric": "latency_ms_mean",
+                "tolerance": 0.05,
+            },
+        ],
+    }
+    return data
+
+
+def test_compare_reports_signed_errors_and_ratios() -> None:
+    rows = {r.label: r for r in compare(scenario_with_reference())}
+    assert rows["N=1"].within and rows["N=16"].within and rows["latency"].within
+    assert rows["gain"].model == pytest.approx(rows["N=16"].model / rows["N=1"].model)
+    assert rows["gain"].within
+    for r in rows.values():
+        assert r.error == pytest.approx((r.model - r.published) / r.published)
+
+
+def test_compare_cli_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "ref.yaml"
+    YAML().dump(scenario_with_reference(), path)
+    png = tmp_path / "cmp.png"
+    assert main(["compare", str(path), "--json", "--plot", str(png)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert {"label", "published", "model", "error"} <= set(payload[0])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    no_ref = tmp_path / "plain.yaml"
+    YAML().dump(path_with(0.5, 1.0), no_ref)
+    assert main(["compare", str(no_ref)]) == 2
+
+
+def test_reference_points_feed_calibration() -> None:
+    scenario = sanpath.load_scenario(scenario_with_reference())
+    points = reference_points(scenario)
+    assert [p.label for p in points] == ["N=1"]
+    assert points[0].metrics == {"iops": 667.0}
