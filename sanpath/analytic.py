@@ -767,3 +767,33 @@ def asymptotic_bounds(
         x_upper = np.minimum(x_upper, 1.0 / d_max)
     r_lower = np.maximum(total, n * d_max - z)
     return x_upper, r_lower
+
+
+import typing  # noqa: E402  (kept with the re-export it serves)
+
+if typing.TYPE_CHECKING:  # the twin imports this module: type-only imports avoid the cycle
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from sanpath.scenario import Scenario
+    from sanpath.twin import TwinPrediction
+
+
+def predict(scenario: Scenario | str | Path | Mapping[str, Any]) -> TwinPrediction:
+    """The analytic twin's mean-value prediction for a whole scenario.
+
+    A thin re-export of :func:`sanpath.twin.predict`, imported lazily: the twin maps a
+    scenario onto this module's formulas, so a module-level import would be circular.
+    Returns a :class:`sanpath.twin.TwinPrediction` with ``iops``, ``mb_per_s``,
+    ``latency_ms_mean``, ``bottleneck``, ``utilization``, ``population`` and ``notes``
+    (every approximation applied).
+
+    Parameters
+    ----------
+    scenario
+        A :class:`~sanpath.scenario.Scenario`, a path to a YAML file or a dict.
+    """
+    from sanpath.twin import predict as _p
+
+    return _p(scenario)

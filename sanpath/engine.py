@@ -485,7 +485,7 @@ class Simulation:
             for lun in luns:
                 for thread in range(wspec.threads):
                     u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
-                    source = IoSource(wspec, lun.size, u)
+                    source = IoSource(wspec, lun.size, u, thread)
                     self.closed_sources[wi].append((host, lun, source))
                     for slot in range(wspec.outstanding_per_lun):
                         self.env.process(self._closed_loop(host, lun, source, wi, slot))

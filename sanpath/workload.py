@@ -45,7 +45,9 @@ class IoSource:
 
     __slots__ = ("_cum", "_sizes", "_u", "pattern", "position", "read_fraction", "span_bytes")
 
-    def __init__(self, spec: WorkloadSpec, lun_size: int, u: UniformStream) -> None:
+    def __init__(
+        self, spec: WorkloadSpec, lun_size: int, u: UniformStream, thread: int = 0
+    ) -> None:
         self._u = u
         self._sizes = [size for size, _ in spec.block_size]
         cum = []
@@ -59,7 +61,10 @@ class IoSource:
         self.pattern = spec.pattern
         largest = max(self._sizes)
         self.span_bytes = max(int(lun_size * spec.span), largest)
-        self.position = 0
+        # Sequential threads on one LUN read separate regions, as sqlio's threads on one
+        # file do: thread t starts t/threads of the way in (aligned to the largest I/O).
+        start = self.span_bytes * thread // spec.threads
+        self.position = start - start % largest
 
     def next_io(self) -> tuple[int, bool, int]:
         """Return (size in bytes, is_write, offset in bytes within the LUN)."""

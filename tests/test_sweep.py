@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,7 @@ def test_dask_local_cluster_gives_the_serial_table() -> None:
 def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     grid = {OIO: [1, 2, 4, 8]}
     calls: list[dict[str, Any]] = []
-    import sanpath.sweep as sweep_module
+    sweep_module = sys.modules["sanpath.sweep"]
 
     def interrupted(task: Task) -> dict[str, Any]:
         if len(calls) == 2:
