@@ -5,12 +5,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint unit bench clean help
+.PHONY: demo test lint unit bench validation clean help
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
 	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
+	@echo "make validation - compare the published experiments with the model (docs/validation.md)"
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,3 +41,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) out build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+
+validation: $(STAMP)
+	$(BIN)/python -c "import glob; from sanpath.reference import write_report; \
+	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
+	@echo "docs/validation.md regenerated"

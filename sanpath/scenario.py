@@ -772,6 +772,10 @@ class ReferenceSpec(Spec):
     run: dict[str, Any] = Field(default_factory=dict)
     calibrated: dict[str, str] = Field(default_factory=dict)
     """Calibrated parameter -> why (what the write-up does not say)."""
+    mechanism: str = ""
+    """What explains the published curve, in the model's terms."""
+    disagreements: str = ""
+    """Where the model still disagrees, and why."""
     points: tuple[ReferencePointSpec, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
