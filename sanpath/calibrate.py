@@ -399,7 +399,7 @@ def reference_points(scenario: Scenario, role: str = "fitted") -> list[MeasuredP
     for p in scenario.reference.points:
         if p.role != role or p.relative_to is not None or p.window is not None:
             continue
-        if p.metric not in METRICS:
+        if p.metric not in METRICS or p.value is None:
             continue
         points.append(MeasuredPoint(p.label, dict(p.set), {p.metric: p.value}))
     if not points:

@@ -44,7 +44,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
-        for key in ("model", "error"):
+        for key in ("published", "model", "error"):
             if isinstance(out[key], float) and not math.isfinite(out[key]):
                 out[key] = None
         return out
@@ -128,6 +128,11 @@ def compare(
         if point.relative_to is not None:
             denominator = values[point.relative_to]
             model = model / denominator if denominator else math.nan
+        if point.value is None:
+            rows.append(
+                Comparison(point.label, point.metric, math.nan, model, math.nan, "base", None)
+            )
+            continue
         error = (model - point.value) / point.value if point.value else math.nan
         rows.append(
             Comparison(
@@ -254,9 +259,11 @@ def write_report(
         ]
         for r in rows:
             ok = "" if r.within is None else ("yes" if r.within else "**no**")
+            published = f"{r.published:.4g}" if math.isfinite(r.published) else "-"
+            error = f"{100 * r.error:+.1f}%" if math.isfinite(r.error) else "-"
             lines.append(
-                f"| {r.label} | {r.metric} | {r.role} | {r.published:.4g} | "
-                f"{r.model:.4g} | {100 * r.error:+.1f}% | {ok} |"
+                f"| {r.label} | {r.metric} | {r.role} | {published} | {r.model:.4g} | "
+                f"{error} | {ok} |"
             )
         lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]
         if ref.mechanism:

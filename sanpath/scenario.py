@@ -752,13 +752,16 @@ class ReferencePointSpec(Spec):
     ``relative_to`` makes the figure a ratio to another point's (e.g. +25% = 1.25);
     ``role`` says whether the point was used to calibrate the model (``fitted``) or is a
     prediction checked against it (``predicted``); ``tolerance`` is the accepted relative
-    error, or ``[low, high]`` bounds on the value.
+    error, or ``[low, high]`` bounds on the value. Where a write-up states a conclusion
+    rather than a number ("32 is within 10% of 128"), ``value`` is the centre of the band the
+    conclusion allows and ``tolerance`` the band.
     """
 
     label: str
     set: dict[str, Any] = Field(default_factory=dict)
     metric: Literal[REFERENCE_METRICS] = "iops"  # type: ignore[valid-type]
-    value: float
+    value: float | None
+    """The published figure; null for a point that only serves as a ratio's base."""
     window: tuple[Duration, Duration] | None = None
     relative_to: str | None = None
     role: Literal["fitted", "predicted"] = "predicted"
