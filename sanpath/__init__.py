@@ -10,17 +10,21 @@ The public API is small: load a scenario, run it, read the result.
 
 __version__ = "0.1.0"
 
+from sanpath.check import CheckReport, Finding, check
 from sanpath.engine import run
 from sanpath.results import RunResult
 from sanpath.scenario import Scenario, ScenarioError, load_scenario
 from sanpath.sweep import SweepResult, sweep
 
 __all__ = [
+    "CheckReport",
+    "Finding",
     "RunResult",
     "Scenario",
     "ScenarioError",
     "SweepResult",
     "__version__",
+    "check",
     "load_scenario",
     "run",
     "sweep",

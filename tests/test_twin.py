@@ -139,7 +139,10 @@ def test_sptf_raises_iops_with_drive_queue_and_is_named() -> None:
     low, high = predict_many(s, points)
     single = 1.0 / low.iops  # one drive busy at a time: IOPS at queue depth 1 ~ 180
     assert 150 < low.iops < 200, single
-    assert high.iops > 20 * low.iops  # 20 drives, each faster with a deeper queue
+    pool = s.array.pools[0]
+    drives = pool.drives * pool.groups
+    # every drive busy, each faster than at queue depth 1 thanks to reordering
+    assert high.iops > 1.5 * drives * low.iops
     assert any("SPTF" in note for note in high.notes)
 
 

@@ -55,12 +55,16 @@ class ReadAhead:
     def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
         """Events to wait for if the read is served by read-ahead, else None (a miss).
 
-        A read that continues a known stream is served from prefetched data; the first read
-        of a new stream is a miss and starts tracking it.
+        A read that continues a known stream (it starts at, or a little before, where the
+        stream has got to) is served from prefetched data; the first read of a new stream is a
+        miss and starts tracking it.
         """
         now = self.env.now
+        # A read continues a stream if it starts near where the stream has got to: commands
+        # of one stream can arrive slightly out of order (split I/Os, several paths).
+        reach = max(self.chunk, self.depth)
         for stream in self.streams:
-            if stream.next_offset == offset:
+            if stream.next_offset - reach <= offset <= stream.next_offset:
                 break
         else:
             if len(self.streams) >= self.MAX_STREAMS:
@@ -68,7 +72,7 @@ class ReadAhead:
             self.streams.append(_Stream(offset + size, now))
             return None
         end = offset + size
-        stream.next_offset = end
+        stream.next_offset = max(stream.next_offset, end)
         stream.t_used = now
         if stream.prefetched_to < offset:
             stream.prefetched_to = offset

@@ -1,0 +1,33 @@
+"""The what-if widget works headless: sliders move the prediction, the button simulates."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SCENARIOS
+
+
+def test_what_if_widget_headless() -> None:
+    pytest.importorskip("ipywidgets")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sanpath.notebook import what_if
+
+    box = what_if(SCENARIOS / "quickstart.yaml", ios=1_500)
+    state = box.what_if
+    before = box.status.value
+    assert "twin:" in before
+    box.sliders["outstanding"].value = 64
+    assert box.status.value != before
+    assert state.values["outstanding"] == 64
+    first = state.predict()[2]
+    box.sliders["queue_depth"].value = 2
+    second = state.predict()[2]
+    assert second.iops < first.iops  # two HBA slots per LUN cap the load
+    assert not state.points
+    box.button.click()
+    assert len(state.points) == 1
+    point = state.points[0]
+    assert point.settings["queue_depth"] == 2
+    assert point.iops > 0 and point.latency_ms > 0
+    assert "simulated:" in box.status.value
