@@ -17,6 +17,7 @@ from typing import Any
 from sanpath import __version__
 
 EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
@@ -54,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
         help="change a field before running, e.g. hosts.0.hbas.0.queue_depth=16 (repeatable)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--analytic",
+        action="store_true",
+        help="also print the analytic twin's mean-value prediction (IOPS, MB/s, latency)",
+    )
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
     p.add_argument("file", metavar="FILE")
@@ -86,8 +92,130 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    p = sub.add_parser("compare", help="run a scenario's reference points against the published")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print a JSON list of points")
+    p.add_argument("--plot", default=None, metavar="PNG", help="draw published against model")
+    p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
+
+    p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
+    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument(
+        "--measured",
+        required=True,
+        metavar="FILE",
+        help="fio JSON output or a CSV of dotted keys and metrics",
+    )
+    p.add_argument(
+        "--fit",
+        required=True,
+        metavar="KEY[,KEY...]",
+        help="dotted keys to fit, e.g. array.controller.io_time",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write the calibrated scenario here (default: FILE.calibrated.yaml)",
+    )
+    p.add_argument("--ios", type=int, default=None, help="measured I/Os per evaluation")
+    p.add_argument("--json", action="store_true", help="print the fit as JSON")
+
+    p = sub.add_parser(
+        "check",
+        help="review a proposal: what is wrong, why, what it costs and what to change",
+    )
+    p.add_argument("file", metavar="PROPOSAL")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--fail-on",
+        choices=["error", "warning"],
+        default=None,
+        help="exit 1 when there are findings at this level or worse",
+    )
+    p.add_argument(
+        "--latency-target",
+        type=_positive_duration,
+        default=None,
+        metavar="TIME",
+        help="flag queue depths whose estimated array latency exceeds this, e.g. 10ms",
+    )
+    p.add_argument(
+        "--no-simulate",
+        action="store_true",
+        help="skip the second opinion (simulating the proposal and each fix)",
+    )
+    p.add_argument(
+        "--ios",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="measured I/Os per simulated run (default 20000, at most the scenario's own)",
+    )
+
+    p = sub.add_parser("plot", help="draw a sweep table or run JSON as a PNG")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="RESULT",
+        help="a sweep table (.csv/.json from sweep --out) or a run JSON (run --json); "
+        "several run JSONs for --kind cdf",
+    )
+    p.add_argument(
+        "--kind",
+        required=True,
+        choices=[
+            "iops-vs-outstanding",
+            "latency-vs-iops",
+            "breakdown",
+            "fan-in",
+            "transfer-size",
+            "dashboard",
+            "cdf",
+        ],
+    )
+    p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
+    p.add_argument("--x", default=None, metavar="KEY", help="dotted key on the x axis")
+    p.add_argument("--hue", default=None, metavar="KEY", help="dotted key telling lines apart")
+    p.add_argument(
+        "--port-queue-depth",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="fan-in: the array port queue (draws the limit line)",
+    )
+    p.add_argument(
+        "--commands-per-host",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="fan-in: commands each host can have outstanding (LUNs x queue depth)",
+    )
+
     sub.add_parser("schema", help="print the JSON Schema of scenario files")
     return parser
+
+
+def _positive_duration(text: str) -> float:
+    from sanpath.units import UnitError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def _overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -122,10 +250,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
     overrides = _overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
     result = run(scenario, seed=args.seed, replicate=args.replicate)
+    twin = None
+    if args.analytic:
+        from sanpath.twin import predict
+
+        twin = predict(scenario)
     if args.json:
-        print(result.to_json())
+        if twin is None:
+            print(result.to_json())
+        else:
+            print(json.dumps({**result.to_dict(), "analytic": twin.to_dict()}, indent=2))
     else:
         print(result.summary())
+        if twin is not None:
+            print()
+            print(twin.summary())
+            for key, sim, model in (
+                ("IOPS", result.iops, twin.iops),
+                ("MB/s", result.mb_per_s, twin.mb_per_s),
+                ("latency ms", result.latency_ms["mean"], twin.latency_ms_mean),
+            ):
+                error = model / sim - 1.0 if sim else float("nan")
+                print(f"  {key:<11} simulated {sim:12.4g}   twin {model:12.4g}   ({error:+.1%})")
     return EXIT_OK
 
 
@@ -218,6 +364,73 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from sanpath import reference
+
+    rows = reference.compare(args.file, ios=args.ios)
+    if args.json:
+        print(json.dumps([r.to_dict() for r in rows], indent=2))
+    else:
+        print(reference.table(rows))
+    if args.plot:
+        ax = reference.plot(rows)
+        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        if not args.json:
+            print(f"plot written to {args.plot}")
+    return EXIT_OK
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from sanpath.calibrate import calibrate, read_measurements, write_calibrated
+
+    measured = read_measurements(args.measured)
+    keys = [k.strip() for k in args.fit.split(",") if k.strip()]
+    result = calibrate(args.file, measured, keys, ios=args.ios)
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
+    write_calibrated(args.file, result, out)
+    if args.json:
+        print(json.dumps({**result.to_dict(), "written": str(out)}, indent=2))
+    else:
+        print(result.text())
+        print(f"calibrated scenario written to {out}")
+    return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from sanpath.check import DEFAULT_CHECK_IOS, check
+    from sanpath.scenario import load_scenario
+
+    scenario = load_scenario(args.file)
+    report = check(
+        scenario,
+        latency_target=args.latency_target,
+        simulate=not args.no_simulate,
+        ios=args.ios if args.ios is not None else DEFAULT_CHECK_IOS,
+    )
+    print(report.to_json() if args.json else report.text(args.file))
+    if args.fail_on is not None and report.at_least(args.fail_on):
+        return EXIT_CHECK_FAILED
+    return EXIT_OK
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    from sanpath.plotting import plot_files
+
+    path = plot_files(
+        args.files,
+        args.kind,
+        args.out,
+        x=args.x,
+        hue=args.hue,
+        port_queue_depth=args.port_queue_depth,
+        commands_per_host=args.commands_per_host,
+    )
+    print(f"plot written to {path}")
+    return EXIT_OK
+
+
 def _cmd_schema(_args: argparse.Namespace) -> int:
     from sanpath.scenario import json_schema
 
@@ -235,7 +448,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "validate": _cmd_validate,
         "run": _cmd_run,
         "sweep": _cmd_sweep,
+        "compare": _cmd_compare,
+        "calibrate": _cmd_calibrate,
         "schema": _cmd_schema,
+        "check": _cmd_check,
+        "plot": _cmd_plot,
     }
     try:
         return handlers[args.command](args)

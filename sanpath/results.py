@@ -31,8 +31,10 @@ class RunResult:
 
     Attributes
     ----------
-    iops, mb_per_s
-        Completed application I/Os per simulated second, and 10^6 bytes per second.
+    iops
+        Completed application I/Os per simulated second.
+    mb_per_s
+        Application throughput in 10^6 bytes per second.
     latency_ms
         Application I/O latency: mean, p50, p90, p99, p99_9, max (milliseconds).
     ci95
