@@ -24,7 +24,27 @@ demo: $(STAMP)
 	$(BIN)/sanpath validate scenarios/*.yaml
 	$(BIN)/sanpath run scenarios/quickstart.yaml | tee $(DEMO_OUT)/quickstart.txt
 	$(BIN)/sanpath run scenarios/quickstart.yaml --json > $(DEMO_OUT)/quickstart.json
-	@echo "demo tables written to $(DEMO_OUT)/"
+	$(BIN)/sanpath sweep scenarios/qd_sweep_2007.yaml --jobs 2 --quiet --set run.ios=8000 \
+		--set run.warmup_ios=800 --out $(DEMO_OUT)/qd_sweep.csv > $(DEMO_OUT)/qd_sweep.txt
+	$(BIN)/sanpath plot $(DEMO_OUT)/qd_sweep.csv --kind iops-vs-outstanding \
+		--out $(DEMO_OUT)/iops_vs_outstanding.png
+	$(BIN)/sanpath plot $(DEMO_OUT)/qd_sweep.csv --kind latency-vs-iops \
+		--out $(DEMO_OUT)/latency_vs_iops.png
+	$(BIN)/sanpath plot $(DEMO_OUT)/qd_sweep.csv --kind breakdown --x workloads.0.outstanding \
+		--out $(DEMO_OUT)/breakdown.png
+	$(BIN)/sanpath sweep scenarios/fan_in.yaml --jobs 2 --quiet --set run.ios=8000 \
+		--set run.warmup_ios=2000 --out $(DEMO_OUT)/fan_in.json > $(DEMO_OUT)/fan_in.txt
+	$(BIN)/sanpath plot $(DEMO_OUT)/fan_in.json --kind fan-in --out $(DEMO_OUT)/fan_in.png
+	$(BIN)/sanpath sweep scenarios/transfer_split.yaml --jobs 2 --quiet --set run.ios=2000 \
+		--set run.warmup_ios=200 --out $(DEMO_OUT)/transfer_split.csv > $(DEMO_OUT)/transfer_split.txt
+	$(BIN)/sanpath plot $(DEMO_OUT)/transfer_split.csv --kind transfer-size \
+		--out $(DEMO_OUT)/transfer_size.png
+	$(BIN)/sanpath run scenarios/vi_queue_depth_2012.yaml --json > $(DEMO_OUT)/vi_dashboard.json
+	$(BIN)/sanpath plot $(DEMO_OUT)/vi_dashboard.json --kind dashboard \
+		--out $(DEMO_OUT)/dashboard.png
+	$(BIN)/sanpath plot $(DEMO_OUT)/quickstart.json $(DEMO_OUT)/vi_dashboard.json --kind cdf \
+		--out $(DEMO_OUT)/latency_cdf.png
+	@echo "demo tables and plots written to $(DEMO_OUT)/"
 
 lint: $(STAMP)
 	$(BIN)/ruff check sanpath tests

@@ -203,6 +203,7 @@ class SweepResult:
             "scenario": self.scenario_name,
             "keys": self.keys,
             "complete": self.complete,
+            "attrs": self.attrs,
             "rows": json.loads(self.table.to_json(orient="records")),
         }
         Path(path).write_text(json.dumps(payload, indent=1))
@@ -225,6 +226,7 @@ class SweepResult:
                 list(payload["keys"]),
                 payload.get("scenario", ""),
                 bool(payload.get("complete", True)),
+                dict(payload.get("attrs", {})),
             )
         table = pd.read_csv(path)
         keys = (
@@ -333,9 +335,36 @@ def sweep(
     if not table.empty:
         front = [*keys, "replicate", "seed"]
         table = table[front + [c for c in table.columns if c not in front]]
-    return SweepResult(
-        table, keys, base.name, complete, {"replicates": replicates, "points": len(points)}
-    )
+    attrs: dict[str, Any] = {"replicates": replicates, "points": len(points)}
+    attrs.update(fan_in_figures(base))
+    return SweepResult(table, keys, base.name, complete, attrs)
+
+
+def fan_in_figures(scenario: Scenario) -> dict[str, Any]:
+    """The fan-in arithmetic for plots: a port's queue and one host's commands at it.
+
+    ``commands_per_host`` is what one host of the first group can have outstanding at one
+    array port: its active paths x the LUNs it uses x the per-LUN depth (the smaller of the
+    host queue depth and the HBA queue depth), spread evenly over the array ports it sees.
+    """
+    from sanpath.scenario import lun_groups_used, visible_ports
+
+    out: dict[str, Any] = {}
+    if scenario.array.port_queue_depth is None:
+        return out
+    out["port_queue_depth"] = scenario.array.port_queue_depth
+    host = scenario.hosts[0]
+    depths = [d for d in (host.lun_queue_depth, host.hbas[0].queue_depth) if d is not None]
+    if not depths:
+        return out
+    groups = set(lun_groups_used(scenario, host.name))
+    luns = sum(g.count for g in scenario.array.luns if g.name in groups)
+    visible = visible_ports(scenario, host)
+    ports_seen = {a for ports in visible for a in ports} or {0}
+    paths = sum(len(ports) for ports in visible)
+    active = 1 if host.multipath == "failover" else paths
+    out["commands_per_host"] = active * luns * min(depths) // len(ports_seen)
+    return out
 
 
 def _execute(
