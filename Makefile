@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint unit bench validation clean help
+.PHONY: demo test lint unit notebooks bench validation clean help
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
@@ -16,7 +16,7 @@ help:
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dev,distributed]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dev,distributed,notebook,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -54,7 +54,11 @@ lint: $(STAMP)
 unit: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
 
-test: lint unit
+notebooks: $(STAMP)
+	$(BIN)/nbstripout --verify notebooks/*.ipynb
+	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
+
+test: lint unit notebooks
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/bench.py
