@@ -92,6 +92,25 @@ class RaidPool:
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
+        element = self.element
+        within = offset % element
+        if within + size <= element:
+            # The common small read: one element on one drive (one of a mirrored pair).
+            row_global, j = divmod(offset // element, self.data_drives)
+            group, row = self._locate(row_global)
+            member = self._data_member(row, j)
+            if isinstance(member, tuple):
+                a, b = member
+                da, db = self.drives[group][a], self.drives[group][b]
+                member = a if da.outstanding <= db.outstanding else b
+            drive = self.drives[group][member]
+            join = Join(self.env)
+            if drive.event_driven:
+                join.remaining = 1
+            drive.submit(DriveOp(row * element + within, size, False, join))
+            yield join.close()
+            join.settle(self.env.now)
+            return join.queue_wait
         ops: dict[tuple[int, int], list[_Range]] = {}
         for group, row, j, within, length in self._pieces(offset, size):
             member = self._data_member(row, j)
