@@ -5,13 +5,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint unit notebooks bench validation clean help
+.PHONY: demo test lint unit notebooks docs bench validation clean help
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
 	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
 	@echo "make validation - compare the published experiments with the model (docs/validation.md)"
+	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,13 +59,17 @@ notebooks: $(STAMP)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
 
-test: lint unit notebooks
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -b html --fail-on-warning --nitpicky -q docs docs/_build/html
+
+test: lint unit notebooks docs
 
 bench: $(STAMP)
 	$(BIN)/python tests/benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) out build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) out build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis \
+		docs/_build docs/notebooks
 
 validation: $(STAMP)
 	$(BIN)/python -c "import glob; from sanpath.reference import write_report; \

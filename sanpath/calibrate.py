@@ -39,6 +39,10 @@ METRICS = ("iops", "mb_per_s", "latency_ms_mean", "latency_ms_p50", "latency_ms_
 STEP = 0.05
 """Relative parameter step for the sensitivity check and the fit's Jacobian."""
 
+WEAK = 0.02
+"""Smallest sensitivity (relative change of the figures per relative change of the
+parameter, over all measured figures) for a parameter to count as identifiable."""
+
 
 class CalibrationError(ValueError):
     """Calibration cannot go on (parameters not identifiable, bad data)."""
@@ -299,12 +303,13 @@ def calibrate(
         jac[:, j] = (model(step) - r0) / STEP
     singular = np.linalg.svd(jac, compute_uv=False)
     norms = np.linalg.norm(jac, axis=0)
-    dead = [keys[j] for j in range(len(keys)) if norms[j] < 1e-3]
+    dead = [keys[j] for j in range(len(keys)) if norms[j] < WEAK]
     if dead:
         raise CalibrationError(
             "not identifiable from these measurements: changing "
             + ", ".join(dead)
-            + " by 5% moves no measured figure (it does not limit anything in these runs)"
+            + " moves the measured figures by less than 2% of its own change (it barely limits "
+            "anything in these runs)"
         )
     if len(keys) > 1 and singular[-1] < 1e-3 * singular[0]:
         raise CalibrationError(
@@ -349,6 +354,23 @@ def calibrate(
     )
 
 
+def _expand_profiles(data: Any, parts: list[str]) -> None:
+    """Turn a drive written as a profile name on the way to ``parts`` into a mapping."""
+    node = data
+    for part in parts[:-1]:
+        child = node[int(part)] if isinstance(node, list) else node.get(part)
+        if isinstance(child, str):
+            replacement = {"profile": child}
+            if isinstance(node, list):
+                node[int(part)] = replacement
+            else:
+                node[part] = replacement
+            return
+        if child is None:
+            return
+        node = child
+
+
 def write_calibrated(source: str | Path, result: CalibrationResult, out: str | Path) -> None:
     """Write ``source`` with the fitted values set, keeping its comments, to ``out``.
 
@@ -362,6 +384,7 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
     data = read_yaml(source)
     for key, value in result.parameters.items():
         parts = key.split(".")
+        _expand_profiles(data, parts)
         if parts[-1] == "mean":
             try:
                 holder = _lookup(data, ".".join(parts[:-1]))

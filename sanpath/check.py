@@ -715,7 +715,7 @@ def _host_label(host: HostSpec) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Sources (cited in findings; see /work/shared/reference/parameters.md for the full record)
+# Sources (cited in findings; docs/check.md lists them per rule)
 # --------------------------------------------------------------------------------------
 
 SRC_FAN_IN = (
@@ -723,32 +723,31 @@ SRC_FAN_IN = (
     "QD = port queue / (initiators x LUNs), port queue 1600; NetApp ONTAP SAN configuration, "
     "'Calculate queue depth': initiators x 128 must stay under 2,048 per target port, else "
     "2,048 / initiators; Hitachi README_queue_depth: QD = 2048 / LUs per port, at most 32. "
-    "sanpath rule: the sum over paths of the per-path depth must fit the port queue "
-    "(parameters.md 1.4)."
+    "sanpath rule: the sum over paths of the per-path depth must fit the port queue."
 )
 SRC_LUN_QUEUE = (
     "EMC CLARiiON/VNX per-LUN limit 32 + 14 x data drives and Hitachi's 32 per LUN, as given "
     "by Lonny Niederstadt in the comments of Linchi Shea's 'QueueDepth setting of an HBA' "
-    "(sqlblog.com, 2007); Hitachi README_queue_depth (parameters.md 1.4)."
+    "(sqlblog.com, 2007); Hitachi README_queue_depth."
 )
 SRC_SPLIT = (
     "Lonny Niederstadt, 'MSSQL Backups - check HBA maximum transfer size' (2013): a QLogic "
     "512 KiB default split 1 MiB backup I/Os (raised with qlfcx64 -tsize /fc /set 2048); "
     "Storport's default MaximumSGList of 17 gives 64 KiB; fragments = "
-    "ceil(I/O size / min(OS max I/O, HBA max transfer)) (parameters.md 1.3 and note 2)."
+    "ceil(I/O size / min(OS max I/O, HBA max transfer))."
 )
 SRC_PCIE = (
     "Alexei Khalyako, SQLCAT 'Fast Track: improving performance through correct LUN mapping' "
     "(2012): PCIe x4 v1 carries about 1 GB/s and x4 v2 about 2 GB/s, so a dual-port 8 Gb "
-    "HBA belongs in an x4 v2 slot or better; PCIe rates per lane (parameters.md 1.1)."
+    "HBA belongs in an x4 v2 slot or better; PCIe 250 / 500 MB/s per lane for Gen1 / Gen2."
 )
 SRC_LINK = (
-    "Fibre Channel payload rates per direction after line encoding (parameters.md 1.2; "
+    "Fibre Channel payload rates per direction after line encoding (FCIA speed roadmap; "
     "docs/scenario.md, named FC speeds)."
 )
 SRC_BALANCE = (
     "Alexei Khalyako, SQLCAT Fast Track LUN mapping (2012): uneven LUN throughput until the "
-    "mapping was corrected (4.7 to 5.7 GB/s); parameters.md 1.8 (multipath policies)."
+    "mapping was corrected (4.7 to 5.7 GB/s)."
 )
 SRC_FAN_OUT = (
     "Alexei Khalyako, SQLCAT Fast Track LUN mapping (2012): port A of every HBA was mapped "
@@ -757,17 +756,17 @@ SRC_FAN_OUT = (
 )
 SRC_FAILOVER = (
     "Microsoft MSDSM 'Fail Over Only' and VMware/Broadcom KB 2069356 (round robin every 1000 "
-    "I/Os acts like one path), parameters.md 1.8; HP-UX 11i v3 white paper, Table 1: 1 KiB "
+    "I/Os acts like one path); HP-UX 11i v3 white paper, Table 1: 1 KiB "
     "reads at max_q_depth 4 gave 251,000 IOPS with multipathing off, 294,000 round-robin."
 )
 SRC_SINGLE_PATH = (
     "Alexei Khalyako, SQLCAT Fast Track LUN mapping (2012): two paths per HBA, one of them "
-    "standing by under MPIO 'Failover Only'; multipath policies, parameters.md 1.8."
+    "standing by under MPIO 'Failover Only'."
 )
 SRC_SHALLOW = (
     "Linchi Shea, 'The QueueDepth setting of an HBA' (sqlblog.com, 2007): setting it too low "
     "seriously reduces throughput; HP-UX 11i v3 white paper: max_q_depth 8 to 16 raised IOPS; "
-    "drive command queueing gains (ideal SPTF ~ q^0.27), parameters.md 1.5."
+    "drive command queueing gains (ideal SPTF ~ q^0.27, docs/model.md)."
 )
 SRC_LATENCY = (
     "NetApp ONTAP 'Calculate queue depth': needed queue depth = IOPS x response time "
@@ -776,17 +775,16 @@ SRC_LATENCY = (
 )
 SRC_RAID = (
     "RAID write penalties: RAID 10 two drive writes, RAID 5 four drive I/Os, RAID 6 six per "
-    "small random write (crucial.com.au 2010; git.xyzzy.ee 'RAID penalties'), "
-    "parameters.md 1.6."
+    "small random write (crucial.com.au 2010; git.xyzzy.ee 'RAID penalties')."
 )
 SRC_WRITE_ASIDE = (
     "Lonny Niederstadt (2013): VNX write-aside of 2048 blocks (1 MiB) sends larger writes "
     "past the write cache, and pool LUNs cannot change it; EMC CLARiiON best practices "
-    "h5773 (parameters.md 1.6)."
+    "h5773."
 )
 SRC_DRIVER = (
     "Microsoft StorPortSetDeviceQueueDepth: at most 255 per LUN unless the miniport supports "
-    "extended SRBs; HP-UX scsi_max_qdepth / max_q_depth: at most 255 (parameters.md 1.3)."
+    "extended SRBs; HP-UX scsi_max_qdepth / max_q_depth: at most 255."
 )
 
 

@@ -1,4 +1,4 @@
-"""Pictures of sweeps and runs: the charts of the published experiments (issue 3).
+"""Pictures of sweeps and runs: the charts of the published experiments.
 
 Every function draws on the ``ax`` (or ``axes``) it is given, or on a new
 :class:`matplotlib.figure.Figure` it makes itself. Nothing touches pyplot's global state, so

@@ -4,7 +4,7 @@ A profile is plain data: the fields of a drive model plus the sources they come 
 scenario names one (``drive: hdd-15k``) or starts from one and changes a field
 (``drive: {profile: hdd-15k, queue_depth: 64}``).
 
-Numbers and their sources (see also ``docs/components.md``):
+Numbers and their sources (see also ``docs/model.md``):
 
 * Seek curves use three datasheet points, track-to-track, average and full stroke. The
   curve between them is fitted in :mod:`sanpath.components.drive`.

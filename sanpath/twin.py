@@ -68,8 +68,8 @@ __all__ = ["SPTF_GAMMA", "TwinPrediction", "predict", "predict_many"]
 FloatArray = npt.NDArray[np.float64]
 
 SPTF_GAMMA = 0.27
-"""Exponent of the SPTF throughput multiplier ``g(q) = q^0.27`` (parameters.md 1.5: within
-2% of an ideal SPTF Monte-Carlo for q = 2..64)."""
+"""Exponent of the SPTF throughput multiplier ``g(q) = q^0.27``: within 2% of a Monte-Carlo of
+ideal shortest-positioning-time-first scheduling for q = 2..64 (see ``docs/model.md``)."""
 
 CYLINDERS = 100_000
 """As in :mod:`sanpath.components.drive`: shorter seeks cost nothing."""

@@ -1,0 +1,86 @@
+"""Sphinx configuration: the sanpath documentation (MyST Markdown and notebooks).
+
+Build from the repository root, warnings as errors:
+
+    .venv/bin/python -m sphinx -b html --fail-on-warning --nitpicky docs docs/_build/html
+
+The build is offline: no intersphinx, no remote fonts, icons or scripts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import sanpath
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS / "_ext"))
+
+# -- project -------------------------------------------------------------------------------
+
+project = "sanpath"
+author = "the sanpath authors"
+copyright = "the sanpath authors"
+version = sanpath.__version__
+release = sanpath.__version__
+
+# -- sources -------------------------------------------------------------------------------
+
+extensions = [
+    "myst_nb",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "sanpath_docs",  # docs/_ext: CLI help, notebooks copy, schema freshness check
+]
+root_doc = "index"
+exclude_patterns = ["_build", "_ext", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# Notebooks are rendered with the outputs saved in them; CI runs them with nbmake.
+nb_execution_mode = "off"
+# No CDN scripts for ipywidgets: the site is static and must not reach the network.
+nb_ipywidgets_js: dict[str, dict[str, str]] = {}
+
+# -- API reference ---------------------------------------------------------------------------
+
+# Constructors are left out: results and reports are built by sanpath, not by hand.
+autodoc_default_options = {"member-order": "bysource", "exclude-members": "__init__, __new__"}
+autodoc_typehints = "signature"
+autodoc_class_signature = "separated"
+autodoc_preserve_defaults = True
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+napoleon_use_ivar = True  # "Attributes" sections as fields, not duplicate attribute entries
+napoleon_use_rtype = False
+
+nitpicky = True
+# The build is offline (no intersphinx), so types from outside sanpath cannot be linked.
+# Each pattern below names only such types, as they appear in signatures and docstrings.
+nitpick_ignore_regex = [
+    # the standard library: Sequence, Mapping, Path, Executor
+    (r"py:class", r"(collections\.abc|concurrent\.futures|pathlib)\..*|Path"),
+    # third-party types: arrays, DataFrames, Matplotlib Axes and Figures
+    (r"py:class", r"(numpy|pandas|matplotlib)\..*"),
+    # words of numpydoc type phrases ("sequence of float, optional", "ndarray of float64,
+    # shape (N, K)") that napoleon turns into cross-references
+    (r"py:class", r"optional|sequence|shape|int64|float64|N|K"),
+]
+
+# -- HTML ----------------------------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"sanpath {release}"
+html_theme_options = {
+    "icon_links": [],
+    "header_links_before_dropdown": 6,
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": []}
+html_show_sourcelink = True
