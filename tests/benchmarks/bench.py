@@ -554,6 +554,40 @@ def verdict(ok: bool | None) -> str:
     return "skipped" if ok is None else ("PASS" if ok else "MISS")
 
 
+SWEEP_SPEEDUP_TARGET = 1.7
+"""A 40-point sweep in 2 local processes against the same sweep run serially."""
+
+
+def bench_sweep(ios: int) -> dict[str, Any]:
+    """Time a 40-point sweep serially and with ``jobs=2`` (same table both ways)."""
+    from sanpath.sweep import sweep
+
+    base = sanpath.load_scenario(
+        ROOT / "scenarios" / "quickstart.yaml",
+        overrides={"run.ios": ios, "run.warmup_ios": ios // 10},
+    )
+    grid = {
+        "hosts.0.hbas.0.queue_depth": [2, 4, 8, 16, 32],
+        "workloads.0.outstanding": [1, 2, 4, 8, 16, 32, 64, 128],
+    }
+    say(
+        f"4. Sweep speed-up: 40 points of quickstart ({fmt_int(ios)} I/Os each), serial "
+        "against 2 local processes"
+    )
+    serial, t_serial = timed(lambda: sweep(base, grid, cache=None))
+    parallel, t_parallel = timed(lambda: sweep(base, grid, cache=None, jobs=2))
+    same = serial.table.drop(columns="wall_seconds").equals(
+        parallel.table.drop(columns="wall_seconds")
+    )
+    speedup = t_serial / t_parallel
+    say(
+        f"   serial {t_serial:.1f} s, jobs=2 {t_parallel:.1f} s: speed-up {speedup:.2f}x; "
+        f"identical tables: {same}"
+    )
+    say()
+    return {"serial_s": t_serial, "parallel_s": t_parallel, "speedup": speedup, "same": same}
+
+
 def summary(report: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     cp = report["closed_path"]
@@ -585,6 +619,16 @@ def summary(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "measured": measured,
                 "target": f">= {fmt_int(SCENARIO_SPEED_TARGET)}",
                 "ok": ok if "error" not in row else False,
+            }
+        )
+    sw = report.get("sweep")
+    if sw is not None:
+        rows.append(
+            {
+                "what": "40-point sweep: 2 processes / serial",
+                "measured": f"{sw['speedup']:.2f}x",
+                "target": f">= {SWEEP_SPEEDUP_TARGET:g}x",
+                "ok": sw["speedup"] >= SWEEP_SPEEDUP_TARGET and sw["same"],
             }
         )
     mem = report.get("memory")
@@ -652,6 +696,7 @@ def main(argv: list[str] | None = None) -> int:
             report["memory"] = None
             say(traceback.format_exc())
 
+    report["sweep"] = bench_sweep(4_000 if args.quick else 10_000)
     rows = summary(report)
     report["summary"] = rows
     say("Summary")
