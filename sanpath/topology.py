@@ -52,6 +52,12 @@ LAYERS = (
 )
 """Latency-breakdown layers, in path order."""
 
+PREFETCH_CHUNK = 1 << 20
+"""Read-ahead fetches in chunks of at least this many bytes (or one stripe row if larger).
+
+Destaging merges contiguous dirty data of a LUN into writes of up to four stripe rows (or
+``cache.destage_size`` if larger), so sequential writes reach the drives as full stripes."""
+
 
 @dataclass(eq=False)
 class Topology:
@@ -183,11 +189,11 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 pool=pool,
                 queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
-                destage_merge=max(pool.row_bytes, array.cache.destage_size),
+                destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
             )
             used[group.pool] += size
             if array.cache.read_ahead > 0:
-                chunk = min(array.cache.read_ahead, max(pool.row_bytes, 256 * 1024))
+                chunk = min(array.cache.read_ahead, max(pool.row_bytes, PREFETCH_CHUNK))
                 lun.readahead = ReadAhead(env, lun, array.cache.read_ahead, chunk)
             lun_members.append(lun)
             luns.append(lun)

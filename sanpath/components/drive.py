@@ -200,14 +200,8 @@ class Hdd(Drive):
         now = self.env.now
         tcq = self.tcq
         if self.sptf and len(tcq) > 1:
-            best_i = 0
-            best = self._positioning(tcq[0], now)
-            for i in range(1, len(tcq)):
-                p = self._positioning(tcq[i], now)
-                if p < best:
-                    best, best_i = p, i
-            op = tcq.pop(best_i)
-            positioning = best
+            op, positioning = self._shortest(tcq, now)
+            tcq.remove(op)
         else:
             op = tcq.pop(0)
             positioning = self._positioning(op, now)
@@ -216,6 +210,31 @@ class Hdd(Drive):
         op.t_start = now
         ev = self.env.timeout(positioning + op.xfer)
         ev.callbacks.append(self._finish)
+
+    def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
+        """The queued command with the shortest positioning time (SPTF), and that time.
+
+        The same arithmetic as :meth:`_positioning` and :meth:`seek_time`, written out in one
+        loop: this scan runs for every operation a drive serves.
+        """
+        head, rev, overhead = self.head, self.rev, self.overhead
+        track, a, b = self.track, self.seek_a, self.seek_b
+        streaming = self.last_read_end if self.lookahead else -1
+        t_ready = now + overhead
+        sqrt = math.sqrt
+        best_op = tcq[0]
+        best = math.inf
+        for op in tcq:
+            if op.offset == streaming and not op.write:
+                return op, overhead  # the drive's look-ahead buffer already holds it
+            d = op.x - head
+            if d < 0.0:
+                d = -d
+            seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+            p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
+            if p < best:
+                best, best_op = p, op
+        return best_op, overhead + best
 
     def _finish(self, _event: simpy.Event) -> None:
         now = self.env.now
