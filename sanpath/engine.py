@@ -112,6 +112,8 @@ class Simulation:
         else:
             self.batches = BatchMeans(64, max_batches=2 * scenario.run.batches)
         self.timeseries: TimeSeries | None = None
+        self.exchanges: TimeSeries | None = None
+        """Per-interval exchange completion times (commands, as a switch probe sees them)."""
         self.settings: list[tuple[float, str, Any]] = []
         self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
         self.rates = [w.rate for w in scenario.workloads]
@@ -297,6 +299,11 @@ class Simulation:
         totals["command_bytes_completed"] += size
         if self.measuring:
             self.command_latency.record(sum(layers))
+            if self.exchanges is not None:
+                # What a switch probe sees: from the command frame leaving the HBA to the
+                # status coming back (host queue and HBA slot waits excluded).
+                exchange = sum(layers) - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
+                self.exchanges.add(env.now, exchange, size)
 
     def _queue_full(
         self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
@@ -423,6 +430,7 @@ class Simulation:
         interval = self.run_spec.record_interval
         if interval is not None:
             self.timeseries = TimeSeries(interval, t0=now)
+            self.exchanges = TimeSeries(interval, t0=now)
         if self.run_spec.duration is not None:
             self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
 

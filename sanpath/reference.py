@@ -7,7 +7,9 @@ the model at every distinct setting once (same seed) and returns one row per fig
 signed relative error ``(model - published) / published``.
 
 Metrics: ``iops``, ``mb_per_s``, ``latency_ms_*`` and ``command_latency_ms_*``
-(``mean, p50, p99, max``) and ``mb_per_s_spread`` (fastest minus slowest LUN). With a
+(``mean, p50, p99, max``), ``mb_per_s_spread`` (fastest minus slowest LUN) and, from a time
+series, ``exchange_ms_*``: the exchange completion time a switch probe measures, from the
+command frame leaving the HBA to the status coming back. With a
 ``window`` the figure is read from the run's time series over that span of simulated time:
 throughput and mean latency averaged over the intervals, ``p99`` the mean of the intervals'
 p99, and ``max`` the largest interval p99 (what a dashboard's peak shows).
@@ -79,6 +81,15 @@ def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -
         return float(iops.mean())
     if metric == "mb_per_s":
         return float(np.asarray(ts["mb_per_s"])[mask].mean())
+    if metric.startswith("exchange_ms_"):
+        if "exchange_ms_mean" not in ts:
+            raise ValueError("exchange times need run.record_interval")
+        ex_mean = np.asarray(ts["exchange_ms_mean"])[mask]
+        ex_p99 = np.asarray(ts["exchange_ms_p99"])[mask]
+        if metric == "exchange_ms_mean":
+            weights = iops if iops.sum() > 0 else None
+            return float(np.average(ex_mean, weights=weights))
+        return float(ex_p99.mean() if metric == "exchange_ms_p99" else ex_p99.max())
     name = metric.replace("command_", "")
     if name == "latency_ms_mean":
         weights = iops if iops.sum() > 0 else None

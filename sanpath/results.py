@@ -217,7 +217,12 @@ def _latency_dict(hist: LatencyHistogram) -> dict[str, float]:
 def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
     if sim.timeseries is None:
         return None
-    return {k: [float(x) for x in v] for k, v in sim.timeseries.to_columns(t_end=now).items()}
+    out = {k: [float(x) for x in v] for k, v in sim.timeseries.to_columns(t_end=now).items()}
+    if sim.exchanges is not None:
+        ex = sim.exchanges.to_columns(t_end=now)
+        out["exchange_ms_mean"] = [float(x) for x in ex["latency_ms_mean"]]
+        out["exchange_ms_p99"] = [float(x) for x in ex["latency_ms_p99"]]
+    return out
 
 
 def build_result(sim: Simulation, wall_seconds: float) -> RunResult:

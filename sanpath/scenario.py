@@ -739,6 +739,9 @@ REFERENCE_METRICS = (
     "command_latency_ms_p50",
     "command_latency_ms_p99",
     "command_latency_ms_max",
+    "exchange_ms_mean",
+    "exchange_ms_p99",
+    "exchange_ms_max",
     "mb_per_s_spread",
 )
 """Figures a reference point can hold (see :mod:`sanpath.reference`)."""

@@ -255,3 +255,18 @@ def test_reference_points_feed_calibration() -> None:
     points = reference_points(scenario)
     assert [p.label for p in points] == ["N=1"]
     assert points[0].metrics == {"iops": 667.0}
+
+
+def test_exchange_times_in_the_time_series_exclude_host_waits() -> None:
+    data = path_with(0.5, 1.0)
+    data["hosts"][0]["hbas"][0]["queue_depth"] = 2
+    data["workloads"][0]["outstanding"] = 16
+    data["run"] = {"duration": "4s", "warmup_ios": 0, "record_interval": "1s"}
+    result = sanpath.run(data)
+    ts = result.timeseries
+    assert ts is not None and len(ts["exchange_ms_mean"]) == 4
+    # 16 I/Os outstanding but only 2 admitted by the HBA: the exchange (array side) takes
+    # about 2 / IOPS, the application I/O 16 / IOPS.
+    exchange = sum(ts["exchange_ms_mean"]) / 4
+    assert exchange < 0.25 * result.latency_ms["mean"]
+    assert exchange == pytest.approx(2 / result.iops * 1e3, rel=0.15)
