@@ -31,6 +31,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+def _add_set(parser: argparse.ArgumentParser, text: str) -> None:
+    """The repeatable ``--set KEY=VALUE`` option (dotted scenario keys)."""
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="overrides",
+        help=f"{text} (repeatable)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sanpath",
@@ -47,14 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     p.add_argument("--replicate", type=int, default=0, help="replication index (default 0)")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="overrides",
-        help="change a field before running, e.g. hosts.0.hbas.0.queue_depth=16 (repeatable)",
-    )
+    _add_set(p, "change a field before running, e.g. hosts.0.hbas.0.queue_depth=16")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--analytic",
@@ -83,14 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", default=None, metavar="FILE", help="write the table (.csv or .json)")
     p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="overrides",
-        help="change a field of the base scenario first (repeatable)",
-    )
+    _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     p = sub.add_parser("compare", help="run a scenario's reference points against the published")
