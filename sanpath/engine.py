@@ -159,6 +159,8 @@ class Simulation:
             0,
         )
         """Whole-run counts (warm-up included) for conservation checks."""
+        self.in_flight: dict[int, float] = {}
+        """Issue time of every application I/O not yet complete (by issue number)."""
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -360,8 +362,10 @@ class Simulation:
         env = self.env
         t_issue = env.now
         totals = self.totals
+        key = totals["ios_issued"]
         totals["ios_issued"] += 1
         totals["bytes_issued"] += size
+        self.in_flight[key] = t_issue
         sizes = split_sizes(size, host.split_limit)
         if len(sizes) == 1:
             cmd = Command(host, lun, offset, size, write)
@@ -379,6 +383,7 @@ class Simulation:
             layers = join.last_layers
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
+        del self.in_flight[key]
         self._complete(t_issue, lun, size, write, layers)
 
     def _child(self, cmd: Command, join: _ChildJoin) -> Proc:

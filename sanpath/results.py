@@ -64,6 +64,8 @@ class RunResult:
     totals: dict[str, int]
     lun_mb_per_s: dict[str, float] = field(default_factory=dict)
     """Application throughput per LUN (10^6 B/s)."""
+    warnings: tuple[str, ...] = ()
+    """What makes the figures less trustworthy (e.g. I/Os stuck past the measured tail)."""
     timeseries: dict[str, list[float]] | None = None
     """Per-interval figures when ``run.record_interval`` is set (see ``TimeSeries``)."""
     settings: tuple[dict[str, Any], ...] = ()
@@ -102,6 +104,7 @@ class RunResult:
             "breakdown_ms": dict(self.breakdown_ms),
             "totals": dict(self.totals),
             "latency_cdf": self.latency_cdf(),
+            "warnings": list(self.warnings),
             "lun_mb_per_s": dict(self.lun_mb_per_s),
         }
         if self.timeseries is not None:
@@ -173,6 +176,9 @@ class RunResult:
             lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
         lines += ["", "counters"]
         lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
+        if self.warnings:
+            lines += ["", "warnings"]
+            lines += [f"  {w}" for w in self.warnings]
         lines += ["", "stations"]
         frame = self.stations_frame()[
             [
@@ -212,6 +218,25 @@ def _latency_dict(hist: LatencyHistogram) -> dict[str, float]:
         out[key] = hist.quantile(q) * 1e3
     out["max"] = hist.max * 1e3
     return out
+
+
+def _warnings(sim: Simulation, now: float) -> tuple[str, ...]:
+    """Signs that the measured figures understate the latency tail."""
+    out = []
+    hist = sim.latency
+    if hist.count and sim.in_flight:
+        tail = hist.quantile(0.999)
+        ages = [now - t for t in sim.in_flight.values()]
+        stuck = sum(1 for age in ages if age > tail)
+        # In steady state hardly any I/O in flight is older than the p99.9 of those that
+        # completed; many such I/Os mean the run ended before they could be counted.
+        if stuck >= 3 and stuck > 0.01 * len(ages):
+            out.append(
+                f"{stuck} of {len(ages)} I/Os still in flight at the end have waited longer "
+                f"than the measured p99.9 ({tail * 1e3:.1f} ms; the oldest {max(ages) * 1e3:.1f} "
+                "ms): the tail and the mean are understated; run longer"
+            )
+    return tuple(out)
 
 
 def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
@@ -267,6 +292,7 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
             lun.name: (b / span / 1e6 if span > 0 else 0.0)
             for lun, b in zip(sim.topology.luns, sim.lun_bytes, strict=True)
         },
+        warnings=_warnings(sim, now),
         timeseries=_columns(sim, now),
         settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.settings),
         histogram=sim.latency,

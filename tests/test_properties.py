@@ -144,3 +144,31 @@ def test_seed_and_replicate_change_the_numbers() -> None:
     base = sanpath.run(data).latency_ms["mean"]
     assert sanpath.run(data, seed=99).latency_ms["mean"] != base
     assert sanpath.run(data, replicate=1).latency_ms["mean"] != base
+
+
+def test_warns_when_stuck_ios_escape_the_measurement() -> None:
+    data = textbook.closed_path(
+        64,
+        0,
+        {"dist": "exponential", "mean": "0.1ms"},
+        {"dist": "exponential", "mean": "1ms"},
+        ios=400,
+        warmup_ios=0,
+    )
+    data["array"]["port_queue_depth"] = 4
+    short = sanpath.run(data)
+    # 64 outstanding against a port queue of 4: QUEUE FULL retries are not first come first
+    # served, so some I/Os keep losing and are still in flight when the run ends.
+    assert short.counters["qfull"] > 0
+    assert short.warnings and "run longer" in short.warnings[0]
+    steady = sanpath.run(
+        textbook.closed_path(
+            4,
+            0,
+            {"dist": "exponential", "mean": "0.1ms"},
+            {"dist": "exponential", "mean": "1ms"},
+            ios=5_000,
+            warmup_ios=500,
+        )
+    )
+    assert steady.warnings == ()
