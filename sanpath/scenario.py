@@ -238,6 +238,9 @@ class HddSpec(Spec):
     overhead: Duration = 0.1e-3
     queue_depth: Annotated[int, Field(ge=1)] = 64
     scheduling: Literal["sptf", "fifo"] = "sptf"
+    aging: Annotated[float, Field(ge=0.0)] = 0.005
+    """SPTF aging: seconds of positioning credited per second a command has waited, so no
+    command starves behind a stream of nearby ones (0 = pure SPTF)."""
     read_lookahead: bool = True
 
     @model_validator(mode="after")

@@ -141,7 +141,8 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
         "error",
     ),
     "SP006-port-balance": (
-        {"array.luns.0.ports": [0], "zoning": "all-to-all", **SEQ_READ},
+        # slow array ports, so the one port carrying every LUN is clearly the bottleneck
+        {"array.luns.0.ports": [0], "zoning": "all-to-all", "array.port_speed": "2GFC", **SEQ_READ},
         {},
         "warning",
     ),

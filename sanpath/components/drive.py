@@ -151,6 +151,7 @@ class Hdd(Drive):
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
         self.sptf = spec.scheduling == "sptf"
+        self.aging = spec.aging
         self.lookahead = spec.read_lookahead
         self.rate_outer = spec.media_rate_outer
         self.rate_span = spec.media_rate_outer - spec.media_rate_inner
@@ -214,26 +215,32 @@ class Hdd(Drive):
     def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
         """The queued command with the shortest positioning time (SPTF), and that time.
 
+        With ``aging`` each second a command has waited in the drive counts as that many
+        seconds less positioning, so commands far from the head are not starved (aged SPTF).
+
         The same arithmetic as :meth:`_positioning` and :meth:`seek_time`, written out in one
         loop: this scan runs for every operation a drive serves.
         """
         head, rev, overhead = self.head, self.rev, self.overhead
         track, a, b = self.track, self.seek_a, self.seek_b
+        aging = self.aging
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         sqrt = math.sqrt
         best_op = tcq[0]
-        best = math.inf
+        best = best_score = math.inf
         for op in tcq:
             if op.offset == streaming and not op.write:
-                return op, overhead  # the drive's look-ahead buffer already holds it
-            d = op.x - head
-            if d < 0.0:
-                d = -d
-            seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
-            p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
-            if p < best:
-                best, best_op = p, op
+                p = 0.0  # the drive's look-ahead buffer already holds it
+            else:
+                d = op.x - head
+                if d < 0.0:
+                    d = -d
+                seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
+            score = p - aging * (now - op.t_accept)
+            if score < best_score:
+                best, best_score, best_op = p, score, op
         return best_op, overhead + best
 
     def _finish(self, _event: simpy.Event) -> None:
