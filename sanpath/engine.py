@@ -100,6 +100,9 @@ class Simulation:
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
+        cross = scenario.array.cross_controller
+        self.cross_time = cross.time if cross is not None else 0.0
+        self.cross_link = self.topology.cross_link
         self.controller_time: Any = self.topology.controller_time
         self.controller_write_time: Any = self.topology.controller_write_time
         self.cache = self.topology.cache
@@ -223,6 +226,9 @@ class Simulation:
                 yield env.timeout(done - env.now)
             self.controller.station.depart(env.now, t_port, start, done)
             layers[CONTROLLER] += done - t_port
+            if self.cross_time > 0.0 and port.controller != lun.owner:
+                yield env.timeout(self.cross_time)
+                layers[CONTROLLER] += self.cross_time
             # 6. array per-LUN queue
             if lun.queue.try_acquire():
                 break
@@ -234,14 +240,14 @@ class Simulation:
             # 7. XFER_RDY back to the host, then the data to the array
             yield env.timeout(self.one_way)
             layers[FABRIC] += self.one_way
-            yield from self._transfer(
-                layers,
-                (
-                    (hba.pcie_down, size, 0.0, PCIE),
-                    (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
-                    (port.link_in, self.wire_bytes(size), self.one_way, FABRIC),
-                ),
+            legs: tuple[tuple[Link, float, float, int], ...] = (
+                (hba.pcie_down, size, 0.0, PCIE),
+                (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
+                (port.link_in, self.wire_bytes(size), self.one_way, FABRIC),
             )
+            if self.cross_link is not None and port.controller != lun.owner:
+                legs = (*legs, (self.cross_link, size, 0.0, CONTROLLER))
+            yield from self._transfer(layers, legs)
             t = env.now
             if self.cache.absorbs(size):
                 ev = self.cache.reserve(lun, cmd.offset, size)
@@ -281,14 +287,14 @@ class Simulation:
                 layers[DRIVE] += env.now - t - wait
             lun.queue.release(t_lun, t_lun)
             wire = self.wire_bytes(size)
-            yield from self._transfer(
-                layers,
-                (
-                    (port.link_out, wire, 0.0, FABRIC),
-                    (hba_port.link_in, wire, self.one_way, FABRIC),
-                    (hba.pcie_up, size, 0.0, PCIE),
-                ),
+            legs = (
+                (port.link_out, wire, 0.0, FABRIC),
+                (hba_port.link_in, wire, self.one_way, FABRIC),
+                (hba.pcie_up, size, 0.0, PCIE),
             )
+            if self.cross_link is not None and port.controller != lun.owner:
+                legs = ((self.cross_link, size, 0.0, CONTROLLER), *legs)
+            yield from self._transfer(layers, legs)
         # 9. give every slot back
         port.queue.release(t_port, t_port)
         route.hba_slots.release(t_slot, t_slot_start)

@@ -568,6 +568,20 @@ class LunSpec(Spec):
     queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
 
 
+class CrossControllerSpec(Spec):
+    """I/O that reaches a LUN through a port of the controller that does not own it.
+
+    The array has two controllers (storage processors): even-numbered ports belong to the
+    first, odd-numbered to the second, and LUNs are owned alternately. A command that
+    arrives on the other controller's port (an ALUA non-optimised path) is forwarded to the
+    owner: it costs ``time`` more and its data crosses the link between the controllers at
+    ``rate`` (bytes/s, shared by all forwarded traffic; null = unlimited).
+    """
+
+    time: Duration = 0.0
+    rate: Rate | None = None
+
+
 class ArraySpec(Spec):
     """The storage array: front-end ports, controller, cache, RAID pools and LUNs.
 
@@ -586,6 +600,7 @@ class ArraySpec(Spec):
     lun_queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
     pools: tuple[PoolSpec, ...] = Field(min_length=1)
     luns: tuple[LunSpec, ...] = Field(min_length=1)
+    cross_controller: CrossControllerSpec | None = None
 
 
 class ZoneSpec(Spec):

@@ -76,6 +76,8 @@ class Topology:
     hosts: list[HostInstance]
     hosts_by_group: dict[str, list[HostInstance]]
     throttles: list[Throttle] = field(default_factory=list)
+    cross_link: Link | None = None
+    """The link between the array's controllers (for commands on non-owner ports)."""
     knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
 
@@ -136,6 +138,13 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             env, array.port_speed, station(f"array.port{i}.link.out", "link", "fabric", 1)
         )
         ports.append(ArrayPort(i, queue, link_in, link_out))
+    cross_link = None
+    if array.cross_controller is not None:
+        cross_link = Link(
+            env,
+            array.cross_controller.rate,
+            station("array.cross_controller", "link", "controller", 1),
+        )
     cores = array.controller.cores
     controller = FcfsServer(env, cores, station("array.controller", "server", "controller", cores))
     controller_time = streams.sampler(array.controller.io_time, "array.controller")
@@ -320,6 +329,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         hosts=hosts,
         hosts_by_group=hosts_by_group,
         throttles=throttles,
+        cross_link=cross_link,
         knobs=knobs,
     )
 

@@ -230,3 +230,19 @@ def test_multipath_round_robin_beats_failover_when_the_lun_queue_is_per_path() -
     lqd = sanpath.run(base, overrides={"hosts.0.multipath": "least-queue-depth"})
     assert rr.iops > 1.2 * off.iops
     assert lqd.iops > 1.2 * off.iops
+
+
+def test_commands_on_the_non_owner_controller_cross_the_inter_controller_link() -> None:
+    # one LUN (owned by controller 0), two array ports (controller 0 and 1), large reads
+    base = small_san(outstanding=8, block_size="512KiB", pattern="sequential", ios=3_000)
+    base["array"]["pools"][0]["drive"] = "ssd"
+    base["array"]["luns"][0]["count"] = 1
+    base["array"]["cross_controller"] = {"time": "50us", "rate": "200MB/s"}
+    base["array"]["port_speed"] = "16GFC"
+    base["hosts"][0]["hbas"][0].update(speed="16GFC", pcie={"gen": 3, "lanes": 8})
+    spread = sanpath.run(base, overrides={"hosts.0.multipath": "round-robin"})
+    owner = sanpath.run(base, overrides={"hosts.0.multipath": "failover"})
+    link = spread.station("array.cross_controller")
+    assert link.completions > 0.4 * spread.ios  # about half the commands were forwarded
+    assert owner.station("array.cross_controller").completions == 0
+    assert owner.mb_per_s > 1.5 * spread.mb_per_s

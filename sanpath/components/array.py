@@ -29,6 +29,11 @@ class ArrayPort:
     link_in: Link
     link_out: Link
 
+    @property
+    def controller(self) -> int:
+        """The controller (storage processor) the port belongs to: 0 for even ports, 1 odd."""
+        return self.index % 2
+
 
 @dataclass(eq=False)
 class Lun:
@@ -44,3 +49,8 @@ class Lun:
     hit: Callable[[], float]
     destage_merge: int
     readahead: ReadAhead | None = field(default=None)
+
+    @property
+    def owner(self) -> int:
+        """The controller that owns the LUN (LUNs alternate between the two)."""
+        return self.index % 2
