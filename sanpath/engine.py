@@ -103,6 +103,7 @@ class Simulation:
         cross = scenario.array.cross_controller
         self.cross_time = cross.time if cross is not None else 0.0
         self.cross_link = self.topology.cross_link
+        self.controller_link = self.topology.controller_link
         self.controller_time: Any = self.topology.controller_time
         self.controller_write_time: Any = self.topology.controller_write_time
         self.cache = self.topology.cache
@@ -247,6 +248,8 @@ class Simulation:
             )
             if self.cross_link is not None and port.controller != lun.owner:
                 legs = (*legs, (self.cross_link, size, 0.0, CONTROLLER))
+            if self.controller_link is not None:
+                legs = (*legs, (self.controller_link, size, 0.0, CONTROLLER))
             yield from self._transfer(layers, legs)
             t = env.now
             if self.cache.absorbs(size):
@@ -294,6 +297,8 @@ class Simulation:
             )
             if self.cross_link is not None and port.controller != lun.owner:
                 legs = ((self.cross_link, size, 0.0, CONTROLLER), *legs)
+            if self.controller_link is not None:
+                legs = ((self.controller_link, size, 0.0, CONTROLLER), *legs)
             yield from self._transfer(layers, legs)
         # 9. give every slot back
         port.queue.release(t_port, t_port)

@@ -57,6 +57,8 @@ def metric_value(result: RunResult, point: ReferencePointSpec) -> float:
     metric = point.metric
     if point.window is not None:
         return _window_value(result, metric, point.window)
+    if metric == "commands_per_io":
+        return result.counters["commands"] / result.ios if result.ios else math.nan
     if metric == "mb_per_s_spread":
         values = list(result.lun_mb_per_s.values())
         return max(values) - min(values) if values else math.nan

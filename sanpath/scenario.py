@@ -484,6 +484,9 @@ class ControllerSpec(Spec):
     write_io_time: ServiceTime | None = None
     """Controller time per write when it differs from reads (e.g. mirroring the write cache
     to the peer controller); defaults to ``io_time``."""
+    bandwidth: Rate | None = None
+    """Data the controllers can move, bytes/s, reads and writes together (the array's rated
+    maximum throughput); null = no limit beyond ports and drives."""
 
 
 class CacheSpec(Spec):
@@ -761,6 +764,7 @@ REFERENCE_METRICS = (
     "exchange_ms_p99",
     "exchange_ms_max",
     "mb_per_s_spread",
+    "commands_per_io",
 )
 """Figures a reference point can hold (see :mod:`sanpath.reference`)."""
 

@@ -78,6 +78,8 @@ class Topology:
     throttles: list[Throttle] = field(default_factory=list)
     cross_link: Link | None = None
     """The link between the array's controllers (for commands on non-owner ports)."""
+    controller_link: Link | None = None
+    """The controllers' data bandwidth (``controller.bandwidth``)."""
     knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
 
@@ -138,6 +140,13 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             env, array.port_speed, station(f"array.port{i}.link.out", "link", "fabric", 1)
         )
         ports.append(ArrayPort(i, queue, link_in, link_out))
+    controller_link = None
+    if array.controller.bandwidth is not None:
+        controller_link = Link(
+            env,
+            array.controller.bandwidth,
+            station("array.controller.bandwidth", "link", "controller", 1),
+        )
     cross_link = None
     if array.cross_controller is not None:
         cross_link = Link(
@@ -330,6 +339,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         hosts_by_group=hosts_by_group,
         throttles=throttles,
         cross_link=cross_link,
+        controller_link=controller_link,
         knobs=knobs,
     )
 

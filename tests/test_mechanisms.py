@@ -246,3 +246,13 @@ def test_commands_on_the_non_owner_controller_cross_the_inter_controller_link() 
     assert link.completions > 0.4 * spread.ios  # about half the commands were forwarded
     assert owner.station("array.cross_controller").completions == 0
     assert owner.mb_per_s > 1.5 * spread.mb_per_s
+
+
+def test_controller_bandwidth_caps_the_array() -> None:
+    base = ssd_san("16GFC", "1MiB", "sequential")
+    base["hosts"][0]["hbas"][0].update(speed="16GFC", pcie={"gen": 3, "lanes": 8})
+    free = sanpath.run(base)
+    capped = sanpath.run(base, overrides={"array.controller.bandwidth": "300MB/s"})
+    assert free.mb_per_s > 500
+    assert capped.mb_per_s == pytest.approx(300, rel=0.03)
+    assert capped.station("array.controller.bandwidth").utilization > 0.95
