@@ -1958,6 +1958,21 @@ def _network(s: Scenario, destage: bool) -> _Network:
     return net
 
 
+def _unmodelled(s: Scenario, preds: list[TwinPrediction]) -> list[TwinPrediction]:
+    """Name the array features the twin leaves out when a scenario uses them."""
+    array = s.array
+    if array.controller.bandwidth is not None:
+        preds = [
+            _add_note(p, "controller.bandwidth not modelled: the twin may exceed it") for p in preds
+        ]
+    if array.cross_controller is not None:
+        preds = [
+            _add_note(p, "cross-controller forwarding (non-owner ports) not modelled")
+            for p in preds
+        ]
+    return preds
+
+
 def _with_destage(
     s: Scenario, knob_sets: Sequence[_Knobs], destage: Destage
 ) -> list[TwinPrediction]:
@@ -2074,7 +2089,7 @@ def predict(
         so during the warm-up, a mix in between).
     """
     s = _load(scenario)
-    return _with_destage(s, [_Knobs.of(s)], destage)[0]
+    return _unmodelled(s, _with_destage(s, [_Knobs.of(s)], destage))[0]
 
 
 def predict_many(
@@ -2102,7 +2117,7 @@ def predict_many(
         else:
             fast.append((i, knobs))
     if fast:
-        preds = _with_destage(s, [k for _, k in fast], destage)
+        preds = _unmodelled(s, _with_destage(s, [k for _, k in fast], destage))
         for (i, _), p in zip(fast, preds, strict=True):
             out[i] = p
     result = [p for p in out if p is not None]
