@@ -55,8 +55,8 @@ class ReadAhead:
     def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
         """Events to wait for if the read is served by read-ahead, else None (a miss).
 
-        A read that continues a known stream (it starts at, or a little before, where the
-        stream has got to) is served from prefetched data; the first read of a new stream is a
+        A read that continues a known stream (it starts near where the stream has got to,
+        a little before or after) is served from prefetched data; the first read of a new stream is a
         miss and starts tracking it.
         """
         now = self.env.now
@@ -64,7 +64,7 @@ class ReadAhead:
         # of one stream can arrive slightly out of order (split I/Os, several paths).
         reach = max(self.chunk, self.depth)
         for stream in self.streams:
-            if stream.next_offset - reach <= offset <= stream.next_offset:
+            if stream.next_offset - reach <= offset <= stream.next_offset + reach:
                 break
         else:
             if len(self.streams) >= self.MAX_STREAMS:
