@@ -56,8 +56,8 @@ class ReadAhead:
         """Events to wait for if the read is served by read-ahead, else None (a miss).
 
         A read that continues a known stream (it starts near where the stream has got to,
-        a little before or after) is served from prefetched data; the first read of a new stream is a
-        miss and starts tracking it.
+        a little before or after) is served from prefetched data; the first read of a new
+        stream is a miss and starts tracking it.
         """
         now = self.env.now
         # A read continues a stream if it starts near where the stream has got to: commands
