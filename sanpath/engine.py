@@ -104,8 +104,8 @@ class Simulation:
         self.cross_time = cross.time if cross is not None else 0.0
         self.cross_link = self.topology.cross_link
         self.controller_link = self.topology.controller_link
-        self.controller_time: Any = self.topology.controller_time
-        self.controller_write_time: Any = self.topology.controller_write_time
+        self.controller_time = self.topology.controller_time
+        self.controller_write_time = self.topology.controller_write_time
         self.cache = self.topology.cache
         # statistics
         self.run_spec = scenario.run

@@ -14,6 +14,7 @@ station, every LUN of a group one ``array.lun.data`` station, so a result stays 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import simpy
@@ -26,6 +27,7 @@ from sanpath.components.host import HostInstance, Route, Throttle
 from sanpath.components.raid import RaidPool
 from sanpath.scenario import (
     HbaSpec,
+    QfullSpec,
     Scenario,
     SsdSpec,
     TextbookDriveSpec,
@@ -67,8 +69,8 @@ class Topology:
     stations: dict[str, Station]
     ports: list[ArrayPort]
     controller: FcfsServer
-    controller_time: object
-    controller_write_time: object
+    controller_time: Callable[[], float]
+    controller_write_time: Callable[[], float]
     cache: Cache
     pools: dict[str, RaidPool]
     luns: list[Lun]
@@ -82,15 +84,6 @@ class Topology:
     """The controllers' data bandwidth (``controller.bandwidth``)."""
     knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
-
-    def station(self, name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
-        """The station called ``name``, created on first use; ``servers`` are added."""
-        st = self.stations.get(name)
-        if st is None:
-            st = Station(name, kind, 0.0, layer)
-            self.stations[name] = st
-        st.servers += servers
-        return st
 
 
 def _cap(depth: int | None) -> float:
@@ -344,11 +337,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     )
 
 
-def _throttles(host: HostInstance, spec: object) -> list[Throttle]:
+def _throttles(host: HostInstance, spec: QfullSpec) -> list[Throttle]:
     """Throttles for one host: per target port (Linux) or per LUN (VMware, Storport)."""
-    from sanpath.scenario import QfullSpec
-
-    assert isinstance(spec, QfullSpec)
     groups: dict[object, list[Route]] = {}
     for lun_index, routes in host.routes.items():
         for route in routes:
