@@ -13,13 +13,15 @@ replicate uses the same random numbers at every point (common random numbers), a
 gives the same numbers whichever executor runs it: serially, in local processes or on a Dask
 cluster (``executor=client.get_executor()``).
 
-Finished points are kept in an on-disk cache keyed by the content of the point's scenario,
-so an interrupted sweep resumes where it stopped; Ctrl-C returns the points finished so far.
+Finished points are kept in an on-disk cache keyed by the content of the point's scenario
+and of sanpath's own code, so an interrupted sweep resumes where it stopped and a changed
+model never reuses old points; Ctrl-C returns the points finished so far.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import itertools
 import json
@@ -116,9 +118,20 @@ def run_task(task: Task) -> dict[str, Any]:
     return row
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of sanpath's own source: cached points from other code are not reused."""
+    digest = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _task_key(data: Mapping[str, Any], replicate: int) -> str:
     text = json.dumps(
-        {"scenario": data, "replicate": replicate, "version": __version__},
+        {"scenario": data, "replicate": replicate, "code": code_fingerprint()},
         sort_keys=True,
         default=str,
     )
