@@ -239,8 +239,9 @@ class Simulation:
         t_lun = env.now
         if cmd.write:
             # 7. XFER_RDY back to the host, then the data to the array
-            yield env.timeout(self.one_way)
-            layers[FABRIC] += self.one_way
+            if self.one_way > 0:
+                yield env.timeout(self.one_way)
+                layers[FABRIC] += self.one_way
             legs: tuple[tuple[Link, float, float, int], ...] = (
                 (hba.pcie_down, size, 0.0, PCIE),
                 (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
@@ -265,8 +266,9 @@ class Simulation:
                 layers[DRIVE] += env.now - t - wait
             lun.queue.release(t_lun, t_lun)
             # 9. status back to the host
-            yield env.timeout(self.one_way)
-            layers[FABRIC] += self.one_way
+            if self.one_way > 0:
+                yield env.timeout(self.one_way)
+                layers[FABRIC] += self.one_way
         else:
             # 8. cache or drives, then the data back to the host
             t = env.now
