@@ -310,7 +310,9 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from sanpath.scenario import load_scenario
+    from dataclasses import replace
+
+    from sanpath.scenario import ScenarioError, load_scenario
     from sanpath.sweep import DEFAULT_CACHE, sweep
 
     scenario = load_scenario(args.file, _overrides(args.overrides))
@@ -336,6 +338,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             cache=None if args.no_cache else DEFAULT_CACHE,
         )
+    except ScenarioError as exc:
+        raise ScenarioError(
+            [replace(p, source=args.file) if p.source == "<scenario>" else p for p in exc.problems]
+        ) from None
     finally:
         if client is not None:
             client.close()

@@ -306,8 +306,10 @@ def sweep(
                 else base.model_copy(update={"sweep": None})
             )
         except ScenarioError as exc:
+            source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+            reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
             raise ScenarioError.at(
-                "sweep", f"point {point} is not a valid scenario: {exc}"
+                "sweep", f"point {point} is not a valid scenario ({reasons})", source
             ) from None
         data = spec.to_data()
         for r in range(replicates):
