@@ -569,6 +569,8 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
         if any(h.speed is not None for h in hs.hbas):
             group_servers[f"{hs.name}.link.out"] = float(len(ports) * hs.count)
             group_servers[f"{hs.name}.link.in"] = float(len(ports) * hs.count)
+    if array.controller.bandwidth is not None:
+        group_servers["array.controller.bandwidth"] = 1.0
 
     def routes_of(hi: int, gi: int) -> list[tuple[int, int]]:
         hs = s.hosts[hi]
@@ -854,6 +856,10 @@ def _fill_class(
             # array side
             mean, var = ctrl[1] if write else ctrl[0]
             _add(_get(c, controller), v, mean, vf=var)
+            bandwidth = s.array.controller.bandwidth
+            if bandwidth is not None:
+                key = member("array.controller.bandwidth", 0, 1, 1)
+                _add(_get(c, key), v, mean_cmd / bandwidth)
             c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
             c.delay += v * one_way * (4 if write else 2)
             if not write:
@@ -1961,10 +1967,6 @@ def _network(s: Scenario, destage: bool) -> _Network:
 def _unmodelled(s: Scenario, preds: list[TwinPrediction]) -> list[TwinPrediction]:
     """Name the array features the twin leaves out when a scenario uses them."""
     array = s.array
-    if array.controller.bandwidth is not None:
-        preds = [
-            _add_note(p, "controller.bandwidth not modelled: the twin may exceed it") for p in preds
-        ]
     if array.cross_controller is not None:
         preds = [
             _add_note(p, "cross-controller forwarding (non-owner ports) not modelled")
