@@ -35,13 +35,24 @@ extensions = [
     "sanpath_docs",  # docs/_ext: CLI help, notebooks copy, schema freshness check
 ]
 root_doc = "index"
-exclude_patterns = ["_build", "_ext", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = [
+    "_build",
+    "_ext",
+    "scenarios",
+    "**/.ipynb_checkpoints",
+    "Thumbs.db",
+    ".DS_Store",
+]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
-# Notebooks are rendered with the outputs saved in them; CI runs them with nbmake.
-nb_execution_mode = "off"
+# Notebooks are committed without outputs; the build runs them so the pages show their
+# tables and plots (CI also runs them with nbmake). Widgets render as text: no CDN scripts.
+nb_execution_mode = "force"
+nb_execution_timeout = 300
+nb_execution_raise_on_error = True
+suppress_warnings = ["mystnb.unknown_mime_type"]
 # No CDN scripts for ipywidgets: the site is static and must not reach the network.
 nb_ipywidgets_js: dict[str, dict[str, str]] = {}
 

@@ -58,6 +58,11 @@ def _sync_notebooks(docs: Path) -> None:
         copy = target / notebook.name
         if not copy.exists() or not filecmp.cmp(notebook, copy, shallow=False):
             shutil.copy2(notebook, copy)
+    # The notebooks open ``../scenarios/...``: give the copies the same neighbour.
+    scenarios = docs / "scenarios"
+    if scenarios.exists():
+        shutil.rmtree(scenarios)
+    shutil.copytree(docs.parent / "scenarios", scenarios)
 
 
 def _check_schema(docs: Path) -> None:
