@@ -313,11 +313,12 @@ class Simulation:
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += size
         if self.measuring:
-            self.command_latency.record(sum(layers))
+            latency = sum(layers)
+            self.command_latency.record(latency)
             if self.exchanges is not None:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).
-                exchange = sum(layers) - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
+                exchange = latency - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
                 self.exchanges.add(env.now, exchange, size)
 
     def _queue_full(

@@ -308,12 +308,6 @@ class FcfsServer:
         heapq.heapreplace(self._free, start + service)
         return start, start + service
 
-    def backlog(self, now: float) -> float:
-        """Seconds of work queued ahead of a command arriving ``now`` (one server)."""
-        if self.servers == 1:
-            return max(self._free_one - now, 0.0)
-        return max(self._free[0] - now, 0.0)
-
 
 class Link:
     """One direction of a bandwidth-limited link (FC port or PCIe slot).

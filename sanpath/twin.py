@@ -49,6 +49,7 @@ import numpy.typing as npt
 
 from sanpath import analytic
 from sanpath.components.host import split_sizes
+from sanpath.components.raid import RaidLayout, merged_lengths
 from sanpath.scenario import (
     DistSpec,
     HddSpec,
@@ -301,87 +302,18 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
 
 
 # --------------------------------------------------------------------------------------------
-# RAID: back-end operations of one command (mirrors sanpath.components.raid)
+# RAID: back-end operations of one command (the layout of sanpath.components.raid)
 # --------------------------------------------------------------------------------------------
-
-
-def _merged_lengths(ops: dict[tuple[int, int], list[tuple[int, int]]]) -> list[int]:
-    out: list[int] = []
-    for ranges in ops.values():
-        ranges = sorted(ranges)
-        start, length = ranges[0]
-        for s, n in ranges[1:]:
-            if s <= start + length:
-                length = max(start + length, s + n) - start
-            else:
-                out.append(length)
-                start, length = s, n
-        out.append(length)
-    return out
 
 
 def _raid_phases(pool: PoolSpec, offset: int, size: int, write: bool) -> list[list[int]]:
     """Operation sizes per phase (phases run one after the other, operations in parallel)."""
-    element = pool.stripe_element
-    data = pool.data_drives
-    groups = pool.groups
-    width = pool.drives
-    level = pool.raid
-    pieces = []
-    pos, end = offset, offset + size
-    while pos < end:
-        unit = pos // element
-        within = pos - unit * element
-        length = min(element - within, end - pos)
-        row_global, j = divmod(unit, data)
-        pieces.append((row_global % groups, row_global // groups, j, within, length))
-        pos += length
-
-    def members(row: int, j: int) -> tuple[int, ...]:
-        if level == "raid0":
-            return (j,)
-        if level in ("raid1", "raid10"):
-            return (2 * j, 2 * j + 1)
-        p = (width - 1) - (row % width)
-        return ((p + 1 + j) % width,) if level == "raid5" else ((p + 2 + j) % width,)
-
-    def parity(row: int) -> tuple[int, ...]:
-        p = (width - 1) - (row % width)
-        if level == "raid5":
-            return (p,)
-        if level == "raid6":
-            return (p, (p + 1) % width)
-        return ()
-
+    layout = RaidLayout(pool)
     if not write:
-        reads: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        for group, row, j, within, length in pieces:
-            m = members(row, j)[0]  # a mirror reads either copy: the count is the same
-            reads.setdefault((group, m), []).append((row * element + within, length))
-        return [_merged_lengths(reads)]
-    rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-    for group, row, j, within, length in pieces:
-        rows.setdefault((group, row), []).append((j, within, length))
-    rmw: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    writes: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for (group, row), parts in rows.items():
-        base = row * element
-        par = parity(row)
-        full_row = bool(par) and sum(length for _, _, length in parts) == data * element
-        lo = min(within for _, within, _ in parts)
-        hi = max(within + length for _, within, length in parts)
-        for j, within, length in parts:
-            for m in members(row, j):
-                writes.setdefault((group, m), []).append((base + within, length))
-                if par and not full_row:
-                    rmw.setdefault((group, m), []).append((base + within, length))
-        for p in par:
-            rng = (base, element) if full_row else (base + lo, hi - lo)
-            writes.setdefault((group, p), []).append(rng)
-            if not full_row:
-                rmw.setdefault((group, p), []).append(rng)
-    phases = [_merged_lengths(rmw)] if rmw else []
-    phases.append(_merged_lengths(writes))
+        return [merged_lengths(layout.read_ops(offset, size))]  # either mirror copy: same count
+    rmw, writes = layout.write_ops(offset, size)
+    phases = [merged_lengths(rmw)] if rmw else []
+    phases.append(merged_lengths(writes))
     return phases
 
 

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 import simpy
@@ -112,9 +112,6 @@ class Cache:
         self.extents: deque[tuple[Lun, int, int]] = deque()
         self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
         self.forced_flushes = 0
-        self.destaged_bytes = 0
-        self.destage_ios = 0
-        self.on_destage: Callable[[int], None] | None = None
 
     def absorbs(self, size: int) -> bool:
         """True when a write of ``size`` bytes goes into write-back cache."""
@@ -168,8 +165,6 @@ class Cache:
         yield from lun.pool.write(lun.base + offset, size)
         self.active -= 1
         self.dirty -= size
-        self.destaged_bytes += size
-        self.destage_ios += 1
         # Let writers waiting for room in, in order (a forced flush ends for them).
         while self.space_waiters and self.dirty + self.space_waiters[0][2] <= self.capacity:
             w_lun, w_offset, w_size, event = self.space_waiters.popleft()

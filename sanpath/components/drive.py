@@ -166,12 +166,6 @@ class Hdd(Drive):
     def outstanding(self) -> int:
         return len(self.pending) + len(self.tcq) + (1 if self.busy else 0)
 
-    def seek_time(self, distance: float) -> float:
-        """Seek time in seconds over ``distance`` (fraction of the full stroke)."""
-        if distance * CYLINDERS < 1.0:
-            return 0.0
-        return self.track + self.seek_a * distance + self.seek_b * math.sqrt(distance)
-
     def submit(self, op: DriveOp) -> None:
         now = self.env.now
         op.t_submit = now
@@ -189,23 +183,12 @@ class Hdd(Drive):
         if not self.busy:
             self._start()
 
-    def _positioning(self, op: DriveOp, t0: float) -> float:
-        if self.lookahead and not op.write and op.offset == self.last_read_end:
-            return self.overhead
-        seek = self.seek_time(abs(op.x - self.head))
-        arrive = t0 + self.overhead + seek
-        rot = ((op.theta - arrive / self.rev) % 1.0) * self.rev
-        return self.overhead + seek + rot
-
     def _start(self) -> None:
         now = self.env.now
         tcq = self.tcq
-        if self.sptf and len(tcq) > 1:
-            op, positioning = self._shortest(tcq, now)
-            tcq.remove(op)
-        else:
-            op = tcq.pop(0)
-            positioning = self._positioning(op, now)
+        # SPTF chooses among every queued command; FIFO takes the oldest.
+        op, positioning = self._shortest(tcq if self.sptf else tcq[:1], now)
+        tcq.remove(op)
         self.busy = True
         self.current = op
         op.t_start = now
@@ -213,13 +196,16 @@ class Hdd(Drive):
         ev.callbacks.append(self._finish)
 
     def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
-        """The queued command with the shortest positioning time (SPTF), and that time.
+        """The command of ``tcq`` with the shortest positioning time, and that time (s).
+
+        Positioning is the seek (zero within one cylinder) plus the rotational wait until the
+        sector passes under the head; a read that continues the last one comes from the
+        drive's look-ahead buffer and needs none.
 
         With ``aging`` each second a command has waited in the drive counts as that many
         seconds less positioning, so commands far from the head are not starved (aged SPTF).
 
-        The same arithmetic as :meth:`_positioning` and :meth:`seek_time`, written out in one
-        loop: this scan runs for every operation a drive serves.
+        The loop is written out with local names: it runs for every operation a drive serves.
         """
         head, rev, overhead = self.head, self.rev, self.overhead
         track, a, b = self.track, self.seek_a, self.seek_b
@@ -276,7 +262,6 @@ class FcfsDrive(Drive):
         self.station = server.station
         self.service = service
         self.capacity = capacity
-        self._in_flight = 0
 
     @property
     def outstanding(self) -> int:

@@ -49,7 +49,6 @@ class Throttle:
         self.good = 0
         self.t_last_qfull = 0.0
         self.t_last_change = 0.0
-        self.steps_down = 0
 
     def _set(self, depth: int, now: float) -> None:
         depth = max(self.min_depth, depth)
@@ -74,16 +73,13 @@ class Throttle:
         if self.policy == "linux":
             if self.qfulls > self.sample_size:
                 self.qfulls = 0
-                self.steps_down += 1
                 self._set(self.depth - 1, now)
         elif self.policy == "vmware":
             if self.qfulls >= self.sample_size:
                 self.qfulls = 0
-                self.steps_down += 1
                 self._set(self.depth // 2, now)
         elif self.policy == "storport":
             self.qfulls = 0
-            self.steps_down += 1
             self._set(self.min_depth, now)
 
     def on_good(self, now: float) -> None:

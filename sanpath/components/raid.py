@@ -19,7 +19,7 @@ command per member drive.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 import simpy
 
@@ -27,44 +27,41 @@ from sanpath.components.drive import Drive, DriveOp, Join
 from sanpath.scenario import PoolSpec, pool_capacity
 
 _Range = tuple[int, int]  # (drive offset, length) in bytes
+Ops = dict[tuple[int, int], list[_Range]]
+"""Drive operations by (group, member drive): the byte ranges to read or write."""
 
 
-class RaidPool:
-    """A pool of RAID groups over running drives (``drives[group][member]``)."""
+class RaidLayout:
+    """Where a pool's bytes live: the pure mapping, shared by the simulator and the twin."""
 
-    def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
-        self.env = env
-        self.spec = spec
-        self.drives = drives
+    def __init__(self, spec: PoolSpec) -> None:
         self.level = spec.raid
         self.width = spec.drives
         self.element = spec.stripe_element
         self.data_drives = spec.data_drives
         self.groups = spec.groups
         self.row_bytes = self.data_drives * self.element
-        self.capacity = pool_capacity(spec)
-        """Usable bytes in the pool."""
 
-    # -- mapping ------------------------------------------------------------------------
+    def locate(self, unit: int) -> tuple[int, int, int]:
+        """(group, row within the group, data index in the row) of pool element ``unit``."""
+        row_global, j = divmod(unit, self.data_drives)
+        return row_global % self.groups, row_global // self.groups, j
 
-    def _locate(self, row_global: int) -> tuple[int, int]:
-        """(group, row within the group) of a pool-wide stripe row."""
-        return row_global % self.groups, row_global // self.groups
-
-    def _data_member(self, row: int, j: int) -> int | tuple[int, int]:
-        """Member drive(s) holding data element ``j`` of ``row`` (a pair for mirrors)."""
+    def data_members(self, row: int, j: int) -> tuple[int, ...]:
+        """Member drive(s) holding data element ``j`` of ``row`` (both copies for mirrors)."""
         level = self.level
         if level == "raid0":
-            return j
+            return (j,)
         if level in ("raid1", "raid10"):
             return (2 * j, 2 * j + 1)
         width = self.width
         p = (width - 1) - (row % width)
         if level == "raid5":
-            return (p + 1 + j) % width
-        return (p + 2 + j) % width  # raid6: P at p, Q at p + 1
+            return ((p + 1 + j) % width,)
+        return ((p + 2 + j) % width,)  # raid6: P at p, Q at p + 1
 
-    def _parity_members(self, row: int) -> tuple[int, ...]:
+    def parity_members(self, row: int) -> tuple[int, ...]:
+        """Member drive(s) holding the parity of ``row`` (none for RAID 0 and mirrors)."""
         if self.level == "raid5":
             return ((self.width - 1) - (row % self.width),)
         if self.level == "raid6":
@@ -72,7 +69,7 @@ class RaidPool:
             return (p, (p + 1) % self.width)
         return ()
 
-    def _pieces(self, offset: int, size: int) -> list[tuple[int, int, int, int, int]]:
+    def pieces(self, offset: int, size: int) -> list[tuple[int, int, int, int, int]]:
         """Split [offset, offset+size) into (group, row, j, in-element offset, length)."""
         out = []
         element = self.element
@@ -82,27 +79,78 @@ class RaidPool:
             unit = pos // element
             within = pos - unit * element
             length = min(element - within, end - pos)
-            row_global, j = divmod(unit, self.data_drives)
-            group, row = self._locate(row_global)
+            group, row, j = self.locate(unit)
             out.append((group, row, j, within, length))
             pos += length
         return out
 
-    # -- operations -----------------------------------------------------------------------
+    def read_ops(
+        self, offset: int, size: int, pick: Callable[[int, tuple[int, ...]], int] | None = None
+    ) -> Ops:
+        """Drive reads for a read; ``pick(group, copies)`` chooses a mirror copy (default the
+        first)."""
+        ops: Ops = {}
+        element = self.element
+        for group, row, j, within, length in self.pieces(offset, size):
+            members = self.data_members(row, j)
+            member = members[0] if pick is None or len(members) == 1 else pick(group, members)
+            ops.setdefault((group, member), []).append((row * element + within, length))
+        return ops
+
+    def write_ops(self, offset: int, size: int) -> tuple[Ops, Ops]:
+        """Drive reads (read-modify-write) and drive writes for a write, by the level."""
+        reads: Ops = {}
+        writes: Ops = {}
+        rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for group, row, j, within, length in self.pieces(offset, size):
+            rows.setdefault((group, row), []).append((j, within, length))
+        element = self.element
+        for (group, row), parts in rows.items():
+            base = row * element
+            parity = self.parity_members(row)
+            full_row = bool(parity) and sum(length for _, _, length in parts) == self.row_bytes
+            lo = min(within for _, within, _ in parts)
+            hi = max(within + length for _, within, length in parts)
+            for j, within, length in parts:
+                for m in self.data_members(row, j):
+                    writes.setdefault((group, m), []).append((base + within, length))
+                    if parity and not full_row:
+                        reads.setdefault((group, m), []).append((base + within, length))
+            for p in parity:
+                rng = (base, element) if full_row else (base + lo, hi - lo)
+                writes.setdefault((group, p), []).append(rng)
+                if not full_row:
+                    reads.setdefault((group, p), []).append(rng)
+        return reads, writes
+
+
+class RaidPool:
+    """A pool of RAID groups over running drives (``drives[group][member]``)."""
+
+    def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
+        self.env = env
+        self.spec = spec
+        self.drives = drives
+        self.layout = RaidLayout(spec)
+        self.row_bytes = self.layout.row_bytes
+        self.capacity = pool_capacity(spec)
+        """Usable bytes in the pool."""
+
+    def _less_busy(self, group: int, copies: tuple[int, ...]) -> int:
+        """The mirror copy with fewer commands outstanding."""
+        drives = self.drives[group]
+        return min(copies, key=lambda m: drives[m].outstanding)
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
-        element = self.element
+        layout = self.layout
+        element = layout.element
         within = offset % element
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
-            row_global, j = divmod(offset // element, self.data_drives)
-            group, row = self._locate(row_global)
-            member = self._data_member(row, j)
-            if isinstance(member, tuple):
-                a, b = member
-                da, db = self.drives[group][a], self.drives[group][b]
-                member = a if da.outstanding <= db.outstanding else b
+            group, row, j = layout.locate(offset // element)
+            copies = layout.data_members(row, j)
+            member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
             join = Join(self.env)
             if drive.event_driven:
@@ -111,15 +159,7 @@ class RaidPool:
             yield join.close()
             join.settle(self.env.now)
             return join.queue_wait
-        ops: dict[tuple[int, int], list[_Range]] = {}
-        for group, row, j, within, length in self._pieces(offset, size):
-            member = self._data_member(row, j)
-            if isinstance(member, tuple):
-                a, b = member
-                da, db = self.drives[group][a], self.drives[group][b]
-                member = a if da.outstanding <= db.outstanding else b
-            ops.setdefault((group, member), []).append((row * self.element + within, length))
-        join = self._submit(ops, write=False)
+        join = self._submit(layout.read_ops(offset, size, self._less_busy), write=False)
         yield join.close()
         join.settle(self.env.now)
         return join.queue_wait
@@ -129,30 +169,7 @@ class RaidPool:
 
         Returns the array-queue wait (s) summed over the read and write phases.
         """
-        reads: dict[tuple[int, int], list[_Range]] = {}
-        writes: dict[tuple[int, int], list[_Range]] = {}
-        rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-        for group, row, j, within, length in self._pieces(offset, size):
-            rows.setdefault((group, row), []).append((j, within, length))
-        element = self.element
-        for (group, row), parts in rows.items():
-            base = row * element
-            parity = self._parity_members(row)
-            full_row = parity and sum(length for _, _, length in parts) == self.row_bytes
-            lo = min(within for _, within, _ in parts)
-            hi = max(within + length for _, within, length in parts)
-            for j, within, length in parts:
-                member = self._data_member(row, j)
-                members = member if isinstance(member, tuple) else (member,)
-                for m in members:
-                    writes.setdefault((group, m), []).append((base + within, length))
-                    if parity and not full_row:
-                        reads.setdefault((group, m), []).append((base + within, length))
-            for p in parity:
-                rng = (base, element) if full_row else (base + lo, hi - lo)
-                writes.setdefault((group, p), []).append(rng)
-                if not full_row:
-                    reads.setdefault((group, p), []).append(rng)
+        reads, writes = self.layout.write_ops(offset, size)
         wait = 0.0
         if reads:
             join = self._submit(reads, write=False)
@@ -164,18 +181,18 @@ class RaidPool:
         join.settle(self.env.now)
         return wait + join.queue_wait
 
-    def _submit(self, ops: dict[tuple[int, int], list[_Range]], write: bool) -> Join:
+    def _submit(self, ops: Ops, write: bool) -> Join:
         join = Join(self.env)
         for (group, member), ranges in ops.items():
             drive = self.drives[group][member]
-            for start, length in _merge(ranges):
+            for start, length in merge(ranges):
                 if drive.event_driven:
                     join.remaining += 1
                 drive.submit(DriveOp(start, length, write, join))
         return join
 
 
-def _merge(ranges: list[_Range]) -> list[_Range]:
+def merge(ranges: list[_Range]) -> list[_Range]:
     """Merge contiguous or overlapping (offset, length) ranges."""
     if len(ranges) == 1:
         return ranges
@@ -188,3 +205,8 @@ def _merge(ranges: list[_Range]) -> list[_Range]:
         else:
             out.append((start, length))
     return out
+
+
+def merged_lengths(ops: Ops) -> list[int]:
+    """Lengths of the drive commands ``ops`` becomes once contiguous ranges are merged."""
+    return [length for ranges in ops.values() for _, length in merge(ranges)]
