@@ -484,6 +484,19 @@ def _band(ax: Axes, x: FloatArray, frame: pd.DataFrame, metric: str, color: str)
         ax.fill_between(x, lo, hi, color=color, alpha=_BAND_ALPHA, linewidth=0, label="_95% CI")
 
 
+def _metric_line(ax: Axes, line: _Line, metric: str, color: str) -> None:
+    """One line of ``metric`` against x, with its 95% band when there are replicates."""
+    ax.plot(
+        line.x,
+        _column(line.frame, metric),
+        marker="o",
+        ms=4,
+        color=color,
+        label=line.label or metric.replace("_", " "),
+    )
+    _band(ax, line.x, line.frame, metric, color)
+
+
 def _log2_axis(ax: Axes, values: Iterable[float], fmt: Callable[[float], str]) -> None:
     """Log2 x axis with ticks on the swept values (at most ~12 of them)."""
     ticks = sorted({float(v) for v in values if math.isfinite(v)})
@@ -900,15 +913,7 @@ def fan_in(
     colors = _colors(len(lines))
     for line, color in zip(lines, colors, strict=True):
         for target, metric in ((ax_total, "iops"), (ax_host, "per_host_iops")):
-            target.plot(
-                line.x,
-                _column(line.frame, metric),
-                marker="o",
-                ms=4,
-                color=color,
-                label=line.label or metric.replace("_", " "),
-            )
-            _band(target, line.x, line.frame, metric, color)
+            _metric_line(target, line, metric, color)
         ax_lat.plot(line.x, _column(line.frame, "latency_ms_p99"), marker="o", ms=4, color=color)
         _band(ax_lat, line.x, line.frame, "latency_ms_p99", color)
         ax_q.plot(
@@ -993,15 +998,7 @@ def transfer_size(
     colors = _colors(len(lines))
     for line, color in zip(lines, colors, strict=True):
         for target, metric in ((ax_mb, "mb_per_s"), (ax_cmd, "commands_per_s")):
-            target.plot(
-                line.x,
-                _column(line.frame, metric),
-                marker="o",
-                ms=4,
-                color=color,
-                label=line.label or metric.replace("_", " "),
-            )
-            _band(target, line.x, line.frame, metric, color)
+            _metric_line(target, line, metric, color)
     sizes = np.concatenate([line.x for line in lines])
     for target in (ax_mb, ax_cmd):
         _log2_axis(target, sizes, _size_label)
