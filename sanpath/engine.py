@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import math
 import re
 import time
 import tracemalloc
@@ -41,11 +42,11 @@ from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.results import RunResult, build_result
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
-from sanpath.station import Link, Station
+from sanpath.station import Link, SlotPool, Station
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 from sanpath.streams import Streams
 from sanpath.topology import LAYERS, Topology, build_topology
-from sanpath.workload import Command, IoSource
+from sanpath.workload import Command, CopyJob, IoSource
 
 HOST, HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(10)
 
@@ -104,6 +105,11 @@ class Simulation:
         self.cross_time = cross.time if cross is not None else 0.0
         self.cross_link = self.topology.cross_link
         self.controller_link = self.topology.controller_link
+        bandwidth = scenario.array.controller.bandwidth
+        self.setup_bytes = (
+            scenario.array.controller.transfer_setup * bandwidth if bandwidth is not None else 0.0
+        )
+        """``controller.transfer_setup`` as bytes of the controllers' bandwidth."""
         self.controller_time = self.topology.controller_time
         self.controller_write_time = self.topology.controller_write_time
         self.cache = self.topology.cache
@@ -121,6 +127,7 @@ class Simulation:
         self.settings: list[tuple[float, str, Any]] = []
         self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
         self.rates = [w.rate for w in scenario.workloads]
+        self.copy_jobs: dict[tuple[int, str], CopyJob] = {}
         self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
             [] for _ in scenario.workloads
         ]
@@ -133,6 +140,10 @@ class Simulation:
         self.bytes_read = 0
         self.bytes_written = 0
         self.reads = 0
+        self.read_latency = 0.0
+        """Sum of the measured reads' latencies (s)."""
+        self.write_latency = 0.0
+        """Sum of the measured writes' latencies (s)."""
         self.lun_bytes = [0] * len(self.topology.luns)
         self.counters = dict.fromkeys(
             (
@@ -145,6 +156,8 @@ class Simulation:
                 "retries",
                 "read_ahead_hits",
                 "cache_hits",
+                "cached_writes",
+                "write_aside",
                 "forced_flushes",
             ),
             0,
@@ -250,10 +263,14 @@ class Simulation:
             if self.cross_link is not None and port.controller != lun.owner:
                 legs = (*legs, (self.cross_link, size, 0.0, CONTROLLER))
             if self.controller_link is not None:
-                legs = (*legs, (self.controller_link, size, 0.0, CONTROLLER))
+                legs = (
+                    *legs,
+                    (self.controller_link, size + self.setup_bytes, 0.0, CONTROLLER),
+                )
             yield from self._transfer(layers, legs)
             t = env.now
             if self.cache.absorbs(size):
+                counters["cached_writes"] += 1
                 ev = self.cache.reserve(lun, cmd.offset, size)
                 if ev is not None:
                     yield ev
@@ -261,6 +278,7 @@ class Simulation:
                     yield env.timeout(self.write_time)
                 layers[CACHE] += env.now - t
             else:
+                counters["write_aside"] += 1
                 wait = yield from lun.pool.write(lun.base + cmd.offset, size)
                 layers[LUN_QUEUE] += wait
                 layers[DRIVE] += env.now - t - wait
@@ -300,7 +318,7 @@ class Simulation:
             if self.cross_link is not None and port.controller != lun.owner:
                 legs = ((self.cross_link, size, 0.0, CONTROLLER), *legs)
             if self.controller_link is not None:
-                legs = ((self.controller_link, size, 0.0, CONTROLLER), *legs)
+                legs = ((self.controller_link, size + self.setup_bytes, 0.0, CONTROLLER), *legs)
             yield from self._transfer(layers, legs)
         # 9. give every slot back
         port.queue.release(t_port, t_port)
@@ -428,9 +446,11 @@ class Simulation:
             bd[i] += layers[i]
         if write:
             self.bytes_written += size
+            self.write_latency += latency
         else:
             self.reads += 1
             self.bytes_read += size
+            self.read_latency += latency
         self.lun_bytes[lun.index] += size
         self.measured += 1
         if self.measured >= self.run_spec.ios and self.run_spec.duration is None:
@@ -467,6 +487,33 @@ class Simulation:
         while slot < limit[workload]:
             size, write, offset = source.next_io()
             yield from self.io(host, lun, offset, size, write)
+
+    def _copy_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """A closed-loop slot of a copy job: take a buffer, read into it, write it out."""
+        env = self.env
+        limit = self.outstanding
+        job = self.copy_jobs[workload, host.name]
+        buffers = job.buffers
+        while slot < limit[workload]:
+            t_wait = env.now
+            ev = buffers.acquire()
+            if ev is not None:
+                yield ev
+            t_start = env.now
+            size, write, offset = source.next_io()
+            yield from self.io(host, lun, offset, size, write)
+            file = job.next_file()
+            t_full = env.now
+            ev = file.writes.acquire()
+            if ev is not None:
+                yield ev
+            t_write = env.now
+            offset, size = job.write_of(file, size)
+            yield from self.io(host, file.lun, offset, size, True)
+            file.writes.release(t_full, t_write)
+            buffers.release(t_wait, t_start)
 
     def _open_loop(
         self,
@@ -508,6 +555,10 @@ class Simulation:
         self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
     ) -> None:
         name = f"workload.{wspec.name}.{host.name}"
+        loop = self._closed_loop
+        if wspec.copy_to is not None:
+            loop = self._copy_loop
+            self.copy_jobs[wi, host.name] = self._copy_job(wspec, host)
         if wspec.closed:
             for lun in luns:
                 for thread in range(wspec.threads):
@@ -515,7 +566,7 @@ class Simulation:
                     source = IoSource(wspec, lun.size, u, thread)
                     self.closed_sources[wi].append((host, lun, source))
                     for slot in range(wspec.outstanding_per_lun):
-                        self.env.process(self._closed_loop(host, lun, source, wi, slot))
+                        self.env.process(loop(host, lun, source, wi, slot))
         else:
             assert wspec.rate is not None
             sources = [
@@ -582,12 +633,42 @@ class Simulation:
                     for queue in queues:
                         queue.set_capacity(value)
 
+    def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
+        """The write side and buffer pool of copy workload ``wspec`` on ``host``."""
+        assert wspec.copy_to is not None
+        topo = self.topology
+        targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
+        capacity = wspec.copy_to.buffers
+        station = Station(
+            f"{host.name}.{wspec.name}.buffers",
+            "slots",
+            math.inf if capacity is None else float(capacity),
+            "host",
+        )
+        topo.stations[station.name] = station
+        depth = wspec.copy_to.depth
+        files = Station(
+            f"{host.name}.{wspec.name}.file_writes",
+            "slots",
+            math.inf if depth is None else float(depth * wspec.copy_to.files),
+            "host",
+        )
+        topo.stations[files.name] = files
+        return CopyJob(
+            wspec.copy_to,
+            targets,
+            SlotPool(self.env, capacity, station),
+            lambda: SlotPool(self.env, depth, files),
+        )
+
     def _set_outstanding(self, wi: int, value: int) -> None:
         old = self.outstanding[wi]
         self.outstanding[wi] = value
+        copy = self.scenario.workloads[wi].copy_to is not None
         for host, lun, source in self.closed_sources[wi]:
             for slot in range(old, value):
-                self.env.process(self._closed_loop(host, lun, source, wi, slot))
+                loop = self._copy_loop if copy else self._closed_loop
+                self.env.process(loop(host, lun, source, wi, slot))
 
     # -- running ------------------------------------------------------------------------------
 

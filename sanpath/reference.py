@@ -59,6 +59,13 @@ def metric_value(result: RunResult, point: ReferencePointSpec) -> float:
         return _window_value(result, metric, point.window)
     if metric == "commands_per_io":
         return result.counters["commands"] / result.ios if result.ios else math.nan
+    if metric == "read_latency_ms_mean":
+        return result.read_latency_ms
+    if metric == "write_latency_ms_mean":
+        return result.write_latency_ms
+    if metric == "write_cache_fraction":
+        writes = result.counters["cached_writes"] + result.counters["write_aside"]
+        return result.counters["cached_writes"] / writes if writes else math.nan
     if metric == "mb_per_s_spread":
         values = list(result.lun_mb_per_s.values())
         return max(values) - min(values) if values else math.nan

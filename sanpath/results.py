@@ -55,6 +55,10 @@ class RunResult:
     read_iops: float
     write_iops: float
     latency_ms: dict[str, float]
+    read_latency_ms: float
+    """Mean latency of the measured reads (ms; NaN without reads)."""
+    write_latency_ms: float
+    """Mean latency of the measured writes (ms; NaN without writes)."""
     command_latency_ms: dict[str, float]
     ci95: dict[str, tuple[float, float]]
     counters: dict[str, int]
@@ -97,6 +101,8 @@ class RunResult:
             "read_iops": self.read_iops,
             "write_iops": self.write_iops,
             "latency_ms": dict(self.latency_ms),
+            "read_latency_ms_mean": _finite(self.read_latency_ms),
+            "write_latency_ms_mean": _finite(self.write_latency_ms),
             "command_latency_ms": dict(self.command_latency_ms),
             "ci95": {k: list(v) for k, v in self.ci95.items()},
             "counters": dict(self.counters),
@@ -142,6 +148,8 @@ class RunResult:
         }
         for key, value in self.latency_ms.items():
             row[f"latency_ms_{key}"] = value
+        row["read_latency_ms_mean"] = self.read_latency_ms
+        row["write_latency_ms_mean"] = self.write_latency_ms
         row["iops_ci_lo"], row["iops_ci_hi"] = self.ci95["iops"]
         row["latency_ms_mean_ci_lo"], row["latency_ms_mean_ci_hi"] = self.ci95["latency_ms_mean"]
         row.update(self.counters)
@@ -239,6 +247,11 @@ def _warnings(sim: Simulation, now: float) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _finite(value: float) -> float | None:
+    """``value``, or None where JSON has no number for it (NaN, infinity)."""
+    return value if math.isfinite(value) else None
+
+
 def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
     if sim.timeseries is None:
         return None
@@ -278,6 +291,8 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
         read_iops=sim.reads / span if span > 0 else 0.0,
         write_iops=(n - sim.reads) / span if span > 0 else 0.0,
         latency_ms=_latency_dict(sim.latency),
+        read_latency_ms=sim.read_latency / sim.reads * 1e3 if sim.reads else math.nan,
+        write_latency_ms=(sim.write_latency / (n - sim.reads) * 1e3 if n > sim.reads else math.nan),
         command_latency_ms=_latency_dict(sim.command_latency),
         ci95={
             "iops": (float(iops_ci[0]), float(iops_ci[1])),

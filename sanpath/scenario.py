@@ -487,6 +487,10 @@ class ControllerSpec(Spec):
     bandwidth: Rate | None = None
     """Data the controllers can move, bytes/s, reads and writes together (the array's rated
     maximum throughput); null = no limit beyond ports and drives."""
+    transfer_setup: Duration = 0.0
+    """Time the controllers' data path spends per command besides moving its bytes (DMA
+    set-up, cache-page allocation, the mirroring handshake), seconds; it counts against
+    ``bandwidth``, so many small commands move fewer bytes than a few large ones."""
 
 
 class CacheSpec(Spec):
@@ -658,12 +662,39 @@ BlockSizes = Annotated[
 ]
 
 
+class CopySpec(Spec):
+    """The write side of a copy job: what a workload reads is then written out.
+
+    A database backup, a restore or a ``dd`` moves data through buffers: a read fills a
+    buffer, a write to one of ``files`` sequential streams on the ``luns`` groups (files
+    taken in turn, spread over the LUNs) empties it, and only then is the buffer reused.
+    Each outstanding read of the workload is such a buffer's round trip, so a slow write
+    side holds back the reads. ``buffers`` caps the buffers in use at once on each host
+    (SQL Server ``BUFFERCOUNT``; null = one per outstanding read); a round trip waits for a
+    free buffer before its read. ``depth`` caps the writes in flight per file (null = no
+    cap); a full buffer waits for its file. ``ratio`` is bytes written per byte read (below 1 for
+    backup compression); writes are rounded up to 512-byte sectors.
+
+    SQL Server's default BUFFERCOUNT is files x 3 + files + 2 x database files (the formula
+    behind trace flag 3213's "Buffer count", as Bob Dorr (Microsoft, "How It Works: How
+    does SQL Server Backup and Restore select transfer sizes", 2008) and Jonathan Kehayias
+    (SQLskills, "A look at backup internals", 2010) show it).
+    """
+
+    luns: tuple[str, ...] = Field(min_length=1)
+    files: Annotated[int, Field(ge=1)] = 1
+    buffers: Annotated[int, Field(ge=1)] | None = None
+    depth: Annotated[int, Field(ge=1)] | None = None
+    ratio: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+
+
 class WorkloadSpec(Spec):
     """An I/O load: closed loop (``outstanding``) or open loop (``rate``).
 
     Closed loop: each of ``threads`` threads keeps ``outstanding`` I/Os in flight per LUN, as
     sqlio ``-t -o`` or fio ``numjobs``/``iodepth`` do. Open loop: Poisson arrivals at ``rate``
-    I/Os per second per host, spread evenly over the LUNs.
+    I/Os per second per host, spread evenly over the LUNs. ``copy_to`` turns a closed-loop
+    reader into a copy job that writes everything it reads (see :class:`CopySpec`).
     """
 
     name: str = "load"
@@ -676,11 +707,16 @@ class WorkloadSpec(Spec):
     read_fraction: Fraction = 1.0
     pattern: Literal["random", "sequential"] = "random"
     span: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+    copy_to: CopySpec | None = None
 
     @model_validator(mode="after")
     def _check_loop(self) -> WorkloadSpec:
         if self.rate is not None and self.outstanding is not None:
             raise ValueError("give outstanding (closed loop) or rate (open loop), not both")
+        if self.copy_to is not None and self.rate is not None:
+            raise ValueError("copy_to needs a closed loop (outstanding), not a rate")
+        if self.copy_to is not None and self.read_fraction != 1.0:
+            raise ValueError("copy_to copies what the workload reads: read_fraction must be 1")
         return self
 
     @property
@@ -756,6 +792,8 @@ REFERENCE_METRICS = (
     "latency_ms_p50",
     "latency_ms_p99",
     "latency_ms_max",
+    "read_latency_ms_mean",
+    "write_latency_ms_mean",
     "command_latency_ms_mean",
     "command_latency_ms_p50",
     "command_latency_ms_p99",
@@ -765,6 +803,7 @@ REFERENCE_METRICS = (
     "exchange_ms_max",
     "mb_per_s_spread",
     "commands_per_io",
+    "write_cache_fraction",
 )
 """Figures a reference point can hold (see :mod:`sanpath.reference`)."""
 
@@ -1072,15 +1111,20 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
                             f"no host named {name!r} (hosts: {', '.join(sorted(host_names))})",
                         )
                     )
-        if w.luns != "all":
-            for j, name in enumerate(w.luns):
-                if name not in lun_names:
-                    found.append(
-                        (
-                            ["workloads", i, "luns", j],
-                            f"no LUN group named {name!r} (LUNs: {', '.join(sorted(lun_names))})",
-                        )
-                    )
+        named: list[tuple[list[str | int], str]] = (
+            []
+            if w.luns == "all"
+            else [(["workloads", i, "luns", j], n) for j, n in enumerate(w.luns)]
+        )
+        if w.copy_to is not None:
+            named += [
+                (["workloads", i, "copy_to", "luns", j], n) for j, n in enumerate(w.copy_to.luns)
+            ]
+        for path, name in named:
+            if name not in lun_names:
+                found.append(
+                    (path, f"no LUN group named {name!r} (LUNs: {', '.join(sorted(lun_names))})")
+                )
     if not found:
         found.extend(_check_capacity(s))
         found.extend(_check_paths(s))
@@ -1161,6 +1205,8 @@ def lun_groups_used(s: Scenario, host: str) -> list[str]:
             wanted.update(g.name for g in s.array.luns) if w.luns == "all" else wanted.update(
                 w.luns
             )
+            if w.copy_to is not None:
+                wanted.update(w.copy_to.luns)
     return [g.name for g in s.array.luns if g.name in wanted]
 
 

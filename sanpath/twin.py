@@ -791,7 +791,8 @@ def _fill_class(
             bandwidth = s.array.controller.bandwidth
             if bandwidth is not None:
                 key = member("array.controller.bandwidth", 0, 1, 1)
-                _add(_get(c, key), v, mean_cmd / bandwidth)
+                setup = s.array.controller.transfer_setup
+                _add(_get(c, key), v, mean_cmd / bandwidth + setup)
             c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
             c.delay += v * one_way * (4 if write else 2)
             if not write:
@@ -1865,6 +1866,12 @@ def _scenario_notes(s: Scenario) -> list[str]:
     notes = []
     if s.schedule:
         notes.append("schedule ignored: the prediction is for the settings at time zero")
+    copies = [w.name for w in s.workloads if w.copy_to is not None]
+    if copies:
+        notes.append(
+            f"copy jobs ({', '.join(copies)}): only their reads are modelled, not the writes "
+            "that empty the buffers, nor the buffer and per-file limits"
+        )
     return notes
 
 

@@ -6,15 +6,20 @@ mix), whether it is a read (with probability ``read_fraction``) and its offset i
 uniform and aligned to the I/O size for ``random``, the next contiguous block for
 ``sequential`` (wrapping at the end of the span).
 
+A :class:`CopyJob` is the write side of a copy workload (``copy_to``): the buffers it may
+use and the sequential files it writes to.
+
 A :class:`Command` is what travels the path: an application I/O, or one child of an I/O
 that the host split because it exceeded ``min(max_io_size, max_transfer)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sanpath.scenario import WorkloadSpec
+from sanpath.scenario import CopySpec, WorkloadSpec
+from sanpath.station import SlotPool
 from sanpath.streams import UniformStream
 
 if TYPE_CHECKING:
@@ -90,3 +95,59 @@ class IoSource:
             blocks = (self.span_bytes - size) // size + 1
             offset = int(u() * blocks) * size
         return size, write, offset
+
+
+class CopyFile:
+    """One sequential output stream of a copy job: a region of a LUN, written in order.
+
+    ``writes`` holds the file's write slots (``copy_to.depth``).
+    """
+
+    __slots__ = ("lun", "position", "region", "start", "writes")
+
+    def __init__(self, lun: Lun, start: int, region: int, writes: SlotPool) -> None:
+        self.writes = writes
+        self.lun = lun
+        self.start = start
+        self.region = region
+        self.position = start
+
+
+class CopyJob:
+    """Where a copy workload on one host writes what it read, and its buffer pool.
+
+    ``files`` sequential streams are spread over the target LUNs in turn (file ``f`` on LUN
+    ``f mod n``, each in its own equal region of that LUN); writes take the files round
+    robin, each continuing where that file left off (wrapping at the end of its region).
+    """
+
+    __slots__ = ("_next", "buffers", "files", "ratio")
+
+    def __init__(
+        self, spec: CopySpec, luns: list[Lun], buffers: SlotPool, writes: Callable[[], SlotPool]
+    ) -> None:
+        self.buffers = buffers
+        self.ratio = spec.ratio
+        n = len(luns)
+        per_lun = [len(range(i, spec.files, n)) for i in range(n)]
+        self.files = []
+        for f in range(spec.files):
+            lun = luns[f % n]
+            region = lun.size // per_lun[f % n]
+            self.files.append(CopyFile(lun, (f // n) * region, region, writes()))
+        self._next = 0
+
+    def next_file(self) -> CopyFile:
+        """The file the next full buffer goes to (files in turn)."""
+        file = self.files[self._next]
+        self._next = (self._next + 1) % len(self.files)
+        return file
+
+    def write_of(self, file: CopyFile, read_size: int) -> tuple[int, int]:
+        """(offset, size) in bytes of the write to ``file`` that empties a buffer."""
+        size = max(512, -(-int(read_size * self.ratio) // 512) * 512)
+        offset = file.position
+        if offset + size > file.start + file.region:
+            offset = file.start
+        file.position = offset + size
+        return offset, size

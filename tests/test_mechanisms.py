@@ -256,3 +256,75 @@ def test_controller_bandwidth_caps_the_array() -> None:
     assert free.mb_per_s > 500
     assert capped.mb_per_s == pytest.approx(300, rel=0.03)
     assert capped.station("array.controller.bandwidth").utilization > 0.95
+
+
+def test_transfer_setup_costs_small_commands_bandwidth() -> None:
+    """A bandwidth stage at rate B with set-up a per command moves size / (a + size / B)."""
+    base = ssd_san("16GFC", "1MiB", "sequential")
+    base["hosts"][0]["hbas"][0].update(speed="16GFC", pcie={"gen": 3, "lanes": 8})
+    base["array"]["controller"].update(bandwidth="300MB/s", transfer_setup="1ms")
+    for size in (256 * 1024, 1024 * 1024):
+        result = sanpath.run(base, overrides={"workloads.0.block_size": size})
+        expected = size / (1e-3 + size / 300e6) / 1e6
+        assert result.mb_per_s == pytest.approx(expected, rel=0.03)
+        assert result.station("array.controller.bandwidth").utilization > 0.95
+
+
+def copy_job(ios: int = 6_000, **copy_to: Any) -> dict[str, Any]:
+    """A backup-like copy: sequential 256 KiB reads of two LUNs written to a third."""
+    data = small_san(
+        ios=ios, outstanding=4, block_size="256KiB", pattern="sequential", luns=["src"]
+    )
+    data["array"]["luns"] = [
+        {"name": "src", "count": 2, "pool": "r5"},
+        {"name": "dst", "count": 1, "pool": "r5"},
+    ]
+    data["array"]["cache"] = {"write_back": "256MiB"}
+    data["workloads"][0]["copy_to"] = {"luns": ["dst"], **copy_to}
+    return data
+
+
+def test_copy_job_writes_what_it_reads() -> None:
+    result = sanpath.run(copy_job(files=3, ratio=0.5))
+    reads, writes = result.read_iops, result.write_iops
+    # every read is followed by one write of half its size
+    assert writes == pytest.approx(reads, rel=0.01)
+    written = result.lun_mb_per_s["dst"]
+    read = sum(v for k, v in result.lun_mb_per_s.items() if k != "dst")
+    assert written == pytest.approx(read / 2, rel=0.01)
+
+
+def test_copy_job_buffers_and_file_depth_bound_what_is_in_flight() -> None:
+    free = sanpath.run(copy_job())
+    limited = sanpath.run(copy_job(buffers=3, files=2, depth=1))
+    buffers = limited.station("db.load.buffers")
+    assert buffers.servers == 3
+    assert buffers.mean_in_station - buffers.mean_queue <= 3 + 1e-9
+    writes = limited.station("db.load.file_writes")
+    assert writes.servers == 2
+    assert writes.mean_in_station - writes.mean_queue <= 2 + 1e-9
+    # fewer buffers in flight, lower throughput (the drives are the bottleneck)
+    assert limited.mb_per_s < free.mb_per_s
+
+
+def test_read_and_write_latencies_average_to_the_mean() -> None:
+    result = sanpath.run(small_san(read_fraction=0.7, ios=4_000))
+    n = result.read_iops + result.write_iops
+    mean = (
+        result.read_iops * result.read_latency_ms + result.write_iops * result.write_latency_ms
+    ) / n
+    assert mean == pytest.approx(result.latency_ms["mean"], rel=1e-9)
+    assert result.read_latency_ms != pytest.approx(result.write_latency_ms, rel=0.01)
+    reads_only = sanpath.run(small_san(ios=2_000))
+    assert reads_only.to_dict()["write_latency_ms_mean"] is None
+
+
+def test_write_aside_counts_the_writes_that_bypass_the_cache() -> None:
+    base = small_san(
+        outstanding=2, read_fraction=0.0, ios=2_000, block_size={"8KiB": 0.5, "2MiB": 0.5}
+    )
+    base["array"]["cache"] = {"write_back": "1GiB", "write_aside": "1MiB"}
+    result = sanpath.run(base)
+    cached, aside = result.counters["cached_writes"], result.counters["write_aside"]
+    assert cached > 0 and aside > 0
+    assert cached / (cached + aside) == pytest.approx(0.5, abs=0.05)

@@ -829,3 +829,15 @@ def test_shipped_schema_file_is_current() -> None:
 
     shipped = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
     assert shipped == json.loads(json.dumps(json_schema()))
+
+
+def test_copy_job_errors_name_the_field() -> None:
+    text = str(error_of(base_with(workloads__0__copy_to={"luns": ["backup"]})))
+    assert "workloads.0.copy_to.luns.0: no LUN group named 'backup' (LUNs: lun)" in text
+    text = str(error_of(base_with(workloads__0__copy_to={"luns": ["lun"], "buffers": 0})))
+    assert "workloads.0.copy_to.buffers" in text
+    mixed = base_with(workloads__0__copy_to={"luns": ["lun"]}, workloads__0__read_fraction=0.5)
+    assert "read_fraction must be 1" in str(error_of(mixed))
+    ok = load_scenario(base_with(workloads__0__copy_to={"luns": ["lun"], "files": 2}))
+    copy = ok.workloads[0].copy_to
+    assert copy is not None and copy.files == 2 and copy.ratio == 1.0
