@@ -1844,7 +1844,6 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
     """Mix of the commands on a pool, weighting each (host, LUN) pair by ``weights``."""
     s = pa.scenario
     pool = s.array.pools[pool_index]
-    hit = s.array.cache.read_hit
     if any(math.isinf(x) for x in weights.values()):
         # unbounded pairs dominate: weigh them equally, the bounded ones not at all
         weights = {k: (1.0 if math.isinf(x) else 0.0) for k, x in weights.items()}
@@ -1853,6 +1852,8 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
         if pa.luns[li].pool_index != pool_index or weight <= 0:
             continue
         ws = pa.workloads.get((g, li), [])
+        group_hit = s.array.luns[pa.luns[li].group].read_hit
+        hit = s.array.cache.read_hit if group_hit is None else group_hit
         own = []
         for w in ws:
             d = (

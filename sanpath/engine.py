@@ -97,7 +97,6 @@ class Simulation:
         self.frame_payload = fabric.frame_payload
         self.frame_overhead = fabric.frame_overhead
         cache = scenario.array.cache
-        self.read_hit = cache.read_hit
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
@@ -299,7 +298,7 @@ class Simulation:
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)
                 layers[CACHE] += env.now - t
-            elif self.read_hit > 0.0 and lun.hit() < self.read_hit:
+            elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
                 counters["cache_hits"] += 1
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)

@@ -90,15 +90,22 @@ def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -
         return float(iops.mean())
     if metric == "mb_per_s":
         return float(np.asarray(ts["mb_per_s"])[mask].mean())
-    if metric.startswith("exchange_ms_"):
+    if metric.startswith("exchange_"):
         if "exchange_ms_mean" not in ts:
             raise ValueError("exchange times need run.record_interval")
         ex_mean = np.asarray(ts["exchange_ms_mean"])[mask]
+        ex_p50 = np.asarray(ts["exchange_ms_p50"])[mask]
         ex_p99 = np.asarray(ts["exchange_ms_p99"])[mask]
         if metric == "exchange_ms_mean":
             weights = iops if iops.sum() > 0 else None
             return float(np.average(ex_mean, weights=weights))
-        return float(ex_p99.mean() if metric == "exchange_ms_p99" else ex_p99.max())
+        if metric == "exchange_ms_p50":
+            return float(np.nanmean(ex_p50))
+        if metric == "exchange_ms_p99":
+            return float(np.nanmean(ex_p99))
+        if metric == "exchange_spread":
+            return float(np.nanmean(ex_p99 / ex_p50))
+        return float(np.nanmax(np.asarray(ts["exchange_ms_max"])[mask]))
     name = metric.replace("command_", "")
     if name == "latency_ms_mean":
         weights = iops if iops.sum() > 0 else None

@@ -259,7 +259,9 @@ def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
     if sim.exchanges is not None:
         ex = sim.exchanges.to_columns(t_end=now)
         out["exchange_ms_mean"] = [float(x) for x in ex["latency_ms_mean"]]
+        out["exchange_ms_p50"] = [float(x) for x in ex["latency_ms_p50"]]
         out["exchange_ms_p99"] = [float(x) for x in ex["latency_ms_p99"]]
+        out["exchange_ms_max"] = [float(x) for x in ex["latency_ms_max"]]
     return out
 
 

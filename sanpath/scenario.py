@@ -564,7 +564,8 @@ class LunSpec(Spec):
 
     ``size`` defaults to an equal share of the pool; ``ports`` lists the array ports the
     LUNs are presented on (all by default); ``queue_depth`` overrides the array's per-LUN
-    queue limit for these LUNs.
+    queue limit for these LUNs; ``read_hit`` overrides the cache's read hit fraction for
+    them (a working set that lives in cache, or one that never does).
     """
 
     name: str
@@ -573,6 +574,7 @@ class LunSpec(Spec):
     size: PositiveBytes | None = None
     ports: tuple[Annotated[int, Field(ge=0)], ...] | Literal["all"] = "all"
     queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
+    read_hit: Fraction | None = None
 
 
 class CrossControllerSpec(Spec):
@@ -799,8 +801,10 @@ REFERENCE_METRICS = (
     "command_latency_ms_p99",
     "command_latency_ms_max",
     "exchange_ms_mean",
+    "exchange_ms_p50",
     "exchange_ms_p99",
     "exchange_ms_max",
+    "exchange_spread",
     "mb_per_s_spread",
     "commands_per_io",
     "write_cache_fraction",

@@ -656,8 +656,8 @@ class TimeSeries:
     rounding). Only the current interval is open; completions must arrive in
     completion order and closing an interval reduces it to five numbers.
 
-    Memory: 40 bytes per closed interval (count, bytes, latency sum, p99, QFULL in
-    compact arrays) plus one open :class:`LatencyHistogram` with ``hist_bits`` (5 by
+    Memory: 56 bytes per closed interval (count, bytes, latency sum, p50, p99, max, QFULL
+    in compact arrays) plus one open :class:`LatencyHistogram` with ``hist_bits`` (5 by
     default: 1152 buckets = 9 KiB, p99 relative error <= 1/64 ~= 1.6 %) that is reset
     and reused for every interval.
 
@@ -668,20 +668,23 @@ class TimeSeries:
     t0 : float, default 0.0
         Start of the first interval, seconds.
     hist_bits : int, default 5
-        Linear bits of the per-interval histogram used for the p99.
+        Linear bits of the per-interval histogram used for the p50 and p99.
     """
 
     __slots__ = (
         "_bytes",
         "_c_bytes",
         "_c_lat",
+        "_c_max",
         "_c_n",
+        "_c_p50",
         "_c_p99",
         "_c_qfull",
         "_cur",
         "_hist",
         "_interval",
         "_lat",
+        "_max",
         "_n",
         "_qfull",
         "_t0",
@@ -696,12 +699,15 @@ class TimeSeries:
         self._n = 0
         self._bytes = 0
         self._lat = 0.0
+        self._max = 0.0
         self._qfull = 0
         self._hist = LatencyHistogram(hist_bits)
         self._c_n = array("q")
         self._c_bytes = array("q")
         self._c_lat = array("d")
+        self._c_p50 = array("d")
         self._c_p99 = array("d")
+        self._c_max = array("d")
         self._c_qfull = array("q")
 
     @property
@@ -739,6 +745,8 @@ class TimeSeries:
         self._n += 1
         self._bytes += nbytes
         self._lat += latency
+        if latency > self._max:
+            self._max = latency
         self._qfull += qfull
         self._hist.record(latency)
 
@@ -770,23 +778,35 @@ class TimeSeries:
             )
         self._close_current()
         for _ in range(self._cur + 1, k):
-            self._append_row(0, 0, 0.0, math.nan, 0)
+            self._append_row(0, 0, 0.0, (math.nan, math.nan, math.nan), 0)
         self._cur = k
 
-    def _append_row(self, n: int, nbytes: int, lat: float, p99: float, qfull: int) -> None:
+    def _append_row(
+        self, n: int, nbytes: int, lat: float, quantiles: tuple[float, float, float], qfull: int
+    ) -> None:
         self._c_n.append(n)
         self._c_bytes.append(nbytes)
         self._c_lat.append(lat)
+        p50, p99, top = quantiles
+        self._c_p50.append(p50)
         self._c_p99.append(p99)
+        self._c_max.append(top)
         self._c_qfull.append(qfull)
 
+    def _open_quantiles(self) -> tuple[float, float, float]:
+        """(p50, p99, max) of the open interval, seconds (NaN when it is empty)."""
+        if not self._n:
+            return math.nan, math.nan, math.nan
+        p50, p99 = self._hist.quantiles([0.5, 0.99])
+        return p50, p99, self._max
+
     def _close_current(self) -> None:
-        p99 = self._hist.quantile(0.99) if self._n else math.nan
-        self._append_row(self._n, self._bytes, self._lat, p99, self._qfull)
+        self._append_row(self._n, self._bytes, self._lat, self._open_quantiles(), self._qfull)
         self._hist.reset()
         self._n = 0
         self._bytes = 0
         self._lat = 0.0
+        self._max = 0.0
         self._qfull = 0
 
     def to_columns(self, t_end: float | None = None) -> dict[str, Column]:
@@ -805,13 +825,16 @@ class TimeSeries:
         -------
         dict of str to ndarray
             ``t_start_s`` (s), ``iops`` (1/s), ``mb_per_s`` (10**6 bytes/s),
-            ``latency_ms_mean`` and ``latency_ms_p99`` (ms, nan for intervals without
-            completions) as float64, ``qfull`` (events) as int64.
+            ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99`` and ``latency_ms_max``
+            (ms, nan for intervals without completions) as float64, ``qfull`` (events) as
+            int64.
         """
         n = np.array(self._c_n, dtype=np.int64)
         nbytes = np.array(self._c_bytes, dtype=np.int64)
         lat = np.array(self._c_lat, dtype=np.float64)
+        p50 = np.array(self._c_p50, dtype=np.float64)
         p99 = np.array(self._c_p99, dtype=np.float64)
+        top = np.array(self._c_max, dtype=np.float64)
         qfull = np.array(self._c_qfull, dtype=np.int64)
         rows = len(n)
         if t_end is not None:
@@ -824,14 +847,16 @@ class TimeSeries:
             n = np.concatenate([n, np.zeros(pad, dtype=np.int64)])
             nbytes = np.concatenate([nbytes, np.zeros(pad, dtype=np.int64)])
             lat = np.concatenate([lat, np.zeros(pad, dtype=np.float64)])
+            p50 = np.concatenate([p50, np.full(pad, math.nan)])
             p99 = np.concatenate([p99, np.full(pad, math.nan)])
+            top = np.concatenate([top, np.full(pad, math.nan)])
             qfull = np.concatenate([qfull, np.zeros(pad, dtype=np.int64)])
             if self._cur < rows:
                 c = self._cur
                 n[c] = self._n
                 nbytes[c] = self._bytes
                 lat[c] = self._lat
-                p99[c] = self._hist.quantile(0.99) if self._n else math.nan
+                p50[c], p99[c], top[c] = self._open_quantiles()
                 qfull[c] = self._qfull
         t_start = self._t0 + self._interval * np.arange(rows, dtype=np.float64)
         dur = np.full(rows, self._interval)
@@ -846,6 +871,8 @@ class TimeSeries:
             "iops": iops.astype(np.float64),
             "mb_per_s": mbps.astype(np.float64),
             "latency_ms_mean": lat_ms.astype(np.float64),
+            "latency_ms_p50": p50 * 1e3,
             "latency_ms_p99": p99 * 1e3,
+            "latency_ms_max": top * 1e3,
             "qfull": qfull,
         }

@@ -200,6 +200,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 pool=pool,
                 queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
+                read_hit=array.cache.read_hit if group.read_hit is None else group.read_hit,
                 destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
             )
             used[group.pool] += size

@@ -800,7 +800,8 @@ def _fill_class(
                     c.delay += v * cache.hit_time
                     c.prefetch[pool_id] = c.prefetch.get(pool_id, 0.0) + v * mean_cmd
                 else:
-                    hit = cache.read_hit
+                    group_hit = s.array.luns[c.lun_group].read_hit
+                    hit = cache.read_hit if group_hit is None else group_hit
                     c.delay += v * hit * cache.hit_time
                     fg, _ = _drive_work(pool, model, base, size, limit, False, "read", mode, 0)
                     _scale_into(_get(c, drive_key), fg, v * (1.0 - hit))

@@ -296,7 +296,9 @@ def test_time_series_synthetic() -> None:
         "iops",
         "mb_per_s",
         "latency_ms_mean",
+        "latency_ms_p50",
         "latency_ms_p99",
+        "latency_ms_max",
         "qfull",
     }
     np.testing.assert_allclose(cols["t_start_s"], [10.0, 11.0, 12.0, 13.0])
@@ -307,6 +309,9 @@ def test_time_series_synthetic() -> None:
         assert cols["latency_ms_mean"][k] == pytest.approx(lat.mean() * 1e3, rel=1e-12)
         p99 = float(np.quantile(lat, 0.99, method="inverted_cdf")) * 1e3
         assert cols["latency_ms_p99"][k] == pytest.approx(p99, rel=2.0**-6)
+        p50 = float(np.quantile(lat, 0.5, method="inverted_cdf")) * 1e3
+        assert cols["latency_ms_p50"][k] == pytest.approx(p50, rel=2.0**-6)
+        assert cols["latency_ms_max"][k] == pytest.approx(lat.max() * 1e3, rel=1e-12)
     np.testing.assert_array_equal(cols["qfull"], [0, 1, 0, 2])
     assert cols["qfull"].dtype == np.int64
     # non-destructive: calling again gives the same table

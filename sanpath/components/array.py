@@ -47,6 +47,8 @@ class Lun:
     pool: RaidPool
     queue: SlotPool
     hit: Callable[[], float]
+    read_hit: float
+    """Fraction of this LUN's reads (outside read-ahead) served from cache."""
     destage_merge: int
     readahead: ReadAhead | None = field(default=None)
 
