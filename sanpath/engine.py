@@ -58,6 +58,9 @@ time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
 
+Leg = tuple[Link, bool, float, int]
+"""One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""
+
 SCHEDULABLE = (
     r"hosts\.(\d+|\*)\.lun_queue_depth",
     r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
@@ -165,6 +168,10 @@ class Simulation:
         """Whole-run counts (warm-up included) for conservation checks."""
         self.in_flight: dict[int, float] = {}
         """Issue time of every application I/O not yet complete (by issue number)."""
+        for host in self.topology.hosts:
+            for routes in host.routes.values():
+                for route in routes:
+                    self._legs(route)
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -174,7 +181,10 @@ class Simulation:
         return nbytes + frames * self.frame_overhead
 
     def command(self, cmd: Command) -> Proc:
-        """One command's trip through the path (see the module docstring)."""
+        """One command's trip through the path (see the module docstring).
+
+        ``now`` is the simulated time (s), read again after every wait.
+        """
         env = self.env
         layers = cmd.layers
         host = cmd.host
@@ -184,94 +194,99 @@ class Simulation:
         counters = self.counters
         counters["commands"] += 1
         self.totals["commands_issued"] += 1
+        one_way = self.one_way
         # 1. host per-LUN (per path) queue
-        t_host = env.now
-        ev = route.host_queue.acquire()
+        now = t_host = env.now
+        host_queue = route.host_queue
+        ev = host_queue.acquire(now)
         if ev is not None:
             yield ev
-        t_host_start = env.now
+            now = env.now
+        t_host_start = now
         layers[HOST_QUEUE] += t_host_start - t_host
         # the host's own I/O stack (driver, interrupt and completion) while the command
         # holds its queue slot
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
+            now = env.now
             layers[HOST] += host_time
         hba, hba_port, port = route.hba, route.hba_port, route.array_port
+        hba_slots, cpu, controller = route.hba_slots, hba.cpu, self.controller
         hba_port.bytes_in_flight += size
         while True:
             # 2. HBA command slot and processing; 3. command frame to the array
-            t_slot = env.now
-            ev = route.hba_slots.acquire()
+            t_slot = now
+            ev = hba_slots.acquire(now)
             if ev is not None:
                 yield ev
-            t_slot_start = env.now
-            start, done = hba.cpu.reserve(hba.command_time())
-            arrive = done + self.one_way
-            if arrive > env.now:
-                yield env.timeout(arrive - env.now)
-            hba.cpu.station.depart(env.now, t_slot_start, start, done)
+                now = env.now
+            t_slot_start = now
+            start, done = cpu.reserve(now, hba.command_time())
+            arrive = done + one_way
+            if arrive > now:
+                yield env.timeout(arrive - now)
+                now = env.now
+            cpu.station.depart(now, t_slot_start, start, done)
             layers[HBA] += done - t_slot
             layers[FABRIC] += arrive - done
             # 4. array port queue
-            t_port = env.now
-            if not port.queue.try_acquire():
+            t_port = now
+            if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
                 yield from self._queue_full(cmd, route, t_slot, t_slot_start, ARRAY_PORT)
+                now = env.now
                 continue
             # 5. controller
-            start, done = self.controller.reserve(
-                self.controller_write_time() if cmd.write else self.controller_time()
+            start, done = controller.reserve(
+                now, self.controller_write_time() if cmd.write else self.controller_time()
             )
-            if done > env.now:
-                yield env.timeout(done - env.now)
-            self.controller.station.depart(env.now, t_port, start, done)
+            if done > now:
+                yield env.timeout(done - now)
+                now = env.now
+            controller.station.depart(now, t_port, start, done)
             layers[CONTROLLER] += done - t_port
             if self.cross_time > 0.0 and port.controller != lun.owner:
                 yield env.timeout(self.cross_time)
+                now = env.now
                 layers[CONTROLLER] += self.cross_time
             # 6. array per-LUN queue
-            if lun.queue.try_acquire():
+            if lun.queue.try_acquire(now):
                 break
-            port.queue.release(t_port, t_port)
+            port.queue.release(now, t_port, t_port)
             counters["lun_qfull"] += 1
             yield from self._queue_full(cmd, route, t_slot, t_slot_start, LUN_QUEUE)
-        t_lun = env.now
+            now = env.now
+        t_lun = now
         if cmd.write:
             # 7. XFER_RDY back to the host, then the data to the array
-            if self.one_way > 0:
-                yield env.timeout(self.one_way)
-                layers[FABRIC] += self.one_way
-            legs: tuple[tuple[Link, float, float, int], ...] = (
-                (hba.pcie_down, size, 0.0, PCIE),
-                (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
-                (port.link_in, self.wire_bytes(size), self.one_way, FABRIC),
-            )
-            if self.cross_link is not None and port.controller != lun.owner:
-                legs = (*legs, (self.cross_link, size, 0.0, CONTROLLER))
-            if self.controller_link is not None:
-                legs = (*legs, (self.controller_link, size, 0.0, CONTROLLER))
-            yield from self._transfer(layers, legs)
-            t = env.now
+            if one_way > 0:
+                yield env.timeout(one_way)
+                layers[FABRIC] += one_way
+            yield from self._transfer(layers, route.write_legs, size)
+            now = t = env.now
             if self.cache.absorbs(size):
                 ev = self.cache.reserve(lun, cmd.offset, size)
                 if ev is not None:
                     yield ev
                 if self.write_time > 0:
                     yield env.timeout(self.write_time)
-                layers[CACHE] += env.now - t
+                now = env.now
+                layers[CACHE] += now - t
             else:
                 wait = yield from lun.pool.write(lun.base + cmd.offset, size)
+                now = env.now
                 layers[LUN_QUEUE] += wait
-                layers[DRIVE] += env.now - t - wait
-            lun.queue.release(t_lun, t_lun)
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
             # 9. status back to the host
-            if self.one_way > 0:
-                yield env.timeout(self.one_way)
-                layers[FABRIC] += self.one_way
+            if one_way > 0:
+                yield env.timeout(one_way)
+                now = env.now
+                layers[FABRIC] += one_way
         else:
             # 8. cache or drives, then the data back to the host
-            t = env.now
+            t = now
             events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
             if events is not None:
                 counters["read_ahead_hits"] += 1
@@ -280,35 +295,32 @@ class Simulation:
                         yield ev
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)
-                layers[CACHE] += env.now - t
+                now = env.now
+                layers[CACHE] += now - t
             elif self.read_hit > 0.0 and lun.hit() < self.read_hit:
                 counters["cache_hits"] += 1
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)
-                layers[CACHE] += env.now - t
+                    now = env.now
+                layers[CACHE] += now - t
             else:
-                wait = yield from lun.pool.read(lun.base + cmd.offset, size)
+                join = lun.pool.start_read(lun.base + cmd.offset, size)
+                yield join.event
+                now = env.now
+                join.settle(now)
+                wait = join.queue_wait
                 layers[LUN_QUEUE] += wait
-                layers[DRIVE] += env.now - t - wait
-            lun.queue.release(t_lun, t_lun)
-            wire = self.wire_bytes(size)
-            legs = (
-                (port.link_out, wire, 0.0, FABRIC),
-                (hba_port.link_in, wire, self.one_way, FABRIC),
-                (hba.pcie_up, size, 0.0, PCIE),
-            )
-            if self.cross_link is not None and port.controller != lun.owner:
-                legs = ((self.cross_link, size, 0.0, CONTROLLER), *legs)
-            if self.controller_link is not None:
-                legs = ((self.controller_link, size, 0.0, CONTROLLER), *legs)
-            yield from self._transfer(layers, legs)
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
+            yield from self._transfer(layers, route.read_legs, size)
+            now = env.now
         # 9. give every slot back
-        port.queue.release(t_port, t_port)
-        route.hba_slots.release(t_slot, t_slot_start)
-        route.host_queue.release(t_host, t_host_start)
+        port.queue.release(now, t_port, t_port)
+        hba_slots.release(now, t_slot, t_slot_start)
+        host_queue.release(now, t_host, t_host_start)
         hba_port.bytes_in_flight -= size
         if route.throttle is not None:
-            route.throttle.on_good(env.now)
+            route.throttle.on_good(now)
         totals = self.totals
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += size
@@ -319,7 +331,7 @@ class Simulation:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).
                 exchange = latency - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
-                self.exchanges.add(env.now, exchange, size)
+                self.exchanges.add(now, exchange, size)
 
     def _queue_full(
         self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
@@ -331,41 +343,66 @@ class Simulation:
         if self.timeseries is not None:
             self.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
-        route.hba_slots.release(t_slot, t_slot_start)
+        now = env.now
+        route.hba_slots.release(now, t_slot, t_slot_start)
         if route.throttle is not None:
-            route.throttle.on_qfull(env.now)
+            route.throttle.on_qfull(now)
         yield env.timeout(cmd.host.retry_delay)
         self.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
 
-    def _transfer(
-        self, layers: list[float], legs: tuple[tuple[Link, float, float, int], ...]
-    ) -> Proc:
-        """Move data over ``legs`` (link, bytes, latency before it, layer), pipelined.
+    def _legs(self, route: Route) -> None:
+        """Set the links the data of ``route``'s writes and reads cross, in order."""
+        port, hba, hba_port = route.array_port, route.hba, route.hba_port
+        write: list[Leg] = [
+            (hba.pcie_down, False, 0.0, PCIE),
+            (hba_port.link_out, True, 0.0, FABRIC),
+            (port.link_in, True, self.one_way, FABRIC),
+        ]
+        read: list[Leg] = [
+            (port.link_out, True, 0.0, FABRIC),
+            (hba_port.link_in, True, self.one_way, FABRIC),
+            (hba.pcie_up, False, 0.0, PCIE),
+        ]
+        cross_link = self.cross_link
+        if cross_link is not None and port.controller != route.lun.owner:
+            write.append((cross_link, False, 0.0, CONTROLLER))
+            read.insert(0, (cross_link, False, 0.0, CONTROLLER))
+        if self.controller_link is not None:
+            write.append((self.controller_link, False, 0.0, CONTROLLER))
+            read.insert(0, (self.controller_link, False, 0.0, CONTROLLER))
+        route.write_legs = tuple(write)
+        route.read_legs = tuple(read)
 
-        Each link is reserved when the first frame reaches it (``latency`` after the previous
-        link started sending); the data has fully arrived when the slowest link has sent it.
+    def _transfer(self, layers: list[float], legs: tuple[Leg, ...], size: int) -> Proc:
+        """Move ``size`` bytes over ``legs`` (link, framed, latency before it, layer), pipelined.
+
+        A framed leg is an FC link: it carries the data in frames plus the status frame
+        (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
+        first frame reaches it (``latency`` after the previous link started sending); the
+        data has fully arrived when the slowest link has sent it.
         """
         env = self.env
-        t0 = env.now
+        now = t0 = env.now
+        wire = self.wire_bytes(size)
         prev_start = prev_done = t0
         booked: list[tuple[Station, float, float, float]] = []
-        for link, nbytes, latency, layer in legs:
+        for link, framed, latency, layer in legs:
             arrive = prev_start + latency
-            if arrive - env.now > RESERVE_AHEAD:
-                yield env.timeout(arrive - env.now)
+            if arrive - now > RESERVE_AHEAD:
+                yield env.timeout(arrive - now)
+                now = env.now
             if link.rate is None:
                 start = end = arrive
             else:
-                t_booked = env.now
-                start, end = link.reserve(arrive, nbytes)
-                booked.append((link.station, t_booked, start, end))
+                start, end = link.reserve(now, arrive, wire if framed else size)
+                booked.append((link.station, now, start, end))
             done = end if end > prev_done + latency else prev_done + latency
             layers[layer] += done - prev_done
             prev_start, prev_done = start, done
-        if prev_done > env.now:
-            yield env.timeout(prev_done - env.now)
-        now = env.now
+        if prev_done > now:
+            yield env.timeout(prev_done - now)
+            now = env.now
         for station, t_booked, start, end in booked:
             station.depart(now, t_booked, start, end)
 
@@ -380,12 +417,13 @@ class Simulation:
         totals["ios_issued"] += 1
         totals["bytes_issued"] += size
         self.in_flight[key] = t_issue
-        sizes = split_sizes(size, host.split_limit)
-        if len(sizes) == 1:
+        limit = host.split_limit
+        if limit is None or size <= limit:
             cmd = Command(host, lun, offset, size, write)
             yield from self.command(cmd)
             layers = cmd.layers
         else:
+            sizes = split_sizes(size, limit)
             self.counters["split_ios"] += 1
             self.counters["split_children"] += len(sizes)
             join = _ChildJoin(env, len(sizes))
@@ -398,7 +436,7 @@ class Simulation:
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
         del self.in_flight[key]
-        self._complete(t_issue, lun, size, write, layers)
+        self._complete(env.now, t_issue, lun, size, write, layers)
 
     def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
         yield from self.command(cmd)
@@ -408,11 +446,11 @@ class Simulation:
             join.event.succeed()
 
     def _complete(
-        self, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
+        self, now: float, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
     ) -> None:
+        """Account one application I/O that completed at ``now``."""
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
-        now = self.env.now
         self.completed += 1
         if not self.measuring:
             if self.completed >= self.run_spec.warmup_ios:

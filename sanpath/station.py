@@ -104,6 +104,38 @@ class Station:
         self.arrivals += 1
         self.present_sum += now
 
+    def take(self, now: float) -> None:
+        """A command enters at ``now`` and is granted a slot at once (``arrive`` + ``hold``)."""
+        self.area += self.n * (now - self.t_last)
+        self.t_last = now
+        self.n += 1
+        self.arrivals += 1
+        self.present_sum += now
+        self.busy += self.held * (now - self.held_since)
+        self.held_since = now
+        self.held += 1
+
+    def leave(self, now: float, t_arrive: float, t_start: float, delta: int) -> None:
+        """A slot holder leaves at ``now`` (``depart`` then ``hold(now, delta)``).
+
+        ``delta`` is -1 when the slot is freed, 0 when it passes straight to a waiter.
+        """
+        w0 = self.window_start
+        self.area += self.n * (now - self.t_last)
+        self.t_last = now
+        self.n -= 1
+        self.completions += 1
+        since = t_arrive if t_arrive > w0 else w0
+        self.present_sum -= since
+        if now > w0:
+            self.sojourn_sum += now - since
+        self.wait_sum += t_start - t_arrive
+        self.service_sum += now - t_start
+        if delta:
+            self.busy += self.held * (now - self.held_since)
+            self.held_since = now
+            self.held += delta
+
     def depart(self, now: float, t_arrive: float, t_start: float, t_depart: float) -> None:
         """Record a command that left at ``t_depart`` (which may be before ``now``).
 
@@ -221,6 +253,9 @@ class SlotPool:
 
     ``acquire`` returns None when a slot was free (no SimPy event needed) or an event to
     yield on. ``release`` hands the slot straight to the first waiter.
+
+    The methods on the hot path take the current simulated time ``now`` (s) from the
+    caller, which already knows it.
     """
 
     __slots__ = ("_env", "capacity", "held", "station", "waiters")
@@ -238,41 +273,37 @@ class SlotPool:
         """Commands holding or waiting for a slot."""
         return self.held + len(self.waiters)
 
-    def acquire(self) -> simpy.Event | None:
+    def acquire(self, now: float) -> simpy.Event | None:
         """Take a slot: None if granted now, else an event that fires when granted."""
-        now = self._env.now
-        self.station.arrive(now)
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            self.station.hold(now, 1)
+            self.station.take(now)
             return None
+        self.station.arrive(now)
         event = simpy.Event(self._env)
         self.waiters.append(event)
         return event
 
-    def try_acquire(self) -> bool:
+    def try_acquire(self, now: float) -> bool:
         """Take a slot if one is free; otherwise count a rejection (QUEUE FULL)."""
         cap = self.capacity
         if cap is None or self.held < cap:
-            now = self._env.now
             self.held += 1
-            self.station.arrive(now)
-            self.station.hold(now, 1)
+            self.station.take(now)
             return True
         self.station.rejected += 1
         return False
 
-    def release(self, t_arrive: float, t_start: float) -> None:
+    def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """Give a slot back; record the holder's wait and holding time."""
-        now = self._env.now
-        self.station.depart(now, t_arrive, t_start, now)
         cap = self.capacity
         if self.waiters and (cap is None or self.held <= cap):
+            self.station.leave(now, t_arrive, t_start, 0)
             self.waiters.popleft().succeed()
         else:
             self.held -= 1
-            self.station.hold(now, -1)
+            self.station.leave(now, t_arrive, t_start, -1)
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
@@ -295,9 +326,8 @@ class FcfsServer:
         self._free: list[float] = [0.0] * servers
         self.station = station
 
-    def reserve(self, service: float) -> tuple[float, float]:
-        """Queue a command needing ``service`` seconds; return (start, departure) times."""
-        now = self._env.now
+    def reserve(self, now: float, service: float) -> tuple[float, float]:
+        """Queue a command needing ``service`` seconds at ``now``; return (start, departure)."""
         self.station.arrive(now)
         if self.servers == 1:
             start = self._free_one if self._free_one > now else now
@@ -324,9 +354,9 @@ class Link:
         self.free = 0.0
         self.station = station
 
-    def reserve(self, t_arrive: float, nbytes: float) -> tuple[float, float]:
-        """Reserve the link for ``nbytes`` arriving at ``t_arrive``; return (start, end)."""
-        self.station.arrive(self._env.now)
+    def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
+        """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
+        self.station.arrive(now)
         if self.rate is None:
             return t_arrive, t_arrive
         start = self.free if self.free > t_arrive else t_arrive

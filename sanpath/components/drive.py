@@ -270,7 +270,7 @@ class FcfsDrive(Drive):
     def submit(self, op: DriveOp) -> None:
         now = self.env.now
         op.t_submit = op.t_accept = now
-        start, done = self.server.reserve(self.service(op))
+        start, done = self.server.reserve(now, self.service(op))
         op.join.known(self.station, now, start, done)
 
 

@@ -143,6 +143,17 @@ class RaidPool:
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
+        join = self.start_read(offset, size)
+        yield join.event
+        join.settle(self.env.now)
+        return join.queue_wait
+
+    def start_read(self, offset: int, size: int) -> Join:
+        """Submit the drive reads for ``size`` bytes at pool ``offset``.
+
+        Wait on the returned join's ``event``, then call its ``settle`` with the time; its
+        ``queue_wait`` is then the array-queue wait (s).
+        """
         layout = self.layout
         element = layout.element
         within = offset % element
@@ -156,13 +167,11 @@ class RaidPool:
             if drive.event_driven:
                 join.remaining = 1
             drive.submit(DriveOp(row * element + within, size, False, join))
-            yield join.close()
-            join.settle(self.env.now)
-            return join.queue_wait
+            join.close()
+            return join
         join = self._submit(layout.read_ops(offset, size, self._less_busy), write=False)
-        yield join.close()
-        join.settle(self.env.now)
-        return join.queue_wait
+        join.close()
+        return join
 
     def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Write ``size`` bytes at pool ``offset`` with the level's write penalty.
