@@ -41,6 +41,7 @@ class DriveOp:
     __slots__ = (
         "join",
         "offset",
+        "read_offset",
         "size",
         "t_accept",
         "t_start",
@@ -55,6 +56,8 @@ class DriveOp:
         self.offset = offset
         self.size = size
         self.write = write
+        self.read_offset = -2 if write else offset
+        """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
         self.join = join
         self.t_submit = 0.0
         self.t_accept = 0.0
@@ -181,10 +184,9 @@ class Hdd(Drive):
         else:
             self.pending.append(op)
         if not self.busy:
-            self._start()
+            self._start(now)
 
-    def _start(self) -> None:
-        now = self.env.now
+    def _start(self, now: float) -> None:
         tcq = self.tcq
         # SPTF chooses among every queued command; FIFO takes the oldest.
         op, positioning = self._shortest(tcq if self.sptf else tcq[:1], now)
@@ -216,15 +218,18 @@ class Hdd(Drive):
         best_op = tcq[0]
         best = best_score = math.inf
         for op in tcq:
-            if op.offset == streaming and not op.write:
+            credit = aging * (now - op.t_accept)
+            if op.read_offset == streaming:
                 p = 0.0  # the drive's look-ahead buffer already holds it
             else:
                 d = op.x - head
                 if d < 0.0:
                     d = -d
                 seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                if seek - credit >= best_score:
+                    continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
-            score = p - aging * (now - op.t_accept)
+            score = p - credit
             if score < best_score:
                 best, best_score, best_op = p, score, op
         return best_op, overhead + best
@@ -244,7 +249,7 @@ class Hdd(Drive):
             self.tcq.append(nxt)
         op.join.done(now, op.t_accept - op.t_submit)
         if self.tcq:
-            self._start()
+            self._start(now)
 
 
 class FcfsDrive(Drive):
