@@ -180,10 +180,11 @@ class Simulation:
         frames = -(-nbytes // self.frame_payload) + 1
         return nbytes + frames * self.frame_overhead
 
-    def command(self, cmd: Command) -> Proc:
+    def command(self, cmd: Command, fork: _ChildJoin | None = None) -> Proc:
         """One command's trip through the path (see the module docstring).
 
-        ``now`` is the simulated time (s), read again after every wait.
+        ``fork`` is the fork-join of a split I/O the command is part of. ``now`` is the
+        simulated time (s), read again after every wait.
         """
         env = self.env
         layers = cmd.layers
@@ -332,6 +333,11 @@ class Simulation:
                 # status coming back (host queue and HBA slot waits excluded).
                 exchange = latency - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
                 self.exchanges.add(now, exchange, size)
+        if fork is not None:
+            fork.remaining -= 1
+            if fork.remaining == 0:
+                fork.last_layers = layers
+                fork.event.succeed()
 
     def _queue_full(
         self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
@@ -410,47 +416,56 @@ class Simulation:
 
     def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
         """One application I/O, split into commands when larger than the host's limit."""
-        env = self.env
-        t_issue = env.now
-        totals = self.totals
-        key = totals["ios_issued"]
-        totals["ios_issued"] += 1
-        totals["bytes_issued"] += size
-        self.in_flight[key] = t_issue
+        t_issue, key = self._issue(size)
         limit = host.split_limit
         if limit is None or size <= limit:
             cmd = Command(host, lun, offset, size, write)
             yield from self.command(cmd)
             layers = cmd.layers
         else:
-            sizes = split_sizes(size, limit)
-            self.counters["split_ios"] += 1
-            self.counters["split_children"] += len(sizes)
-            join = _ChildJoin(env, len(sizes))
-            position = offset
-            for part in sizes:
-                env.process(self._child(Command(host, lun, position, part, write), join))
-                position += part
-            yield join.event
-            layers = join.last_layers
+            layers = yield from self._split(host, lun, offset, size, write, limit)
+        self._complete(key, t_issue, lun, size, write, layers)
+
+    def _issue(self, size: int) -> tuple[float, int]:
+        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
+        t_issue = self.env.now
+        totals = self.totals
+        key = totals["ios_issued"]
+        totals["ios_issued"] += 1
+        totals["bytes_issued"] += size
+        self.in_flight[key] = t_issue
+        return t_issue, key
+
+    def _split(
+        self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, limit: int
+    ) -> Generator[simpy.Event, Any, list[float]]:
+        """Run the commands an I/O larger than ``limit`` becomes, in parallel (fork-join).
+
+        Returns the latency breakdown of the command that finished last.
+        """
+        env = self.env
+        sizes = split_sizes(size, limit)
+        self.counters["split_ios"] += 1
+        self.counters["split_children"] += len(sizes)
+        join = _ChildJoin(env, len(sizes))
+        position = offset
+        for part in sizes:
+            env.process(self.command(Command(host, lun, position, part, write), join))
+            position += part
+        yield join.event
+        return join.last_layers
+
+    def _complete(
+        self, key: int, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
+    ) -> None:
+        """Account application I/O number ``key``, complete now."""
+        totals = self.totals
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
         del self.in_flight[key]
-        self._complete(env.now, t_issue, lun, size, write, layers)
-
-    def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
-        yield from self.command(cmd)
-        join.remaining -= 1
-        if join.remaining == 0:
-            join.last_layers = cmd.layers
-            join.event.succeed()
-
-    def _complete(
-        self, now: float, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
-    ) -> None:
-        """Account one application I/O that completed at ``now``."""
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
+        now = self.env.now
         self.completed += 1
         if not self.measuring:
             if self.completed >= self.run_spec.warmup_ios:
@@ -500,11 +515,23 @@ class Simulation:
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
     ) -> Proc:
-        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it).
+
+        Each pass is :meth:`io`, written out so that its commands run one generator level
+        closer to the process.
+        """
         limit = self.outstanding
         while slot < limit[workload]:
             size, write, offset = source.next_io()
-            yield from self.io(host, lun, offset, size, write)
+            t_issue, key = self._issue(size)
+            split_limit = host.split_limit
+            if split_limit is None or size <= split_limit:
+                cmd = Command(host, lun, offset, size, write)
+                yield from self.command(cmd)
+                layers = cmd.layers
+            else:
+                layers = yield from self._split(host, lun, offset, size, write, split_limit)
+            self._complete(key, t_issue, lun, size, write, layers)
 
     def _open_loop(
         self,
