@@ -121,14 +121,15 @@ class Join:
 
 
 class Drive:
-    """Common interface: ``submit(op)`` and ``outstanding``."""
+    """Common interface: ``submit(op, now)`` and ``outstanding``."""
 
     capacity: int
     station: Station
     event_driven: bool = False
     """True when completions are reported later through ``Join.done``."""
 
-    def submit(self, op: DriveOp) -> None:  # pragma: no cover - interface
+    def submit(self, op: DriveOp, now: float) -> None:  # pragma: no cover - interface
+        """Hand ``op`` to the drive at ``now`` (the current simulated time, s)."""
         raise NotImplementedError
 
     @property
@@ -169,8 +170,7 @@ class Hdd(Drive):
     def outstanding(self) -> int:
         return len(self.pending) + len(self.tcq) + (1 if self.busy else 0)
 
-    def submit(self, op: DriveOp) -> None:
-        now = self.env.now
+    def submit(self, op: DriveOp, now: float) -> None:
         op.t_submit = now
         x = op.offset / self.capacity
         rate = self.rate_outer - self.rate_span * x
@@ -272,8 +272,7 @@ class FcfsDrive(Drive):
     def outstanding(self) -> int:
         return max(self.station.n, 0)
 
-    def submit(self, op: DriveOp) -> None:
-        now = self.env.now
+    def submit(self, op: DriveOp, now: float) -> None:
         op.t_submit = op.t_accept = now
         start, done = self.server.reserve(now, self.service(op))
         op.join.known(self.station, now, start, done)

@@ -89,12 +89,30 @@ class RaidLayout:
     ) -> Ops:
         """Drive reads for a read; ``pick(group, copies)`` chooses a mirror copy (default the
         first)."""
+        # :meth:`pieces` and :meth:`locate`, written out: this runs for every large read.
         ops: Ops = {}
-        element = self.element
-        for group, row, j, within, length in self.pieces(offset, size):
-            members = self.data_members(row, j)
+        element, data_drives, groups = self.element, self.data_drives, self.groups
+        data_members = self.data_members
+        end = offset + size
+        pos = offset
+        while pos < end:
+            unit = pos // element
+            within = pos - unit * element
+            length = element - within
+            if end - pos < length:
+                length = end - pos
+            row_global, j = divmod(unit, data_drives)
+            group = row_global % groups
+            row = row_global // groups
+            members = data_members(row, j)
             member = members[0] if pick is None or len(members) == 1 else pick(group, members)
-            ops.setdefault((group, member), []).append((row * element + within, length))
+            extent = (row * element + within, length)
+            ranges = ops.get((group, member))
+            if ranges is None:
+                ops[group, member] = [extent]
+            else:
+                ranges.append(extent)
+            pos += length
         return ops
 
     def write_ops(self, offset: int, size: int) -> tuple[Ops, Ops]:
@@ -166,7 +184,7 @@ class RaidPool:
             join = Join(self.env)
             if drive.event_driven:
                 join.remaining = 1
-            drive.submit(DriveOp(row * element + within, size, False, join))
+            drive.submit(DriveOp(row * element + within, size, False, join), self.env.now)
             join.close()
             return join
         join = self._submit(layout.read_ops(offset, size, self._less_busy), write=False)
@@ -192,12 +210,15 @@ class RaidPool:
 
     def _submit(self, ops: Ops, write: bool) -> Join:
         join = Join(self.env)
+        now = self.env.now
+        drives = self.drives
         for (group, member), ranges in ops.items():
-            drive = self.drives[group][member]
-            for start, length in merge(ranges):
-                if drive.event_driven:
+            drive = drives[group][member]
+            counted = drive.event_driven
+            for start, length in ranges if len(ranges) == 1 else merge(ranges):
+                if counted:
                     join.remaining += 1
-                drive.submit(DriveOp(start, length, write, join))
+                drive.submit(DriveOp(start, length, write, join), now)
         return join
 
 
