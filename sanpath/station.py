@@ -104,38 +104,6 @@ class Station:
         self.arrivals += 1
         self.present_sum += now
 
-    def take(self, now: float) -> None:
-        """A command enters at ``now`` and is granted a slot at once (``arrive`` + ``hold``)."""
-        self.area += self.n * (now - self.t_last)
-        self.t_last = now
-        self.n += 1
-        self.arrivals += 1
-        self.present_sum += now
-        self.busy += self.held * (now - self.held_since)
-        self.held_since = now
-        self.held += 1
-
-    def leave(self, now: float, t_arrive: float, t_start: float, delta: int) -> None:
-        """A slot holder leaves at ``now`` (``depart`` then ``hold(now, delta)``).
-
-        ``delta`` is -1 when the slot is freed, 0 when it passes straight to a waiter.
-        """
-        w0 = self.window_start
-        self.area += self.n * (now - self.t_last)
-        self.t_last = now
-        self.n -= 1
-        self.completions += 1
-        since = t_arrive if t_arrive > w0 else w0
-        self.present_sum -= since
-        if now > w0:
-            self.sojourn_sum += now - since
-        self.wait_sum += t_start - t_arrive
-        self.service_sum += now - t_start
-        if delta:
-            self.busy += self.held * (now - self.held_since)
-            self.held_since = now
-            self.held += delta
-
     def depart(self, now: float, t_arrive: float, t_start: float, t_depart: float) -> None:
         """Record a command that left at ``t_depart`` (which may be before ``now``).
 
@@ -278,7 +246,15 @@ class SlotPool:
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            self.station.take(now)
+            st = self.station  # st.arrive(now) and st.hold(now, 1), written out (hot path)
+            st.area += st.n * (now - st.t_last)
+            st.t_last = now
+            st.n += 1
+            st.arrivals += 1
+            st.present_sum += now
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held += 1
             return None
         self.station.arrive(now)
         event = simpy.Event(self._env)
@@ -290,20 +266,41 @@ class SlotPool:
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            self.station.take(now)
+            st = self.station  # as in acquire
+            st.area += st.n * (now - st.t_last)
+            st.t_last = now
+            st.n += 1
+            st.arrivals += 1
+            st.present_sum += now
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held += 1
             return True
         self.station.rejected += 1
         return False
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """Give a slot back; record the holder's wait and holding time."""
+        st = self.station  # st.depart(now, t_arrive, t_start, now), written out (hot path)
+        w0 = st.window_start
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n -= 1
+        st.completions += 1
+        since = t_arrive if t_arrive > w0 else w0
+        st.present_sum -= since
+        if now > w0:
+            st.sojourn_sum += now - since
+        st.wait_sum += t_start - t_arrive
+        st.service_sum += now - t_start
         cap = self.capacity
         if self.waiters and (cap is None or self.held <= cap):
-            self.station.leave(now, t_arrive, t_start, 0)
-            self.waiters.popleft().succeed()
+            self.waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
-            self.station.leave(now, t_arrive, t_start, -1)
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held -= 1
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
