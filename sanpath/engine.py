@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import operator
 import re
 import time
 import tracemalloc
@@ -390,7 +391,7 @@ class Simulation:
         """
         env = self.env
         now = t0 = env.now
-        wire = self.wire_bytes(size)
+        wire = size + (-(-size // self.frame_payload) + 1) * self.frame_overhead  # wire_bytes
         prev_start = prev_done = t0
         booked: list[tuple[Station, float, float, float]] = []
         for link, framed, latency, layer in legs:
@@ -476,9 +477,7 @@ class Simulation:
         self.batches.add(now, latency)
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
-        bd = self.breakdown
-        for i in range(10):
-            bd[i] += layers[i]
+        self.breakdown = list(map(operator.add, self.breakdown, layers))
         if write:
             self.bytes_written += size
         else:

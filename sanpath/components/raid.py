@@ -177,7 +177,8 @@ class RaidPool:
         within = offset % element
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
-            group, row, j = layout.locate(offset // element)
+            row_global, j = divmod(offset // element, layout.data_drives)  # layout.locate
+            group, row = row_global % layout.groups, row_global // layout.groups
             copies = layout.data_members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
