@@ -181,11 +181,13 @@ class Simulation:
         frames = -(-nbytes // self.frame_payload) + 1
         return nbytes + frames * self.frame_overhead
 
-    def command(self, cmd: Command, fork: _ChildJoin | None = None) -> Proc:
+    def command(
+        self, cmd: Command, fork: _ChildJoin | None = None
+    ) -> Generator[simpy.Event, Any, float]:
         """One command's trip through the path (see the module docstring).
 
         ``fork`` is the fork-join of a split I/O the command is part of. ``now`` is the
-        simulated time (s), read again after every wait.
+        simulated time (s), read again after every wait. Returns the completion time.
         """
         env = self.env
         layers = cmd.layers
@@ -265,8 +267,7 @@ class Simulation:
             if one_way > 0:
                 yield env.timeout(one_way)
                 layers[FABRIC] += one_way
-            yield from self._transfer(layers, route.write_legs, size)
-            now = t = env.now
+            now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
             if self.cache.absorbs(size):
                 ev = self.cache.reserve(lun, cmd.offset, size)
                 if ev is not None:
@@ -306,7 +307,7 @@ class Simulation:
                     now = env.now
                 layers[CACHE] += now - t
             else:
-                join = lun.pool.start_read(lun.base + cmd.offset, size)
+                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
                 yield join.event
                 now = env.now
                 join.settle(now)
@@ -314,8 +315,7 @@ class Simulation:
                 layers[LUN_QUEUE] += wait
                 layers[DRIVE] += now - t - wait
             lun.queue.release(now, t_lun, t_lun)
-            yield from self._transfer(layers, route.read_legs, size)
-            now = env.now
+            now = yield from self._transfer(layers, route.read_legs, size, now)
         # 9. give every slot back
         port.queue.release(now, t_port, t_port)
         hba_slots.release(now, t_slot, t_slot_start)
@@ -339,6 +339,7 @@ class Simulation:
             if fork.remaining == 0:
                 fork.last_layers = layers
                 fork.event.succeed()
+        return now
 
     def _queue_full(
         self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
@@ -381,8 +382,12 @@ class Simulation:
         route.write_legs = tuple(write)
         route.read_legs = tuple(read)
 
-    def _transfer(self, layers: list[float], legs: tuple[Leg, ...], size: int) -> Proc:
+    def _transfer(
+        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
+    ) -> Generator[simpy.Event, Any, float]:
         """Move ``size`` bytes over ``legs`` (link, framed, latency before it, layer), pipelined.
+
+        Starts at ``now`` and returns the time the data has arrived.
 
         A framed leg is an FC link: it carries the data in frames plus the status frame
         (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
@@ -390,7 +395,7 @@ class Simulation:
         data has fully arrived when the slowest link has sent it.
         """
         env = self.env
-        now = t0 = env.now
+        t0 = now
         wire = size + (-(-size // self.frame_payload) + 1) * self.frame_overhead  # wire_bytes
         prev_start = prev_done = t0
         booked: list[tuple[Station, float, float, float]] = []
@@ -412,6 +417,7 @@ class Simulation:
             now = env.now
         for station, t_booked, start, end in booked:
             station.depart(now, t_booked, start, end)
+        return now
 
     # -- application I/Os -------------------------------------------------------------------
 
@@ -421,11 +427,12 @@ class Simulation:
         limit = host.split_limit
         if limit is None or size <= limit:
             cmd = Command(host, lun, offset, size, write)
-            yield from self.command(cmd)
+            now = yield from self.command(cmd)
             layers = cmd.layers
         else:
             layers = yield from self._split(host, lun, offset, size, write, limit)
-        self._complete(key, t_issue, lun, size, write, layers)
+            now = self.env.now
+        self._complete(now, key, t_issue, lun, size, write, layers)
 
     def _issue(self, size: int) -> tuple[float, int]:
         """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
@@ -457,16 +464,22 @@ class Simulation:
         return join.last_layers
 
     def _complete(
-        self, key: int, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
+        self,
+        now: float,
+        key: int,
+        t_issue: float,
+        lun: Lun,
+        size: int,
+        write: bool,
+        layers: list[float],
     ) -> None:
-        """Account application I/O number ``key``, complete now."""
+        """Account application I/O number ``key``, complete at ``now``."""
         totals = self.totals
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
         del self.in_flight[key]
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
-        now = self.env.now
         self.completed += 1
         if not self.measuring:
             if self.completed >= self.run_spec.warmup_ios:
@@ -526,11 +539,12 @@ class Simulation:
             split_limit = host.split_limit
             if split_limit is None or size <= split_limit:
                 cmd = Command(host, lun, offset, size, write)
-                yield from self.command(cmd)
+                now = yield from self.command(cmd)
                 layers = cmd.layers
             else:
                 layers = yield from self._split(host, lun, offset, size, write, split_limit)
-            self._complete(key, t_issue, lun, size, write, layers)
+                now = self.env.now
+            self._complete(now, key, t_issue, lun, size, write, layers)
 
     def _open_loop(
         self,

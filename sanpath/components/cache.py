@@ -108,7 +108,7 @@ class ReadAhead:
         env.schedule(begin, URGENT)
 
     def _submit(self, start: int, length: int, done: simpy.Event) -> None:
-        join = self.lun.pool.start_read(self.lun.base + start, length)
+        join = self.lun.pool.start_read(self.lun.base + start, length, self.env.now)
 
         def complete(_event: simpy.Event) -> None:
             join.settle(self.env.now)

@@ -77,10 +77,10 @@ class Join:
 
     __slots__ = ("_deferred", "env", "event", "latest", "queue_wait", "remaining")
 
-    def __init__(self, env: simpy.Environment) -> None:
+    def __init__(self, env: simpy.Environment, now: float) -> None:
         self.env = env
         self.remaining = 0
-        self.latest = env.now
+        self.latest = now
         self.queue_wait = 0.0
         self.event = simpy.Event(env)
         self._deferred: list[tuple[Station, float, float, float]] = []
@@ -99,16 +99,16 @@ class Join:
             self.latest = now
             self.queue_wait = queue_wait
         if self.remaining == 0:
-            self._fire()
+            self._fire(now)
 
-    def close(self) -> simpy.Event:
-        """Every operation submitted: return the event to wait on."""
+    def close(self, now: float) -> simpy.Event:
+        """Every operation submitted (at ``now``): return the event to wait on."""
         if self.remaining == 0:
-            self._fire()
+            self._fire(now)
         return self.event
 
-    def _fire(self) -> None:
-        delay = self.latest - self.env.now
+    def _fire(self, now: float) -> None:
+        delay = self.latest - now
         ev = self.event
         ev._ok = True
         ev._value = None

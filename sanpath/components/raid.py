@@ -161,13 +161,13 @@ class RaidPool:
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
-        join = self.start_read(offset, size)
+        join = self.start_read(offset, size, self.env.now)
         yield join.event
         join.settle(self.env.now)
         return join.queue_wait
 
-    def start_read(self, offset: int, size: int) -> Join:
-        """Submit the drive reads for ``size`` bytes at pool ``offset``.
+    def start_read(self, offset: int, size: int, now: float) -> Join:
+        """Submit the drive reads for ``size`` bytes at pool ``offset`` at ``now``.
 
         Wait on the returned join's ``event``, then call its ``settle`` with the time; its
         ``queue_wait`` is then the array-queue wait (s).
@@ -182,14 +182,14 @@ class RaidPool:
             copies = layout.data_members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
-            join = Join(self.env)
+            join = Join(self.env, now)
             if drive.event_driven:
                 join.remaining = 1
-            drive.submit(DriveOp(row * element + within, size, False, join), self.env.now)
-            join.close()
+            drive.submit(DriveOp(row * element + within, size, False, join), now)
+            join.close(now)
             return join
-        join = self._submit(layout.read_ops(offset, size, self._less_busy), write=False)
-        join.close()
+        join = self._submit(layout.read_ops(offset, size, self._less_busy), False, now)
+        join.close(now)
         return join
 
     def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
@@ -197,21 +197,21 @@ class RaidPool:
 
         Returns the array-queue wait (s) summed over the read and write phases.
         """
+        env = self.env
         reads, writes = self.layout.write_ops(offset, size)
         wait = 0.0
         if reads:
-            join = self._submit(reads, write=False)
-            yield join.close()
-            join.settle(self.env.now)
+            join = self._submit(reads, False, env.now)
+            yield join.close(env.now)
+            join.settle(env.now)
             wait += join.queue_wait
-        join = self._submit(writes, write=True)
-        yield join.close()
-        join.settle(self.env.now)
+        join = self._submit(writes, True, env.now)
+        yield join.close(env.now)
+        join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, ops: Ops, write: bool) -> Join:
-        join = Join(self.env)
-        now = self.env.now
+    def _submit(self, ops: Ops, write: bool, now: float) -> Join:
+        join = Join(self.env, now)
         drives = self.drives
         for (group, member), ranges in ops.items():
             drive = drives[group][member]
