@@ -308,7 +308,7 @@ class Simulation:
                 layers[CACHE] += now - t
             else:
                 join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-                yield join.event
+                yield join
                 now = env.now
                 join.settle(now)
                 wait = join.queue_wait

@@ -114,8 +114,8 @@ class ReadAhead:
             join.settle(self.env.now)
             done.succeed()
 
-        assert join.event.callbacks is not None
-        join.event.callbacks.append(complete)
+        assert join.callbacks is not None
+        join.callbacks.append(complete)
 
 
 class Cache:

@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable
 
 import simpy
+from simpy.events import PENDING
 
 from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.station import FcfsServer, Station
@@ -67,22 +68,22 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join:
-    """Waits for every operation of one array I/O; ``event`` fires when the last is done.
+class Join(simpy.Event):
+    """Waits for every operation of one array I/O: an event that fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
     """
 
-    __slots__ = ("_deferred", "env", "event", "latest", "queue_wait", "remaining")
-
     def __init__(self, env: simpy.Environment, now: float) -> None:
+        # simpy.Event.__init__, written out: a join is made for every array I/O
         self.env = env
+        self.callbacks = []
+        self._value = PENDING
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
-        self.event = simpy.Event(env)
         self._deferred: list[tuple[Station, float, float, float]] = []
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
@@ -101,18 +102,17 @@ class Join:
         if self.remaining == 0:
             self._fire(now)
 
-    def close(self, now: float) -> simpy.Event:
-        """Every operation submitted (at ``now``): return the event to wait on."""
+    def close(self, now: float) -> Join:
+        """Every operation submitted (at ``now``): return the event to wait on (the join)."""
         if self.remaining == 0:
             self._fire(now)
-        return self.event
+        return self
 
     def _fire(self, now: float) -> None:
         delay = self.latest - now
-        ev = self.event
-        ev._ok = True
-        ev._value = None
-        self.env.schedule(ev, delay=delay if delay > 0 else 0.0)
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""

@@ -162,7 +162,7 @@ class RaidPool:
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
         join = self.start_read(offset, size, self.env.now)
-        yield join.event
+        yield join
         join.settle(self.env.now)
         return join.queue_wait
 
