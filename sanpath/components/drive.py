@@ -247,7 +247,22 @@ class Hdd(Drive):
         self.current = None
         self.head = op.x
         self.last_read_end = -1 if op.write else op.offset + op.size
-        self.station.depart(now, op.t_submit, op.t_start, now)
+        # self.station.depart(now, op.t_submit, op.t_start, now), written out (hot path)
+        st = self.station
+        w0 = st.window_start
+        t_submit, t_start = op.t_submit, op.t_start
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n -= 1
+        st.completions += 1
+        since = t_submit if t_submit > w0 else w0
+        st.present_sum -= since
+        if now > w0:
+            st.sojourn_sum += now - since
+            if st.held < 0:
+                st.busy += now - t_start if t_start >= w0 else now - w0
+        st.wait_sum += t_start - t_submit
+        st.service_sum += now - t_start
         if self.pending:
             nxt = self.pending.popleft()
             nxt.t_accept = now

@@ -93,6 +93,7 @@ class RaidLayout:
         ops: Ops = {}
         element, data_drives, groups = self.element, self.data_drives, self.groups
         data_members = self.data_members
+        raid5, width = self.level == "raid5", self.width
         end = offset + size
         pos = offset
         while pos < end:
@@ -104,8 +105,11 @@ class RaidLayout:
             row_global, j = divmod(unit, data_drives)
             group = row_global % groups
             row = row_global // groups
-            members = data_members(row, j)
-            member = members[0] if pick is None or len(members) == 1 else pick(group, members)
+            if raid5:
+                member = (width - row % width + j) % width  # data_members(row, j)[0]
+            else:
+                members = data_members(row, j)
+                member = members[0] if pick is None or len(members) == 1 else pick(group, members)
             extent = (row * element + within, length)
             ranges = ops.get((group, member))
             if ranges is None:
