@@ -25,9 +25,10 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import simpy
-from simpy.events import PENDING
+from simpy.events import NORMAL, PENDING
 
 from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.station import FcfsServer, Station
@@ -165,6 +166,12 @@ class Hdd(Drive):
         self.head = 0.0
         self.last_read_end = -1
         self.current: DriveOp | None = None
+        # The end of the current operation: one event, scheduled again for every operation
+        # (the drive serves one at a time), instead of a new Timeout each time.
+        self._served = simpy.Event(env)
+        self._served._ok = True
+        self._served._value = None
+        self._on_served: list[Callable[[Any], None]] = [self._finish]
 
     @property
     def outstanding(self) -> int:
@@ -199,8 +206,9 @@ class Hdd(Drive):
         self.busy = True
         self.current = op
         op.t_start = now
-        ev = self.env.timeout(positioning + op.xfer)
-        ev.callbacks.append(self._finish)
+        served = self._served
+        served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
+        self.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
         """The command of ``tcq`` with the shortest positioning time, and that time (s).
