@@ -173,7 +173,7 @@ class RaidPool:
     def start_read(self, offset: int, size: int, now: float) -> Join:
         """Submit the drive reads for ``size`` bytes at pool ``offset`` at ``now``.
 
-        Wait on the returned join's ``event``, then call its ``settle`` with the time; its
+        Wait on the returned join (an event), then call its ``settle`` with the time; its
         ``queue_wait`` is then the array-queue wait (s).
         """
         layout = self.layout
