@@ -37,6 +37,23 @@ CYLINDERS = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
 
 
+def _one_cylinder() -> float:
+    """The shortest distance ``d`` (fraction of the stroke) with ``d * CYLINDERS >= 1.0``.
+
+    Comparing a distance with it is the same test as multiplying by CYLINDERS, one
+    multiplication cheaper (rounding is monotonic, so the distances that pass form a range).
+    """
+    d = 1.0 / CYLINDERS
+    while d * CYLINDERS >= 1.0:
+        d = math.nextafter(d, 0.0)
+    while d * CYLINDERS < 1.0:
+        d = math.nextafter(d, math.inf)
+    return d
+
+
+ONE_CYLINDER = _one_cylinder()
+
+
 class DriveOp:
     """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
 
@@ -228,6 +245,7 @@ class Hdd(Drive):
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         sqrt = math.sqrt
+        one_cylinder = ONE_CYLINDER
         best_op = tcq[0]
         best = best_score = math.inf
         for op in tcq:
@@ -238,7 +256,7 @@ class Hdd(Drive):
                 d = op.x - head
                 if d < 0.0:
                     d = -d
-                seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                seek = track + a * d + b * sqrt(d) if d >= one_cylinder else 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
