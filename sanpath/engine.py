@@ -30,6 +30,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import math
+import operator
 import re
 import time
 import tracemalloc
@@ -58,6 +59,9 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
+
+Leg = tuple[Link, bool, float, int]
+"""One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""
 
 SCHEDULABLE = (
     r"hosts\.(\d+|\*)\.lun_queue_depth",
@@ -104,11 +108,6 @@ class Simulation:
         self.cross_time = cross.time if cross is not None else 0.0
         self.cross_link = self.topology.cross_link
         self.controller_link = self.topology.controller_link
-        bandwidth = scenario.array.controller.bandwidth
-        self.setup_bytes = (
-            scenario.array.controller.transfer_setup * bandwidth if bandwidth is not None else 0.0
-        )
-        """``controller.transfer_setup`` as bytes of the controllers' bandwidth."""
         self.controller_time = self.topology.controller_time
         self.controller_write_time = self.topology.controller_write_time
         self.cache = self.topology.cache
@@ -177,6 +176,10 @@ class Simulation:
         """Whole-run counts (warm-up included) for conservation checks."""
         self.in_flight: dict[int, float] = {}
         """Issue time of every application I/O not yet complete (by issue number)."""
+        for host in self.topology.hosts:
+            for routes in host.routes.values():
+                for route in routes:
+                    self._legs(route)
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -185,8 +188,14 @@ class Simulation:
         frames = -(-nbytes // self.frame_payload) + 1
         return nbytes + frames * self.frame_overhead
 
-    def command(self, cmd: Command) -> Proc:
-        """One command's trip through the path (see the module docstring)."""
+    def command(
+        self, cmd: Command, fork: _ChildJoin | None = None
+    ) -> Generator[simpy.Event, Any, float]:
+        """One command's trip through the path (see the module docstring).
+
+        ``fork`` is the fork-join of a split I/O the command is part of. ``now`` is the
+        simulated time (s), read again after every wait. Returns the completion time.
+        """
         env = self.env
         layers = cmd.layers
         host = cmd.host
@@ -196,78 +205,76 @@ class Simulation:
         counters = self.counters
         counters["commands"] += 1
         self.totals["commands_issued"] += 1
+        one_way = self.one_way
         # 1. host per-LUN (per path) queue
-        t_host = env.now
-        ev = route.host_queue.acquire()
+        now = t_host = env.now
+        host_queue = route.host_queue
+        ev = host_queue.acquire(now)
         if ev is not None:
             yield ev
-        t_host_start = env.now
+            now = env.now
+        t_host_start = now
         layers[HOST_QUEUE] += t_host_start - t_host
         # the host's own I/O stack (driver, interrupt and completion) while the command
         # holds its queue slot
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
+            now = env.now
             layers[HOST] += host_time
         hba, hba_port, port = route.hba, route.hba_port, route.array_port
+        hba_slots, cpu, controller = route.hba_slots, hba.cpu, self.controller
         hba_port.bytes_in_flight += size
         while True:
             # 2. HBA command slot and processing; 3. command frame to the array
-            t_slot = env.now
-            ev = route.hba_slots.acquire()
+            t_slot = now
+            ev = hba_slots.acquire(now)
             if ev is not None:
                 yield ev
-            t_slot_start = env.now
-            start, done = hba.cpu.reserve(hba.command_time())
-            arrive = done + self.one_way
-            if arrive > env.now:
-                yield env.timeout(arrive - env.now)
-            hba.cpu.station.depart(env.now, t_slot_start, start, done)
+                now = env.now
+            t_slot_start = now
+            start, done = cpu.reserve(now, hba.command_time())
+            arrive = done + one_way
+            if arrive > now:
+                yield env.timeout(arrive - now)
+                now = env.now
+            cpu.station.depart(now, t_slot_start, start, done)
             layers[HBA] += done - t_slot
             layers[FABRIC] += arrive - done
             # 4. array port queue
-            t_port = env.now
-            if not port.queue.try_acquire():
+            t_port = now
+            if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
                 yield from self._queue_full(cmd, route, t_slot, t_slot_start, ARRAY_PORT)
+                now = env.now
                 continue
             # 5. controller
-            start, done = self.controller.reserve(
-                self.controller_write_time() if cmd.write else self.controller_time()
+            start, done = controller.reserve(
+                now, self.controller_write_time() if cmd.write else self.controller_time()
             )
-            if done > env.now:
-                yield env.timeout(done - env.now)
-            self.controller.station.depart(env.now, t_port, start, done)
+            if done > now:
+                yield env.timeout(done - now)
+                now = env.now
+            controller.station.depart(now, t_port, start, done)
             layers[CONTROLLER] += done - t_port
             if self.cross_time > 0.0 and port.controller != lun.owner:
                 yield env.timeout(self.cross_time)
+                now = env.now
                 layers[CONTROLLER] += self.cross_time
             # 6. array per-LUN queue
-            if lun.queue.try_acquire():
+            if lun.queue.try_acquire(now):
                 break
-            port.queue.release(t_port, t_port)
+            port.queue.release(now, t_port, t_port)
             counters["lun_qfull"] += 1
             yield from self._queue_full(cmd, route, t_slot, t_slot_start, LUN_QUEUE)
-        t_lun = env.now
+            now = env.now
+        t_lun = now
         if cmd.write:
             # 7. XFER_RDY back to the host, then the data to the array
-            if self.one_way > 0:
-                yield env.timeout(self.one_way)
-                layers[FABRIC] += self.one_way
-            legs: tuple[tuple[Link, float, float, int], ...] = (
-                (hba.pcie_down, size, 0.0, PCIE),
-                (hba_port.link_out, self.wire_bytes(size), 0.0, FABRIC),
-                (port.link_in, self.wire_bytes(size), self.one_way, FABRIC),
-            )
-            if self.cross_link is not None and port.controller != lun.owner:
-                legs = (*legs, (self.cross_link, size, 0.0, CONTROLLER))
-            if self.controller_link is not None:
-                legs = (
-                    *legs,
-                    (self.controller_link, size + self.setup_bytes, 0.0, CONTROLLER),
-                )
-            yield from self._transfer(layers, legs)
-            t = env.now
+            if one_way > 0:
+                yield env.timeout(one_way)
+                layers[FABRIC] += one_way
+            now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
             if self.cache.absorbs(size):
                 counters["cached_writes"] += 1
                 ev = self.cache.reserve(lun, cmd.offset, size)
@@ -275,20 +282,23 @@ class Simulation:
                     yield ev
                 if self.write_time > 0:
                     yield env.timeout(self.write_time)
-                layers[CACHE] += env.now - t
+                now = env.now
+                layers[CACHE] += now - t
             else:
                 counters["write_aside"] += 1
                 wait = yield from lun.pool.write(lun.base + cmd.offset, size)
+                now = env.now
                 layers[LUN_QUEUE] += wait
-                layers[DRIVE] += env.now - t - wait
-            lun.queue.release(t_lun, t_lun)
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
             # 9. status back to the host
-            if self.one_way > 0:
-                yield env.timeout(self.one_way)
-                layers[FABRIC] += self.one_way
+            if one_way > 0:
+                yield env.timeout(one_way)
+                now = env.now
+                layers[FABRIC] += one_way
         else:
             # 8. cache or drives, then the data back to the host
-            t = env.now
+            t = now
             events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
             if events is not None:
                 counters["read_ahead_hits"] += 1
@@ -297,35 +307,31 @@ class Simulation:
                         yield ev
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)
-                layers[CACHE] += env.now - t
+                now = env.now
+                layers[CACHE] += now - t
             elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
                 counters["cache_hits"] += 1
                 if self.hit_time > 0:
                     yield env.timeout(self.hit_time)
-                layers[CACHE] += env.now - t
+                    now = env.now
+                layers[CACHE] += now - t
             else:
-                wait = yield from lun.pool.read(lun.base + cmd.offset, size)
+                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+                yield join
+                now = env.now
+                join.settle(now)
+                wait = join.queue_wait
                 layers[LUN_QUEUE] += wait
-                layers[DRIVE] += env.now - t - wait
-            lun.queue.release(t_lun, t_lun)
-            wire = self.wire_bytes(size)
-            legs = (
-                (port.link_out, wire, 0.0, FABRIC),
-                (hba_port.link_in, wire, self.one_way, FABRIC),
-                (hba.pcie_up, size, 0.0, PCIE),
-            )
-            if self.cross_link is not None and port.controller != lun.owner:
-                legs = ((self.cross_link, size, 0.0, CONTROLLER), *legs)
-            if self.controller_link is not None:
-                legs = ((self.controller_link, size + self.setup_bytes, 0.0, CONTROLLER), *legs)
-            yield from self._transfer(layers, legs)
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
+            now = yield from self._transfer(layers, route.read_legs, size, now)
         # 9. give every slot back
-        port.queue.release(t_port, t_port)
-        route.hba_slots.release(t_slot, t_slot_start)
-        route.host_queue.release(t_host, t_host_start)
+        port.queue.release(now, t_port, t_port)
+        hba_slots.release(now, t_slot, t_slot_start)
+        host_queue.release(now, t_host, t_host_start)
         hba_port.bytes_in_flight -= size
         if route.throttle is not None:
-            route.throttle.on_good(env.now)
+            route.throttle.on_good(now)
         totals = self.totals
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += size
@@ -336,7 +342,13 @@ class Simulation:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).
                 exchange = latency - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
-                self.exchanges.add(env.now, exchange, size)
+                self.exchanges.add(now, exchange, size)
+        if fork is not None:
+            fork.remaining -= 1
+            if fork.remaining == 0:
+                fork.last_layers = layers
+                fork.event.succeed()
+        return now
 
     def _queue_full(
         self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
@@ -348,88 +360,135 @@ class Simulation:
         if self.timeseries is not None:
             self.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
-        route.hba_slots.release(t_slot, t_slot_start)
+        now = env.now
+        route.hba_slots.release(now, t_slot, t_slot_start)
         if route.throttle is not None:
-            route.throttle.on_qfull(env.now)
+            route.throttle.on_qfull(now)
         yield env.timeout(cmd.host.retry_delay)
         self.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
 
-    def _transfer(
-        self, layers: list[float], legs: tuple[tuple[Link, float, float, int], ...]
-    ) -> Proc:
-        """Move data over ``legs`` (link, bytes, latency before it, layer), pipelined.
+    def _legs(self, route: Route) -> None:
+        """Set the links the data of ``route``'s writes and reads cross, in order."""
+        port, hba, hba_port = route.array_port, route.hba, route.hba_port
+        write: list[Leg] = [
+            (hba.pcie_down, False, 0.0, PCIE),
+            (hba_port.link_out, True, 0.0, FABRIC),
+            (port.link_in, True, self.one_way, FABRIC),
+        ]
+        read: list[Leg] = [
+            (port.link_out, True, 0.0, FABRIC),
+            (hba_port.link_in, True, self.one_way, FABRIC),
+            (hba.pcie_up, False, 0.0, PCIE),
+        ]
+        cross_link = self.cross_link
+        if cross_link is not None and port.controller != route.lun.owner:
+            write.append((cross_link, False, 0.0, CONTROLLER))
+            read.insert(0, (cross_link, False, 0.0, CONTROLLER))
+        if self.controller_link is not None:
+            write.append((self.controller_link, False, 0.0, CONTROLLER))
+            read.insert(0, (self.controller_link, False, 0.0, CONTROLLER))
+        route.write_legs = tuple(write)
+        route.read_legs = tuple(read)
 
-        Each link is reserved when the first frame reaches it (``latency`` after the previous
-        link started sending); the data has fully arrived when the slowest link has sent it.
+    def _transfer(
+        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
+    ) -> Generator[simpy.Event, Any, float]:
+        """Move ``size`` bytes over ``legs`` (link, framed, latency before it, layer), pipelined.
+
+        Starts at ``now`` and returns the time the data has arrived.
+
+        A framed leg is an FC link: it carries the data in frames plus the status frame
+        (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
+        first frame reaches it (``latency`` after the previous link started sending); the
+        data has fully arrived when the slowest link has sent it.
         """
         env = self.env
-        t0 = env.now
+        t0 = now
+        wire = size + (-(-size // self.frame_payload) + 1) * self.frame_overhead  # wire_bytes
         prev_start = prev_done = t0
         booked: list[tuple[Station, float, float, float]] = []
-        for link, nbytes, latency, layer in legs:
+        for link, framed, latency, layer in legs:
             arrive = prev_start + latency
-            if arrive - env.now > RESERVE_AHEAD:
-                yield env.timeout(arrive - env.now)
+            if arrive - now > RESERVE_AHEAD:
+                yield env.timeout(arrive - now)
+                now = env.now
             if link.rate is None:
                 start = end = arrive
             else:
-                t_booked = env.now
-                start, end = link.reserve(arrive, nbytes)
-                booked.append((link.station, t_booked, start, end))
+                start, end = link.reserve(now, arrive, wire if framed else size)
+                booked.append((link.station, now, start, end))
             done = end if end > prev_done + latency else prev_done + latency
             layers[layer] += done - prev_done
             prev_start, prev_done = start, done
-        if prev_done > env.now:
-            yield env.timeout(prev_done - env.now)
-        now = env.now
+        if prev_done > now:
+            yield env.timeout(prev_done - now)
+            now = env.now
         for station, t_booked, start, end in booked:
             station.depart(now, t_booked, start, end)
+        return now
 
     # -- application I/Os -------------------------------------------------------------------
 
     def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
         """One application I/O, split into commands when larger than the host's limit."""
-        env = self.env
-        t_issue = env.now
+        t_issue, key = self._issue(size)
+        limit = host.split_limit
+        if limit is None or size <= limit:
+            cmd = Command(host, lun, offset, size, write)
+            now = yield from self.command(cmd)
+            layers = cmd.layers
+        else:
+            layers = yield from self._split(host, lun, offset, size, write, limit)
+            now = self.env.now
+        self._complete(now, key, t_issue, lun, size, write, layers)
+
+    def _issue(self, size: int) -> tuple[float, int]:
+        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
+        t_issue = self.env.now
         totals = self.totals
         key = totals["ios_issued"]
         totals["ios_issued"] += 1
         totals["bytes_issued"] += size
         self.in_flight[key] = t_issue
-        sizes = split_sizes(size, host.split_limit)
-        if len(sizes) == 1:
-            cmd = Command(host, lun, offset, size, write)
-            yield from self.command(cmd)
-            layers = cmd.layers
-        else:
-            self.counters["split_ios"] += 1
-            self.counters["split_children"] += len(sizes)
-            join = _ChildJoin(env, len(sizes))
-            position = offset
-            for part in sizes:
-                env.process(self._child(Command(host, lun, position, part, write), join))
-                position += part
-            yield join.event
-            layers = join.last_layers
+        return t_issue, key
+
+    def _split(
+        self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, limit: int
+    ) -> Generator[simpy.Event, Any, list[float]]:
+        """Run the commands an I/O larger than ``limit`` becomes, in parallel (fork-join).
+
+        Returns the latency breakdown of the command that finished last.
+        """
+        env = self.env
+        sizes = split_sizes(size, limit)
+        self.counters["split_ios"] += 1
+        self.counters["split_children"] += len(sizes)
+        join = _ChildJoin(env, len(sizes))
+        position = offset
+        for part in sizes:
+            env.process(self.command(Command(host, lun, position, part, write), join))
+            position += part
+        yield join.event
+        return join.last_layers
+
+    def _complete(
+        self,
+        now: float,
+        key: int,
+        t_issue: float,
+        lun: Lun,
+        size: int,
+        write: bool,
+        layers: list[float],
+    ) -> None:
+        """Account application I/O number ``key``, complete at ``now``."""
+        totals = self.totals
         totals["ios_completed"] += 1
         totals["bytes_completed"] += size
         del self.in_flight[key]
-        self._complete(t_issue, lun, size, write, layers)
-
-    def _child(self, cmd: Command, join: _ChildJoin) -> Proc:
-        yield from self.command(cmd)
-        join.remaining -= 1
-        if join.remaining == 0:
-            join.last_layers = cmd.layers
-            join.event.succeed()
-
-    def _complete(
-        self, t_issue: float, lun: Lun, size: int, write: bool, layers: list[float]
-    ) -> None:
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
-        now = self.env.now
         self.completed += 1
         if not self.measuring:
             if self.completed >= self.run_spec.warmup_ios:
@@ -440,9 +499,7 @@ class Simulation:
         self.batches.add(now, latency)
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
-        bd = self.breakdown
-        for i in range(10):
-            bd[i] += layers[i]
+        self.breakdown = list(map(operator.add, self.breakdown, layers))
         if write:
             self.bytes_written += size
             self.write_latency += latency
@@ -481,11 +538,24 @@ class Simulation:
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
     ) -> Proc:
-        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it).
+
+        Each pass is :meth:`io`, written out so that its commands run one generator level
+        closer to the process.
+        """
         limit = self.outstanding
         while slot < limit[workload]:
             size, write, offset = source.next_io()
-            yield from self.io(host, lun, offset, size, write)
+            t_issue, key = self._issue(size)
+            split_limit = host.split_limit
+            if split_limit is None or size <= split_limit:
+                cmd = Command(host, lun, offset, size, write)
+                now = yield from self.command(cmd)
+                layers = cmd.layers
+            else:
+                layers = yield from self._split(host, lun, offset, size, write, split_limit)
+                now = self.env.now
+            self._complete(now, key, t_issue, lun, size, write, layers)
 
     def _copy_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -497,7 +567,7 @@ class Simulation:
         buffers = job.buffers
         while slot < limit[workload]:
             t_wait = env.now
-            ev = buffers.acquire()
+            ev = buffers.acquire(t_wait)
             if ev is not None:
                 yield ev
             t_start = env.now
@@ -505,14 +575,15 @@ class Simulation:
             yield from self.io(host, lun, offset, size, write)
             file = job.next_file()
             t_full = env.now
-            ev = file.writes.acquire()
+            ev = file.writes.acquire(t_full)
             if ev is not None:
                 yield ev
             t_write = env.now
             offset, size = job.write_of(file, size)
             yield from self.io(host, file.lun, offset, size, True)
-            file.writes.release(t_full, t_write)
-            buffers.release(t_wait, t_start)
+            now = env.now
+            file.writes.release(now, t_full, t_write)
+            buffers.release(now, t_wait, t_start)
 
     def _open_loop(
         self,

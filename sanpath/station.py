@@ -221,6 +221,9 @@ class SlotPool:
 
     ``acquire`` returns None when a slot was free (no SimPy event needed) or an event to
     yield on. ``release`` hands the slot straight to the first waiter.
+
+    The methods on the hot path take the current simulated time ``now`` (s) from the
+    caller, which already knows it.
     """
 
     __slots__ = ("_env", "capacity", "held", "station", "waiters")
@@ -238,41 +241,66 @@ class SlotPool:
         """Commands holding or waiting for a slot."""
         return self.held + len(self.waiters)
 
-    def acquire(self) -> simpy.Event | None:
+    def acquire(self, now: float) -> simpy.Event | None:
         """Take a slot: None if granted now, else an event that fires when granted."""
-        now = self._env.now
-        self.station.arrive(now)
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            self.station.hold(now, 1)
+            st = self.station  # st.arrive(now) and st.hold(now, 1), written out (hot path)
+            st.area += st.n * (now - st.t_last)
+            st.t_last = now
+            st.n += 1
+            st.arrivals += 1
+            st.present_sum += now
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held += 1
             return None
+        self.station.arrive(now)
         event = simpy.Event(self._env)
         self.waiters.append(event)
         return event
 
-    def try_acquire(self) -> bool:
+    def try_acquire(self, now: float) -> bool:
         """Take a slot if one is free; otherwise count a rejection (QUEUE FULL)."""
         cap = self.capacity
         if cap is None or self.held < cap:
-            now = self._env.now
             self.held += 1
-            self.station.arrive(now)
-            self.station.hold(now, 1)
+            st = self.station  # as in acquire
+            st.area += st.n * (now - st.t_last)
+            st.t_last = now
+            st.n += 1
+            st.arrivals += 1
+            st.present_sum += now
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held += 1
             return True
         self.station.rejected += 1
         return False
 
-    def release(self, t_arrive: float, t_start: float) -> None:
+    def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """Give a slot back; record the holder's wait and holding time."""
-        now = self._env.now
-        self.station.depart(now, t_arrive, t_start, now)
+        st = self.station  # st.depart(now, t_arrive, t_start, now), written out (hot path)
+        w0 = st.window_start
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n -= 1
+        st.completions += 1
+        since = t_arrive if t_arrive > w0 else w0
+        st.present_sum -= since
+        if now > w0:
+            st.sojourn_sum += now - since
+        st.wait_sum += t_start - t_arrive
+        st.service_sum += now - t_start
         cap = self.capacity
         if self.waiters and (cap is None or self.held <= cap):
-            self.waiters.popleft().succeed()
+            self.waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
-            self.station.hold(now, -1)
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held -= 1
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
@@ -295,10 +323,14 @@ class FcfsServer:
         self._free: list[float] = [0.0] * servers
         self.station = station
 
-    def reserve(self, service: float) -> tuple[float, float]:
-        """Queue a command needing ``service`` seconds; return (start, departure) times."""
-        now = self._env.now
-        self.station.arrive(now)
+    def reserve(self, now: float, service: float) -> tuple[float, float]:
+        """Queue a command needing ``service`` seconds at ``now``; return (start, departure)."""
+        st = self.station  # st.arrive(now), written out: this runs for every command
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n += 1
+        st.arrivals += 1
+        st.present_sum += now
         if self.servers == 1:
             start = self._free_one if self._free_one > now else now
             self._free_one = start + service
@@ -313,23 +345,34 @@ class Link:
     """One direction of a bandwidth-limited link (FC port or PCIe slot).
 
     ``rate`` is bytes per second (None = infinitely fast). ``reserve`` returns the start and
-    the end of the transfer; the link is busy for ``nbytes / rate`` from the start.
+    the end of the transfer; the link is busy for ``setup + nbytes / rate`` from the start
+    (``setup``: seconds per transfer besides its bytes, e.g. a DMA set-up).
     """
 
-    __slots__ = ("_env", "free", "rate", "station")
+    __slots__ = ("_env", "free", "rate", "setup", "station")
 
-    def __init__(self, env: simpy.Environment, rate: float | None, station: Station) -> None:
+    def __init__(
+        self, env: simpy.Environment, rate: float | None, station: Station, setup: float = 0.0
+    ) -> None:
         self._env = env
         self.rate = rate
+        self.setup = setup
         self.free = 0.0
         self.station = station
 
-    def reserve(self, t_arrive: float, nbytes: float) -> tuple[float, float]:
-        """Reserve the link for ``nbytes`` arriving at ``t_arrive``; return (start, end)."""
-        self.station.arrive(self._env.now)
-        if self.rate is None:
+    def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
+        """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
+        st = self.station  # st.arrive(now), written out: this runs for every transfer
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n += 1
+        st.arrivals += 1
+        st.present_sum += now
+        rate = self.rate
+        if rate is None:
             return t_arrive, t_arrive
-        start = self.free if self.free > t_arrive else t_arrive
-        end = start + nbytes / self.rate
+        free = self.free
+        start = free if free > t_arrive else t_arrive
+        end = start + self.setup + nbytes / rate
         self.free = end
         return start, end

@@ -139,6 +139,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             env,
             array.controller.bandwidth,
             station("array.controller.bandwidth", "link", "controller", 1),
+            setup=array.controller.transfer_setup,
         )
     cross_link = None
     if array.cross_controller is not None:

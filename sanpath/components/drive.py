@@ -25,8 +25,10 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import simpy
+from simpy.events import NORMAL, PENDING
 
 from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.station import FcfsServer, Station
@@ -35,12 +37,30 @@ CYLINDERS = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
 
 
+def _one_cylinder() -> float:
+    """The shortest distance ``d`` (fraction of the stroke) with ``d * CYLINDERS >= 1.0``.
+
+    Comparing a distance with it is the same test as multiplying by CYLINDERS, one
+    multiplication cheaper (rounding is monotonic, so the distances that pass form a range).
+    """
+    d = 1.0 / CYLINDERS
+    while d * CYLINDERS >= 1.0:
+        d = math.nextafter(d, 0.0)
+    while d * CYLINDERS < 1.0:
+        d = math.nextafter(d, math.inf)
+    return d
+
+
+ONE_CYLINDER = _one_cylinder()
+
+
 class DriveOp:
     """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
 
     __slots__ = (
         "join",
         "offset",
+        "read_offset",
         "size",
         "t_accept",
         "t_start",
@@ -55,6 +75,8 @@ class DriveOp:
         self.offset = offset
         self.size = size
         self.write = write
+        self.read_offset = -2 if write else offset
+        """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
         self.join = join
         self.t_submit = 0.0
         self.t_accept = 0.0
@@ -64,22 +86,22 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join:
-    """Waits for every operation of one array I/O; ``event`` fires when the last is done.
+class Join(simpy.Event):
+    """Waits for every operation of one array I/O: an event that fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
     """
 
-    __slots__ = ("_deferred", "env", "event", "latest", "queue_wait", "remaining")
-
-    def __init__(self, env: simpy.Environment) -> None:
+    def __init__(self, env: simpy.Environment, now: float) -> None:
+        # simpy.Event.__init__, written out: a join is made for every array I/O
         self.env = env
+        self.callbacks = []
+        self._value = PENDING
         self.remaining = 0
-        self.latest = env.now
+        self.latest = now
         self.queue_wait = 0.0
-        self.event = simpy.Event(env)
         self._deferred: list[tuple[Station, float, float, float]] = []
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
@@ -96,20 +118,19 @@ class Join:
             self.latest = now
             self.queue_wait = queue_wait
         if self.remaining == 0:
-            self._fire()
+            self._fire(now)
 
-    def close(self) -> simpy.Event:
-        """Every operation submitted: return the event to wait on."""
+    def close(self, now: float) -> Join:
+        """Every operation submitted (at ``now``): return the event to wait on (the join)."""
         if self.remaining == 0:
-            self._fire()
-        return self.event
+            self._fire(now)
+        return self
 
-    def _fire(self) -> None:
-        delay = self.latest - self.env.now
-        ev = self.event
-        ev._ok = True
-        ev._value = None
-        self.env.schedule(ev, delay=delay if delay > 0 else 0.0)
+    def _fire(self, now: float) -> None:
+        delay = self.latest - now
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""
@@ -118,14 +139,15 @@ class Join:
 
 
 class Drive:
-    """Common interface: ``submit(op)`` and ``outstanding``."""
+    """Common interface: ``submit(op, now)`` and ``outstanding``."""
 
     capacity: int
     station: Station
     event_driven: bool = False
     """True when completions are reported later through ``Join.done``."""
 
-    def submit(self, op: DriveOp) -> None:  # pragma: no cover - interface
+    def submit(self, op: DriveOp, now: float) -> None:  # pragma: no cover - interface
+        """Hand ``op`` to the drive at ``now`` (the current simulated time, s)."""
         raise NotImplementedError
 
     @property
@@ -161,30 +183,39 @@ class Hdd(Drive):
         self.head = 0.0
         self.last_read_end = -1
         self.current: DriveOp | None = None
+        # The end of the current operation: one event, scheduled again for every operation
+        # (the drive serves one at a time), instead of a new Timeout each time.
+        self._served = simpy.Event(env)
+        self._served._ok = True
+        self._served._value = None
+        self._on_served: list[Callable[[Any], None]] = [self._finish]
 
     @property
     def outstanding(self) -> int:
         return len(self.pending) + len(self.tcq) + (1 if self.busy else 0)
 
-    def submit(self, op: DriveOp) -> None:
-        now = self.env.now
+    def submit(self, op: DriveOp, now: float) -> None:
         op.t_submit = now
         x = op.offset / self.capacity
         rate = self.rate_outer - self.rate_span * x
         op.x = x
         op.xfer = op.size / rate
         op.theta = (op.offset / (rate * self.rev)) % 1.0
-        self.station.arrive(now)
+        st = self.station  # st.arrive(now), written out: this runs for every operation
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n += 1
+        st.arrivals += 1
+        st.present_sum += now
         if len(self.tcq) < self.depth:
             op.t_accept = now
             self.tcq.append(op)
         else:
             self.pending.append(op)
         if not self.busy:
-            self._start()
+            self._start(now)
 
-    def _start(self) -> None:
-        now = self.env.now
+    def _start(self, now: float) -> None:
         tcq = self.tcq
         # SPTF chooses among every queued command; FIFO takes the oldest.
         op, positioning = self._shortest(tcq if self.sptf else tcq[:1], now)
@@ -192,8 +223,9 @@ class Hdd(Drive):
         self.busy = True
         self.current = op
         op.t_start = now
-        ev = self.env.timeout(positioning + op.xfer)
-        ev.callbacks.append(self._finish)
+        served = self._served
+        served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
+        self.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
         """The command of ``tcq`` with the shortest positioning time, and that time (s).
@@ -213,18 +245,22 @@ class Hdd(Drive):
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         sqrt = math.sqrt
+        one_cylinder = ONE_CYLINDER
         best_op = tcq[0]
         best = best_score = math.inf
         for op in tcq:
-            if op.offset == streaming and not op.write:
+            credit = aging * (now - op.t_accept)
+            if op.read_offset == streaming:
                 p = 0.0  # the drive's look-ahead buffer already holds it
             else:
                 d = op.x - head
                 if d < 0.0:
                     d = -d
-                seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                seek = track + a * d + b * sqrt(d) if d >= one_cylinder else 0.0
+                if seek - credit >= best_score:
+                    continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
-            score = p - aging * (now - op.t_accept)
+            score = p - credit
             if score < best_score:
                 best, best_score, best_op = p, score, op
         return best_op, overhead + best
@@ -237,14 +273,29 @@ class Hdd(Drive):
         self.current = None
         self.head = op.x
         self.last_read_end = -1 if op.write else op.offset + op.size
-        self.station.depart(now, op.t_submit, op.t_start, now)
+        # self.station.depart(now, op.t_submit, op.t_start, now), written out (hot path)
+        st = self.station
+        w0 = st.window_start
+        t_submit, t_start = op.t_submit, op.t_start
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n -= 1
+        st.completions += 1
+        since = t_submit if t_submit > w0 else w0
+        st.present_sum -= since
+        if now > w0:
+            st.sojourn_sum += now - since
+            if st.held < 0:
+                st.busy += now - t_start if t_start >= w0 else now - w0
+        st.wait_sum += t_start - t_submit
+        st.service_sum += now - t_start
         if self.pending:
             nxt = self.pending.popleft()
             nxt.t_accept = now
             self.tcq.append(nxt)
         op.join.done(now, op.t_accept - op.t_submit)
         if self.tcq:
-            self._start()
+            self._start(now)
 
 
 class FcfsDrive(Drive):
@@ -267,10 +318,9 @@ class FcfsDrive(Drive):
     def outstanding(self) -> int:
         return max(self.station.n, 0)
 
-    def submit(self, op: DriveOp) -> None:
-        now = self.env.now
+    def submit(self, op: DriveOp, now: float) -> None:
         op.t_submit = op.t_accept = now
-        start, done = self.server.reserve(self.service(op))
+        start, done = self.server.reserve(now, self.service(op))
         op.join.known(self.station, now, start, done)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from sanpath.components.array import ArrayPort, Lun
 from sanpath.components.hba import Hba, HbaPort
 from sanpath.scenario import QfullSpec
-from sanpath.station import SlotPool
+from sanpath.station import Link, SlotPool
 
 
 class Throttle:
@@ -128,6 +128,10 @@ class Route:
     array_port: ArrayPort
     lun: Lun
     throttle: Throttle | None = None
+    write_legs: tuple[tuple[Link, bool, float, int], ...] = ()
+    """The links a write's data crosses (set by the engine: link, framed, latency, layer)."""
+    read_legs: tuple[tuple[Link, bool, float, int], ...] = ()
+    """The links a read's data crosses, in order."""
 
 
 @dataclass(eq=False)

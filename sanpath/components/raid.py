@@ -89,12 +89,34 @@ class RaidLayout:
     ) -> Ops:
         """Drive reads for a read; ``pick(group, copies)`` chooses a mirror copy (default the
         first)."""
+        # :meth:`pieces` and :meth:`locate`, written out: this runs for every large read.
         ops: Ops = {}
-        element = self.element
-        for group, row, j, within, length in self.pieces(offset, size):
-            members = self.data_members(row, j)
-            member = members[0] if pick is None or len(members) == 1 else pick(group, members)
-            ops.setdefault((group, member), []).append((row * element + within, length))
+        element, data_drives, groups = self.element, self.data_drives, self.groups
+        data_members = self.data_members
+        raid5, width = self.level == "raid5", self.width
+        end = offset + size
+        pos = offset
+        while pos < end:
+            unit = pos // element
+            within = pos - unit * element
+            length = element - within
+            if end - pos < length:
+                length = end - pos
+            row_global, j = divmod(unit, data_drives)
+            group = row_global % groups
+            row = row_global // groups
+            if raid5:
+                member = (width - row % width + j) % width  # data_members(row, j)[0]
+            else:
+                members = data_members(row, j)
+                member = members[0] if pick is None or len(members) == 1 else pick(group, members)
+            extent = (row * element + within, length)
+            ranges = ops.get((group, member))
+            if ranges is None:
+                ops[group, member] = [extent]
+            else:
+                ranges.append(extent)
+            pos += length
         return ops
 
     def write_ops(self, offset: int, size: int) -> tuple[Ops, Ops]:
@@ -143,52 +165,65 @@ class RaidPool:
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
+        join = self.start_read(offset, size, self.env.now)
+        yield join
+        join.settle(self.env.now)
+        return join.queue_wait
+
+    def start_read(self, offset: int, size: int, now: float) -> Join:
+        """Submit the drive reads for ``size`` bytes at pool ``offset`` at ``now``.
+
+        Wait on the returned join (an event), then call its ``settle`` with the time; its
+        ``queue_wait`` is then the array-queue wait (s).
+        """
         layout = self.layout
         element = layout.element
         within = offset % element
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
-            group, row, j = layout.locate(offset // element)
+            row_global, j = divmod(offset // element, layout.data_drives)  # layout.locate
+            group, row = row_global % layout.groups, row_global // layout.groups
             copies = layout.data_members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
-            join = Join(self.env)
+            join = Join(self.env, now)
             if drive.event_driven:
                 join.remaining = 1
-            drive.submit(DriveOp(row * element + within, size, False, join))
-            yield join.close()
-            join.settle(self.env.now)
-            return join.queue_wait
-        join = self._submit(layout.read_ops(offset, size, self._less_busy), write=False)
-        yield join.close()
-        join.settle(self.env.now)
-        return join.queue_wait
+            drive.submit(DriveOp(row * element + within, size, False, join), now)
+            join.close(now)
+            return join
+        join = self._submit(layout.read_ops(offset, size, self._less_busy), False, now)
+        join.close(now)
+        return join
 
     def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Write ``size`` bytes at pool ``offset`` with the level's write penalty.
 
         Returns the array-queue wait (s) summed over the read and write phases.
         """
+        env = self.env
         reads, writes = self.layout.write_ops(offset, size)
         wait = 0.0
         if reads:
-            join = self._submit(reads, write=False)
-            yield join.close()
-            join.settle(self.env.now)
+            join = self._submit(reads, False, env.now)
+            yield join.close(env.now)
+            join.settle(env.now)
             wait += join.queue_wait
-        join = self._submit(writes, write=True)
-        yield join.close()
-        join.settle(self.env.now)
+        join = self._submit(writes, True, env.now)
+        yield join.close(env.now)
+        join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, ops: Ops, write: bool) -> Join:
-        join = Join(self.env)
+    def _submit(self, ops: Ops, write: bool, now: float) -> Join:
+        join = Join(self.env, now)
+        drives = self.drives
         for (group, member), ranges in ops.items():
-            drive = self.drives[group][member]
-            for start, length in merge(ranges):
-                if drive.event_driven:
+            drive = drives[group][member]
+            counted = drive.event_driven
+            for start, length in ranges if len(ranges) == 1 else merge(ranges):
+                if counted:
                     join.remaining += 1
-                drive.submit(DriveOp(start, length, write, join))
+                drive.submit(DriveOp(start, length, write, join), now)
         return join
 
 
