@@ -441,7 +441,7 @@ def _vi_data() -> dict[str, Any]:
 def scheduled_run() -> RunResult:
     """A tiny run of the 2012 dashboard: queue depth 4, then 8, then 32."""
     data = _vi_data()
-    data["run"] = {"ios": 3000, "warmup_ios": 300, "record_interval": 0.05}
+    data["run"] = {"duration": 0.75, "warmup_ios": 300, "record_interval": 0.05}
     data["schedule"] = [
         {"at": 0.25, "set": {QD: 8}},
         {"at": 0.5, "set": {QD: 32}},

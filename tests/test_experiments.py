@@ -1,0 +1,58 @@
+"""The published experiments: every reference point of the shipped seed scenarios is checked.
+
+Each scenario's ``reference:`` section holds the published figures and the band each must
+fall in (see ``docs/validation.md``). A point the model is known to miss is listed in
+``KNOWN_MISSES`` with the reason; the test fails if such a point starts to pass, so the list
+(and the validation report's "where the model still disagrees") is kept true.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sanpath import load_scenario
+from sanpath.reference import compare
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+
+SEEDS = (
+    "qd_sweep_2007",
+    "vi_queue_depth_2012",
+    "fast_track_2012",
+    "backup_2013",
+    "hpux_max_q_depth",
+)
+
+KNOWN_MISSES = {
+    ("backup_2013", "six backup files, 2 MiB: near the system maximum"): (
+        "with the write cache full, six interleaved write streams cost the drives more "
+        "positioning than four"
+    ),
+    ("backup_2013", "six files / four files at 2 MiB (rises)"): "same reason",
+    ("vi_queue_depth_2012", "exchange p99/p50 at QD 32 / at QD 8 (10x or more)"): (
+        "the model's exchange times at 32 are a steady queue behind the link, not unstable"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_published_points_fall_in_their_bands(name: str) -> None:
+    rows = compare(SCENARIOS / f"{name}.yaml")
+    checked = [r for r in rows if r.within is not None]
+    assert checked, f"{name}: no reference point with a band"
+    for row in checked:
+        known = (name, row.label) in KNOWN_MISSES
+        detail = f"{name}: {row.label}: model {row.model:.4g} against {row.published:.4g}"
+        if known:
+            assert not row.within, f"{detail} is now within its band: update KNOWN_MISSES"
+        else:
+            assert row.within, f"{detail} is outside its band"
+
+
+def test_known_misses_name_existing_points() -> None:
+    for name, label in KNOWN_MISSES:
+        reference = load_scenario(SCENARIOS / f"{name}.yaml").reference
+        assert reference is not None
+        assert label in {p.label for p in reference.points}, (name, label)
