@@ -43,9 +43,12 @@ class Comparison:
     role: str
     within: bool | None
     """Whether the model meets the point's tolerance (None when it states none)."""
+    band: tuple[float, float] | None = None
+    """The values the tolerance accepts, in the metric's units (None without one)."""
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out["band"] = list(self.band) if self.band is not None else None
         for key in ("published", "model", "error"):
             if isinstance(out[key], float) and not math.isfinite(out[key]):
                 out[key] = None
@@ -170,9 +173,19 @@ def compare(
                 error,
                 point.role,
                 _within(point, model, error),
+                _band(point),
             )
         )
     return rows
+
+
+def _band(point: ReferencePointSpec) -> tuple[float, float] | None:
+    tol = point.tolerance
+    if tol is None or point.value is None:
+        return None
+    if isinstance(tol, tuple):
+        return (float(tol[0]), float(tol[1]))
+    return (point.value * (1 - tol), point.value * (1 + tol))
 
 
 def _within(point: ReferencePointSpec, model: float, error: float) -> bool | None:
@@ -208,20 +221,36 @@ def table(rows: list[Comparison]) -> str:
 
 
 def plot(rows: list[Comparison], ax: Any = None) -> Any:
-    """Published against model, one pair of bars per point; returns the Axes."""
+    """Model over published, one row per point, with the accepted band; returns the Axes.
+
+    Every figure is shown as a ratio to its published value (log scale), so points in
+    different units share one axis: 1 is a perfect match, the grey bar is what the point's
+    tolerance accepts (cut at the axis edge when open-ended), the marker is green inside it
+    and red outside. Points without a published value (bases of ratios) are left out.
+    """
     from matplotlib.figure import Figure
 
+    shown = [r for r in rows if math.isfinite(r.published) and r.published > 0]
     if ax is None:
-        ax = Figure(figsize=(8, max(3.0, 0.35 * len(rows) + 1))).add_subplot()
-    y = np.arange(len(rows))
-    published = [r.published for r in rows]
-    model = [r.model for r in rows]
-    ax.barh(y - 0.2, published, height=0.4, label="published", color="#999999")
-    ax.barh(y + 0.2, model, height=0.4, label="model", color="#1f77b4")
-    ax.set_yticks(y, [f"{r.label} ({r.metric})" for r in rows], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("value (units of each metric)")
-    ax.legend(loc="lower right")
+        ax = Figure(figsize=(8, max(3.0, 0.3 * len(shown) + 1.2))).add_subplot()
+    ratios = [r.model / r.published if math.isfinite(r.model) else math.nan for r in shown]
+    finite = [x for x in ratios if math.isfinite(x) and x > 0]
+    lo = min([0.5, *finite]) / 1.5
+    hi = max([2.0, *finite]) * 1.5
+    for y, (row, ratio) in enumerate(zip(shown, ratios, strict=True)):
+        if row.band is not None:
+            left = max(row.band[0] / row.published, lo)
+            right = min(row.band[1] / row.published, hi)
+            ax.plot([left, right], [y, y], color="#bbbbbb", lw=6, solid_capstyle="butt")
+        if math.isfinite(ratio) and ratio > 0:
+            color = "#2ca02c" if row.within else ("#d62728" if row.within is False else "k")
+            ax.plot([ratio], [y], "o", color=color, ms=6)
+    ax.axvline(1.0, color="k", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=7)
+    ax.set_ylim(len(shown) - 0.5, -0.5)
+    ax.set_xlabel("model / published (grey: accepted band; green inside, red outside)")
     return ax
 
 

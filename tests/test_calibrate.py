@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -270,3 +271,24 @@ def test_exchange_times_in_the_time_series_exclude_host_waits() -> None:
     exchange = sum(ts["exchange_ms_mean"]) / 4
     assert exchange < 0.25 * result.latency_ms["mean"]
     assert exchange == pytest.approx(2 / result.iops * 1e3, rel=0.15)
+
+
+def test_comparison_plot_shows_ratios_bands_and_verdicts() -> None:
+    from sanpath.reference import Comparison, plot
+
+    rows = [
+        Comparison("base", "mb_per_s", math.nan, 400.0, math.nan, "base", None),
+        Comparison("inside", "mb_per_s", 1.25, 1.23, -0.016, "fitted", True, (1.18, 1.32)),
+        Comparison("outside", "latency_ms_mean", 4.5, 9.0, 1.0, "predicted", False, (3, 6.5)),
+        Comparison("open", "exchange_ms_max", 200, 105, -0.475, "fitted", True, (100, 1e5)),
+    ]
+    ax = plot(rows)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["inside (mb_per_s)", "outside (latency_ms_mean)", "open (exchange_ms_max)"]
+    markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert [float(m.get_xdata()[0]) for m in markers] == pytest.approx([1.23 / 1.25, 2.0, 0.525])
+    assert [m.get_color() for m in markers] == ["#2ca02c", "#d62728", "#2ca02c"]
+    bands = [line for line in ax.get_lines() if line.get_linewidth() == 6]
+    assert list(bands[0].get_xdata()) == pytest.approx([1.18 / 1.25, 1.32 / 1.25])
+    assert bands[2].get_xdata()[1] == pytest.approx(ax.get_xlim()[1])  # open band cut at the edge
+    assert ax.get_xscale() == "log"
