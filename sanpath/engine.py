@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import math
 import operator
 import re
 import time
@@ -43,10 +42,10 @@ from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.results import RunResult, build_result
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
-from sanpath.station import Link, SlotPool, Station
+from sanpath.station import Link, Station
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 from sanpath.streams import Streams
-from sanpath.topology import LAYERS, Topology, build_topology
+from sanpath.topology import LAYERS, Topology, build_topology, slot_servers
 from sanpath.workload import Command, CopyJob, IoSource
 
 HOST, HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(10)
@@ -405,7 +404,7 @@ class Simulation:
         """
         env = self.env
         t0 = now
-        wire = size + (-(-size // self.frame_payload) + 1) * self.frame_overhead  # wire_bytes
+        wire = self.wire_bytes(size)
         prev_start = prev_done = t0
         booked: list[tuple[Station, float, float, float]] = []
         for link, framed, latency, layer in legs:
@@ -538,24 +537,11 @@ class Simulation:
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
     ) -> Proc:
-        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it).
-
-        Each pass is :meth:`io`, written out so that its commands run one generator level
-        closer to the process.
-        """
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
         limit = self.outstanding
         while slot < limit[workload]:
             size, write, offset = source.next_io()
-            t_issue, key = self._issue(size)
-            split_limit = host.split_limit
-            if split_limit is None or size <= split_limit:
-                cmd = Command(host, lun, offset, size, write)
-                now = yield from self.command(cmd)
-                layers = cmd.layers
-            else:
-                layers = yield from self._split(host, lun, offset, size, write, split_limit)
-                now = self.env.now
-            self._complete(now, key, t_issue, lun, size, write, layers)
+            yield from self.io(host, lun, offset, size, write)
 
     def _copy_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -708,36 +694,26 @@ class Simulation:
         assert wspec.copy_to is not None
         topo = self.topology
         targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
-        capacity = wspec.copy_to.buffers
-        station = Station(
-            f"{host.name}.{wspec.name}.buffers",
-            "slots",
-            math.inf if capacity is None else float(capacity),
-            "host",
+        spec = wspec.copy_to
+        depth = spec.depth
+        buffers, writes = (
+            Station(f"{host.name}.{wspec.name}.{name}", "slots", servers, "host")
+            for name, servers in (
+                ("buffers", slot_servers(spec.buffers)),
+                ("file_writes", slot_servers(None if depth is None else depth * spec.files)),
+            )
         )
-        topo.stations[station.name] = station
-        depth = wspec.copy_to.depth
-        files = Station(
-            f"{host.name}.{wspec.name}.file_writes",
-            "slots",
-            math.inf if depth is None else float(depth * wspec.copy_to.files),
-            "host",
-        )
-        topo.stations[files.name] = files
-        return CopyJob(
-            wspec.copy_to,
-            targets,
-            SlotPool(self.env, capacity, station),
-            lambda: SlotPool(self.env, depth, files),
-        )
+        topo.stations[buffers.name] = buffers
+        topo.stations[writes.name] = writes
+        return CopyJob(self.env, spec, targets, buffers, writes)
 
     def _set_outstanding(self, wi: int, value: int) -> None:
         old = self.outstanding[wi]
         self.outstanding[wi] = value
         copy = self.scenario.workloads[wi].copy_to is not None
+        loop = self._copy_loop if copy else self._closed_loop
         for host, lun, source in self.closed_sources[wi]:
             for slot in range(old, value):
-                loop = self._copy_loop if copy else self._closed_loop
                 self.env.process(loop(host, lun, source, wi, slot))
 
     # -- running ------------------------------------------------------------------------------

@@ -113,11 +113,10 @@ def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -
     if name == "latency_ms_mean":
         weights = iops if iops.sum() > 0 else None
         return float(np.average(np.asarray(ts["latency_ms_mean"])[mask], weights=weights))
-    p99 = np.asarray(ts["latency_ms_p99"])[mask]
     if name == "latency_ms_p99":
-        return float(p99.mean())
+        return float(np.nanmean(np.asarray(ts["latency_ms_p99"])[mask]))
     if name == "latency_ms_max":
-        return float(p99.max())
+        return float(np.nanmax(np.asarray(ts["latency_ms_max"])[mask]))
     raise ValueError(f"metric {metric} cannot be read from a time series")
 
 

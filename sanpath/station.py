@@ -96,6 +96,17 @@ class Station:
         self.held_since = now
         self.held += delta
 
+    def grant(self, now: float) -> None:
+        """A command enters a slot station at ``now`` and takes a slot at once."""
+        self.area += self.n * (now - self.t_last)
+        self.t_last = now
+        self.n += 1
+        self.arrivals += 1
+        self.present_sum += now
+        self.busy += self.held * (now - self.held_since)
+        self.held_since = now
+        self.held += 1
+
     def arrive(self, now: float) -> None:
         """A command enters the station at ``now``."""
         self.area += self.n * (now - self.t_last)
@@ -246,15 +257,7 @@ class SlotPool:
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            st = self.station  # st.arrive(now) and st.hold(now, 1), written out (hot path)
-            st.area += st.n * (now - st.t_last)
-            st.t_last = now
-            st.n += 1
-            st.arrivals += 1
-            st.present_sum += now
-            st.busy += st.held * (now - st.held_since)
-            st.held_since = now
-            st.held += 1
+            self.station.grant(now)
             return None
         self.station.arrive(now)
         event = simpy.Event(self._env)
@@ -266,41 +269,21 @@ class SlotPool:
         cap = self.capacity
         if cap is None or self.held < cap:
             self.held += 1
-            st = self.station  # as in acquire
-            st.area += st.n * (now - st.t_last)
-            st.t_last = now
-            st.n += 1
-            st.arrivals += 1
-            st.present_sum += now
-            st.busy += st.held * (now - st.held_since)
-            st.held_since = now
-            st.held += 1
+            self.station.grant(now)
             return True
         self.station.rejected += 1
         return False
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """Give a slot back; record the holder's wait and holding time."""
-        st = self.station  # st.depart(now, t_arrive, t_start, now), written out (hot path)
-        w0 = st.window_start
-        st.area += st.n * (now - st.t_last)
-        st.t_last = now
-        st.n -= 1
-        st.completions += 1
-        since = t_arrive if t_arrive > w0 else w0
-        st.present_sum -= since
-        if now > w0:
-            st.sojourn_sum += now - since
-        st.wait_sum += t_start - t_arrive
-        st.service_sum += now - t_start
+        st = self.station
+        st.depart(now, t_arrive, t_start, now)
         cap = self.capacity
         if self.waiters and (cap is None or self.held <= cap):
             self.waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
-            st.busy += st.held * (now - st.held_since)
-            st.held_since = now
-            st.held -= 1
+            st.hold(now, -1)
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
@@ -325,12 +308,7 @@ class FcfsServer:
 
     def reserve(self, now: float, service: float) -> tuple[float, float]:
         """Queue a command needing ``service`` seconds at ``now``; return (start, departure)."""
-        st = self.station  # st.arrive(now), written out: this runs for every command
-        st.area += st.n * (now - st.t_last)
-        st.t_last = now
-        st.n += 1
-        st.arrivals += 1
-        st.present_sum += now
+        self.station.arrive(now)
         if self.servers == 1:
             start = self._free_one if self._free_one > now else now
             self._free_one = start + service
@@ -362,12 +340,7 @@ class Link:
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
-        st = self.station  # st.arrive(now), written out: this runs for every transfer
-        st.area += st.n * (now - st.t_last)
-        st.t_last = now
-        st.n += 1
-        st.arrivals += 1
-        st.present_sum += now
+        self.station.arrive(now)
         rate = self.rate
         if rate is None:
             return t_arrive, t_arrive

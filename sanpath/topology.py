@@ -86,7 +86,8 @@ class Topology:
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
 
 
-def _cap(depth: int | None) -> float:
+def slot_servers(depth: int | None) -> float:
+    """A slot station's server count for a depth limit (infinite when there is none)."""
     return math.inf if depth is None else float(depth)
 
 
@@ -122,7 +123,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 env,
                 array.port_queue_depth,
                 station(
-                    f"array.port{i}.queue", "slots", "array_port", _cap(array.port_queue_depth)
+                    f"array.port{i}.queue",
+                    "slots",
+                    "array_port",
+                    slot_servers(array.port_queue_depth),
                 ),
             ),
         )
@@ -191,7 +195,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         st = station(f"array.lun.{group.name}", "slots", "lun_queue")
         lun_members: list[Lun] = []
         for name in expand_names(group.name, group.count):
-            st.servers += _cap(limit)
+            st.servers += slot_servers(limit)
             lun = Lun(
                 name=name,
                 group=group.name,
@@ -285,7 +289,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                                         f"{hg}.hba.slots",
                                         "slots",
                                         "hba",
-                                        _cap(hba_spec.queue_depth),
+                                        slot_servers(hba_spec.queue_depth),
                                     ),
                                 ),
                             )
@@ -300,7 +304,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                                             f"{hg}.lun_queue",
                                             "slots",
                                             "host_queue",
-                                            _cap(hspec.lun_queue_depth),
+                                            slot_servers(hspec.lun_queue_depth),
                                         ),
                                     ),
                                 ),

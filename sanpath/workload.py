@@ -15,11 +15,12 @@ that the host split because it exceeded ``min(max_io_size, max_transfer)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import simpy
+
 from sanpath.scenario import CopySpec, WorkloadSpec
-from sanpath.station import SlotPool
+from sanpath.station import SlotPool, Station
 from sanpath.streams import UniformStream
 
 if TYPE_CHECKING:
@@ -124,9 +125,15 @@ class CopyJob:
     __slots__ = ("_next", "buffers", "files", "ratio")
 
     def __init__(
-        self, spec: CopySpec, luns: list[Lun], buffers: SlotPool, writes: Callable[[], SlotPool]
+        self,
+        env: simpy.Environment,
+        spec: CopySpec,
+        luns: list[Lun],
+        buffers: Station,
+        writes: Station,
     ) -> None:
-        self.buffers = buffers
+        """``buffers`` and ``writes`` are the stations of the buffer pool and the file slots."""
+        self.buffers = SlotPool(env, spec.buffers, buffers)
         self.ratio = spec.ratio
         n = len(luns)
         per_lun = [len(range(i, spec.files, n)) for i in range(n)]
@@ -134,7 +141,8 @@ class CopyJob:
         for f in range(spec.files):
             lun = luns[f % n]
             region = lun.size // per_lun[f % n]
-            self.files.append(CopyFile(lun, (f // n) * region, region, writes()))
+            file_writes = SlotPool(env, spec.depth, writes)
+            self.files.append(CopyFile(lun, (f // n) * region, region, file_writes))
         self._next = 0
 
     def next_file(self) -> CopyFile:

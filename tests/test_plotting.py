@@ -636,3 +636,16 @@ def test_cli_plot_wrong_kind_of_file(
         main(["plot", str(files["qd"]), "--kind", "pie", "--out", out])
     assert exc.value.code == 2
     assert "invalid choice: 'pie'" in capsys.readouterr().err
+
+
+def test_cli_offers_exactly_the_plot_kinds() -> None:
+    """The CLI lists the kinds itself (so that its parser does not load matplotlib)."""
+    import argparse
+
+    from sanpath.cli import _parser
+
+    parser = _parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    plot = subparsers.choices["plot"]
+    kind = next(a for a in plot._actions if a.dest == "kind")
+    assert tuple(kind.choices or ()) == plotting.KINDS

@@ -21,7 +21,6 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 import simpy
-from simpy.events import URGENT
 
 from sanpath.scenario import CacheSpec
 
@@ -85,37 +84,19 @@ class ReadAhead:
             if length <= 0:
                 break
             done = simpy.Event(self.env)
-            self._prefetch(start, length, done)
+            self.env.process(self._prefetch(start, length, done))
             stream.chunks.append((start, start + length, done))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()
         return [ev for lo, hi, ev in stream.chunks if lo < end and not ev.processed]
 
-    def _prefetch(self, start: int, length: int, done: simpy.Event) -> None:
-        """Read [start, start + length) of the LUN into cache; ``done`` fires when it is in.
-
-        It runs as a SimPy process started now would (the reads are submitted when an
-        URGENT event at this instant is processed; ``done`` is triggered when they are
-        complete), with callbacks instead of a generator: a prefetch is started for every
-        chunk read ahead.
-        """
-        env = self.env
-        begin = simpy.Event(env)
-        begin._ok = True
-        begin._value = None
-        begin.callbacks.append(lambda _event: self._submit(start, length, done))
-        env.schedule(begin, URGENT)
-
-    def _submit(self, start: int, length: int, done: simpy.Event) -> None:
+    def _prefetch(self, start: int, length: int, done: simpy.Event) -> Generator[simpy.Event]:
+        """Read [start, start + length) of the LUN into cache; ``done`` fires when it is in."""
         join = self.lun.pool.start_read(self.lun.base + start, length, self.env.now)
-
-        def complete(_event: simpy.Event) -> None:
-            join.settle(self.env.now)
-            done.succeed()
-
-        assert join.callbacks is not None
-        join.callbacks.append(complete)
+        yield join
+        join.settle(self.env.now)
+        done.succeed()
 
 
 class Cache:

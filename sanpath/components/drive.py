@@ -28,30 +28,13 @@ from collections.abc import Callable
 from typing import Any
 
 import simpy
-from simpy.events import NORMAL, PENDING
+from simpy.events import NORMAL
 
 from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.station import FcfsServer, Station
 
 CYLINDERS = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
-
-
-def _one_cylinder() -> float:
-    """The shortest distance ``d`` (fraction of the stroke) with ``d * CYLINDERS >= 1.0``.
-
-    Comparing a distance with it is the same test as multiplying by CYLINDERS, one
-    multiplication cheaper (rounding is monotonic, so the distances that pass form a range).
-    """
-    d = 1.0 / CYLINDERS
-    while d * CYLINDERS >= 1.0:
-        d = math.nextafter(d, 0.0)
-    while d * CYLINDERS < 1.0:
-        d = math.nextafter(d, math.inf)
-    return d
-
-
-ONE_CYLINDER = _one_cylinder()
 
 
 class DriveOp:
@@ -95,10 +78,7 @@ class Join(simpy.Event):
     """
 
     def __init__(self, env: simpy.Environment, now: float) -> None:
-        # simpy.Event.__init__, written out: a join is made for every array I/O
-        self.env = env
-        self.callbacks = []
-        self._value = PENDING
+        super().__init__(env)
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
@@ -201,12 +181,7 @@ class Hdd(Drive):
         op.x = x
         op.xfer = op.size / rate
         op.theta = (op.offset / (rate * self.rev)) % 1.0
-        st = self.station  # st.arrive(now), written out: this runs for every operation
-        st.area += st.n * (now - st.t_last)
-        st.t_last = now
-        st.n += 1
-        st.arrivals += 1
-        st.present_sum += now
+        self.station.arrive(now)
         if len(self.tcq) < self.depth:
             op.t_accept = now
             self.tcq.append(op)
@@ -245,7 +220,6 @@ class Hdd(Drive):
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         sqrt = math.sqrt
-        one_cylinder = ONE_CYLINDER
         best_op = tcq[0]
         best = best_score = math.inf
         for op in tcq:
@@ -256,7 +230,7 @@ class Hdd(Drive):
                 d = op.x - head
                 if d < 0.0:
                     d = -d
-                seek = track + a * d + b * sqrt(d) if d >= one_cylinder else 0.0
+                seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
@@ -273,22 +247,7 @@ class Hdd(Drive):
         self.current = None
         self.head = op.x
         self.last_read_end = -1 if op.write else op.offset + op.size
-        # self.station.depart(now, op.t_submit, op.t_start, now), written out (hot path)
-        st = self.station
-        w0 = st.window_start
-        t_submit, t_start = op.t_submit, op.t_start
-        st.area += st.n * (now - st.t_last)
-        st.t_last = now
-        st.n -= 1
-        st.completions += 1
-        since = t_submit if t_submit > w0 else w0
-        st.present_sum -= since
-        if now > w0:
-            st.sojourn_sum += now - since
-            if st.held < 0:
-                st.busy += now - t_start if t_start >= w0 else now - w0
-        st.wait_sum += t_start - t_submit
-        st.service_sum += now - t_start
+        self.station.depart(now, op.t_submit, op.t_start, now)
         if self.pending:
             nxt = self.pending.popleft()
             nxt.t_accept = now

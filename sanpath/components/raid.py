@@ -89,34 +89,12 @@ class RaidLayout:
     ) -> Ops:
         """Drive reads for a read; ``pick(group, copies)`` chooses a mirror copy (default the
         first)."""
-        # :meth:`pieces` and :meth:`locate`, written out: this runs for every large read.
         ops: Ops = {}
-        element, data_drives, groups = self.element, self.data_drives, self.groups
-        data_members = self.data_members
-        raid5, width = self.level == "raid5", self.width
-        end = offset + size
-        pos = offset
-        while pos < end:
-            unit = pos // element
-            within = pos - unit * element
-            length = element - within
-            if end - pos < length:
-                length = end - pos
-            row_global, j = divmod(unit, data_drives)
-            group = row_global % groups
-            row = row_global // groups
-            if raid5:
-                member = (width - row % width + j) % width  # data_members(row, j)[0]
-            else:
-                members = data_members(row, j)
-                member = members[0] if pick is None or len(members) == 1 else pick(group, members)
-            extent = (row * element + within, length)
-            ranges = ops.get((group, member))
-            if ranges is None:
-                ops[group, member] = [extent]
-            else:
-                ranges.append(extent)
-            pos += length
+        element = self.element
+        for group, row, j, within, length in self.pieces(offset, size):
+            members = self.data_members(row, j)
+            member = members[0] if pick is None or len(members) == 1 else pick(group, members)
+            ops.setdefault((group, member), []).append((row * element + within, length))
         return ops
 
     def write_ops(self, offset: int, size: int) -> tuple[Ops, Ops]:
@@ -181,8 +159,7 @@ class RaidPool:
         within = offset % element
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
-            row_global, j = divmod(offset // element, layout.data_drives)  # layout.locate
-            group, row = row_global % layout.groups, row_global // layout.groups
+            group, row, j = layout.locate(offset // element)
             copies = layout.data_members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
