@@ -215,14 +215,23 @@ class Simulation:
         t_host_start = now
         layers[HOST_QUEUE] += t_host_start - t_host
         # the host's own I/O stack (driver, interrupt and completion) while the command
-        # holds its queue slot
+        # holds its queue slot: processor time on one of the host's CPUs, then the rest
+        cpu = host.cpu
+        if cpu is not None:
+            assert host.cpu_time is not None
+            start, done = cpu.reserve(now, host.cpu_time())
+            if done > now:
+                yield env.timeout(done - now)
+                now = env.now
+            cpu.station.depart(now, t_host_start, start, done)
+            layers[HOST] += done - t_host_start
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
             now = env.now
             layers[HOST] += host_time
         hba, hba_port, port = route.hba, route.hba_port, route.array_port
-        hba_slots, cpu, controller = route.hba_slots, hba.cpu, self.controller
+        hba_slots, hba_cpu, controller = route.hba_slots, hba.cpu, self.controller
         hba_port.bytes_in_flight += size
         while True:
             # 2. HBA command slot and processing; 3. command frame to the array
@@ -232,19 +241,20 @@ class Simulation:
                 yield ev
                 now = env.now
             t_slot_start = now
-            start, done = cpu.reserve(now, hba.command_time())
+            start, done = hba_cpu.reserve(now, hba.command_time())
             arrive = done + one_way
             if arrive > now:
                 yield env.timeout(arrive - now)
                 now = env.now
-            cpu.station.depart(now, t_slot_start, start, done)
+            hba_cpu.station.depart(now, t_slot_start, start, done)
+            t_sent = done  # the command frame leaves the HBA: an exchange begins
             layers[HBA] += done - t_slot
             layers[FABRIC] += arrive - done
             # 4. array port queue
             t_port = now
             if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
-                yield from self._queue_full(cmd, route, t_slot, t_slot_start, ARRAY_PORT)
+                yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, ARRAY_PORT)
                 now = env.now
                 continue
             # 5. controller
@@ -265,7 +275,7 @@ class Simulation:
                 break
             port.queue.release(now, t_port, t_port)
             counters["lun_qfull"] += 1
-            yield from self._queue_full(cmd, route, t_slot, t_slot_start, LUN_QUEUE)
+            yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, LUN_QUEUE)
             now = env.now
         t_lun = now
         if cmd.write:
@@ -340,8 +350,7 @@ class Simulation:
             if self.exchanges is not None:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).
-                exchange = latency - layers[HOST] - layers[HOST_QUEUE] - layers[HBA]
-                self.exchanges.add(now, exchange, size)
+                self.exchanges.add(now, now - t_sent, size)
         if fork is not None:
             fork.remaining -= 1
             if fork.remaining == 0:
@@ -350,9 +359,19 @@ class Simulation:
         return now
 
     def _queue_full(
-        self, cmd: Command, route: Route, t_slot: float, t_slot_start: float, layer: int
+        self,
+        cmd: Command,
+        route: Route,
+        t_slot: float,
+        t_slot_start: float,
+        t_sent: float,
+        layer: int,
     ) -> Proc:
-        """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay."""
+        """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay.
+
+        To a switch probe the refused command is an exchange of its own, from ``t_sent``
+        (its frame left the HBA) to the QUEUE FULL status; the retry is a new exchange.
+        """
         env = self.env
         t = env.now
         self.counters["qfull"] += 1
@@ -360,6 +379,8 @@ class Simulation:
             self.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
         now = env.now
+        if self.exchanges is not None:
+            self.exchanges.add(now, now - t_sent, 0)
         route.hba_slots.release(now, t_slot, t_slot_start)
         if route.throttle is not None:
             route.throttle.on_qfull(now)
@@ -705,7 +726,8 @@ class Simulation:
         )
         topo.stations[buffers.name] = buffers
         topo.stations[writes.name] = writes
-        return CopyJob(self.env, spec, targets, buffers, writes)
+        align = max(size for size, _ in wspec.block_size)
+        return CopyJob(self.env, spec, targets, buffers, writes, align)
 
     def _set_outstanding(self, wi: int, value: int) -> None:
         old = self.outstanding[wi]

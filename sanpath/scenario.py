@@ -433,6 +433,10 @@ class HostSpec(Spec):
     operating system's largest I/O (escsi_maxphys, max_sectors_kb). ``io_time`` is the
     host's own time per command (driver, interrupt and completion handling), spent while the
     command holds its slot in the host queue; a pure delay, as many CPUs run it in parallel.
+    ``cpus`` and ``cpu_time`` model the part of that work that contends for processors: every
+    command needs ``cpu_time`` of one of the host's ``cpus`` processors (first come, first
+    served, shared by every LUN and path), so a host issuing enough I/O becomes a bottleneck of
+    its own at ``cpus / cpu_time`` commands per second (null ``cpus``: not modelled).
     """
 
     name: str
@@ -442,6 +446,8 @@ class HostSpec(Spec):
     multipath: MultipathPolicy = "round-robin"
     rr_ios: Annotated[int, Field(ge=1)] = 1
     io_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
+    cpus: Annotated[int, Field(ge=1)] | None = None
+    cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
     hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
 

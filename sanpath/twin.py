@@ -495,6 +495,8 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
                 card += 1
         hba_ports.append(ports)
         group_servers[f"{hs.name}.hba.cpu"] = float(card * hs.count)
+        if hs.cpus is not None:
+            group_servers[f"{hs.name}.cpu"] = float(hs.cpus * hs.count)
         if any(h.pcie is not None for h in hs.hbas):
             group_servers[f"{hs.name}.pcie.down"] = float(card * hs.count)
             group_servers[f"{hs.name}.pcie.up"] = float(card * hs.count)
@@ -794,6 +796,9 @@ def _fill_class(
                 setup = s.array.controller.transfer_setup
                 _add(_get(c, key), v, mean_cmd / bandwidth + setup)
             c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
+            if hs.cpus is not None:  # its processor time: a queue with ``cpus`` servers
+                cpu_mean, cpu_var = _dist(hs.cpu_time)
+                _add(_get(c, member(f"{hname}.cpu", 0, hs.cpus, count)), v, cpu_mean, vf=cpu_var)
             c.delay += v * one_way * (4 if write else 2)
             if not write:
                 if read_ahead:

@@ -120,6 +120,9 @@ class CopyJob:
     ``files`` sequential streams are spread over the target LUNs in turn (file ``f`` on LUN
     ``f mod n``, each in its own equal region of that LUN); writes take the files round
     robin, each continuing where that file left off (wrapping at the end of its region).
+    Regions start on multiples of ``align`` bytes (the largest I/O of the workload), as a
+    file system lays out large files in aligned runs: a file that started mid-stripe would
+    turn every full-stripe write into read-modify-writes.
     """
 
     __slots__ = ("_next", "buffers", "files", "ratio")
@@ -131,6 +134,7 @@ class CopyJob:
         luns: list[Lun],
         buffers: Station,
         writes: Station,
+        align: int = 1,
     ) -> None:
         """``buffers`` and ``writes`` are the stations of the buffer pool and the file slots."""
         self.buffers = SlotPool(env, spec.buffers, buffers)
@@ -140,7 +144,7 @@ class CopyJob:
         self.files = []
         for f in range(spec.files):
             lun = luns[f % n]
-            region = lun.size // per_lun[f % n]
+            region = lun.size // per_lun[f % n] // align * align
             file_writes = SlotPool(env, spec.depth, writes)
             self.files.append(CopyFile(lun, (f // n) * region, region, file_writes))
         self._next = 0

@@ -81,6 +81,30 @@ def test_port_queue_overflow_gives_queue_full_and_a_longer_tail() -> None:
     assert limited.breakdown_ms["array_port"] > 0.5
 
 
+def test_a_switch_probe_sees_each_queue_full_as_an_exchange_of_its_own() -> None:
+    """A refused command is a short exchange (frame out, QUEUE FULL back); its retry is a new
+    one. So QUEUE FULL storms pull the exchange median down while the tail stays long."""
+    base = small_san(outstanding=8, ios=12_000)
+    base["hosts"][0].update(count=8, multipath="failover")
+    base["hosts"][0]["qfull"] = {"retry_delay": "3ms", "throttle": "none"}
+    base["run"]["record_interval"] = "50ms"
+    base["array"]["port_queue_depth"] = 64
+    sim = sanpath.engine.Simulation(sanpath.load_scenario(base))
+    result = sim.run()
+    qfull = result.counters["qfull"]
+    assert qfull > 100
+    assert sim.exchanges is not None
+    columns = sim.exchanges.to_columns(t_end=sim.env.now)
+    exchanges = round(sum(columns["iops"]) * sim.exchanges.interval)
+    # up to the 8 x 4 x 8 commands in flight at each end of the window are counted once only
+    assert exchanges == pytest.approx(result.counters["commands"] + qfull, abs=2 * 8 * 4 * 8)
+    one_way = sim.one_way
+    timeseries = result.timeseries
+    assert timeseries is not None
+    assert min(timeseries["exchange_ms_p50"]) < 0.2  # QUEUE FULL answers: tens of us
+    assert max(timeseries["exchange_ms_p99"]) > 50 * 2 * one_way * 1e3
+
+
 def test_throttling_reduces_queue_full_answers() -> None:
     base = small_san(outstanding=16, ios=12_000)
     base["hosts"][0].update(count=8, multipath="failover", lun_queue_depth=16)
@@ -210,6 +234,36 @@ def test_full_write_cache_forces_flushes() -> None:
     result = sanpath.run(base)
     assert result.counters["forced_flushes"] > 0
     assert result.breakdown_ms["cache"] > 1.0
+
+
+def test_interleaved_sequential_writes_destage_as_full_stripes() -> None:
+    """Four sequential writers on one LUN: their writes interleave in the cache, yet each
+    stream's dirty data joins up while it waits, so destages are full-stripe writes (5 drive
+    writes per 256 KiB row of a 4+1 group) instead of read-modify-writes (4 per 64 KiB)."""
+    base = small_san(
+        outstanding=1, threads=4, read_fraction=0.0, block_size="64KiB", pattern="sequential"
+    )
+    base["array"]["cache"] = {"write_back": "8MiB", "destage_concurrency": 2}
+    base["array"]["luns"][0]["count"] = 1
+    result = sanpath.run(base)
+    assert result.counters["forced_flushes"] > 0  # the cache is full: destaging sets the pace
+    per_io = result.station("array.r5.drives").completions / result.ios
+    assert per_io == pytest.approx(5 / 4, rel=0.1)
+
+
+def test_copy_job_files_start_on_io_size_boundaries() -> None:
+    """Each backup file's region starts on a multiple of the largest I/O, so full-stripe
+    writes stay full-stripe whatever the LUN size and the number of files."""
+    data = copy_job(files=3)
+    data["array"]["luns"][1]["size"] = "10000MB"  # not a multiple of 3 x 256 KiB
+    sim = sanpath.engine.Simulation(sanpath.load_scenario(data))
+    sim.start_workloads()
+    (job,) = sim.copy_jobs.values()
+    assert len(job.files) == 3
+    for file in job.files:
+        assert file.start % (256 * 1024) == 0
+        assert file.region % (256 * 1024) == 0
+        assert file.start + file.region <= file.lun.size
 
 
 def test_read_ahead_raises_sequential_throughput() -> None:

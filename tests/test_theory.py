@@ -101,6 +101,20 @@ def test_closed_loop_multicore_controller_load_dependent_mva() -> None:
     assert_agrees(result.ci95["iops"], result.iops, float(mva.throughput[-1]))
 
 
+def test_host_cpus_queue_and_host_io_time_delays() -> None:
+    """Host processors (2 exponential servers) and the host's pure delay, before a
+    controller and a drive: a product-form network with a delay station, solved by MVA."""
+    data = textbook.closed_path(12, 0, exp(0.4), exp(0.5), ios=60_000)
+    data["hosts"][0].update(cpus=2, cpu_time=exp(0.8), io_time=exp(0.3))
+    result = sanpath.run(data)
+    mva = analytic.mva([0.8e-3, 0.4e-3, 0.5e-3], 12, servers=[2, 1, 1], delay=0.3e-3)
+    assert_agrees(result.ci95["iops"], result.iops, float(mva.throughput[-1]))
+    cpu = result.station("host.cpu")
+    assert cpu.servers == 2
+    assert cpu.utilization == pytest.approx(result.iops * 0.8e-3 / 2, rel=0.03)
+    assert result.breakdown_ms["host"] > 0.8 + 0.3
+
+
 @pytest.mark.parametrize("queue_depth", [1, 4, 8])
 def test_hba_queue_depth_caps_population(queue_depth: int) -> None:
     """32 outstanding I/Os through an HBA with Q slots behave as MVA at population Q."""

@@ -111,6 +111,16 @@ def test_closed_multicore_controller_is_load_dependent_mva(cores: int, outstandi
     )
 
 
+def test_host_cpus_are_a_multi_server_station_and_io_time_a_delay() -> None:
+    data = textbook.closed_path(12, 0, exp(0.4), exp(0.5))
+    data["hosts"][0].update(cpus=2, cpu_time=exp(1.2), io_time=exp(0.3))
+    p = predict(data)
+    mva = analytic.mva([1.2e-3, 0.4e-3, 0.5e-3], 12, servers=[2, 1, 1], delay=0.3e-3)
+    assert p.iops == pytest.approx(float(mva.throughput[-1]), rel=EXACT)
+    assert p.bottleneck == "host.cpu"
+    assert p.utilization["host.cpu"] == pytest.approx(float(mva.utilization[-1, 0]), rel=EXACT)
+
+
 @pytest.mark.parametrize("queue_depth", [1, 4, 8])
 def test_hba_queue_depth_is_mva_at_population_q(queue_depth: int) -> None:
     data = textbook.closed_path(32, *(exp(d) for d in DEMANDS_MS), hba_queue_depth=queue_depth)

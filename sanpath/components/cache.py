@@ -8,8 +8,10 @@
 * Write-back: a write of at most ``write_aside`` bytes is copied into cache and
   acknowledged; the dirty data is destaged through RAID in the background. Destaging runs
   above the low watermark, at full concurrency above the high watermark; when the dirty
-  space is full, writes wait for a destage to free room (a forced flush). Contiguous dirty
-  extents of a LUN are merged, so sequential writes destage as full stripes.
+  space is full, writes wait for a destage to free room (a forced flush). A write that
+  continues a dirty extent still waiting for its destage joins it (up to the LUN's
+  ``destage_merge`` bytes), whatever was written in between, so sequential streams destage
+  as full stripes even when several of them interleave (several backup files on one LUN).
 * Write-aside: larger writes bypass the cache and go straight through RAID; the host waits
   for the drives (CLARiiON/VNX: 2048 blocks = 1 MiB by default).
 """
@@ -99,6 +101,17 @@ class ReadAhead:
         done.succeed()
 
 
+class _Extent:
+    """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged."""
+
+    __slots__ = ("lun", "offset", "size")
+
+    def __init__(self, lun: Lun, offset: int, size: int) -> None:
+        self.lun = lun
+        self.offset = offset
+        self.size = size
+
+
 class Cache:
     """The array's shared cache (one per array)."""
 
@@ -112,7 +125,10 @@ class Cache:
         self.high = spec.high_watermark * self.capacity
         self.concurrency = spec.destage_concurrency
         self.active = 0
-        self.extents: deque[tuple[Lun, int, int]] = deque()
+        self.extents: deque[_Extent] = deque()
+        """Dirty extents in the order they were first written (the destage order)."""
+        self.tails: dict[tuple[Lun, int], _Extent] = {}
+        """Extents that can still grow, by (LUN, offset where the next write would join)."""
         self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
         self.forced_flushes = 0
 
@@ -137,18 +153,14 @@ class Cache:
 
     def _admit(self, lun: Lun, offset: int, size: int) -> None:
         self.dirty += size
-        extents = self.extents
-        if extents:
-            last_lun, last_off, last_size = extents[-1]
-            if (
-                last_lun is lun
-                and last_off + last_size == offset
-                and last_size + size <= lun.destage_merge
-            ):
-                extents[-1] = (lun, last_off, last_size + size)
-                self._kick()
-                return
-        extents.append((lun, offset, size))
+        extent = self.tails.pop((lun, offset), None)
+        if extent is not None and extent.size + size <= lun.destage_merge:
+            extent.size += size
+        else:
+            extent = _Extent(lun, offset, size)
+            self.extents.append(extent)
+        if extent.size < lun.destage_merge:
+            self.tails[lun, extent.offset + extent.size] = extent
         self._kick()
 
     def _allowed(self) -> int:
@@ -160,7 +172,10 @@ class Cache:
 
     def _kick(self) -> None:
         while self.extents and self.active < self._allowed():
-            lun, offset, size = self.extents.popleft()
+            extent = self.extents.popleft()
+            lun, offset, size = extent.lun, extent.offset, extent.size
+            if self.tails.get((lun, offset + size)) is extent:
+                del self.tails[lun, offset + size]
             self.active += 1
             self.env.process(self._destage(lun, offset, size))
 

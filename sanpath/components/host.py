@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from sanpath.components.array import ArrayPort, Lun
 from sanpath.components.hba import Hba, HbaPort
 from sanpath.scenario import QfullSpec
-from sanpath.station import Link, SlotPool
+from sanpath.station import FcfsServer, Link, SlotPool
 
 
 class Throttle:
@@ -145,6 +145,10 @@ class HostInstance:
     rr_ios: int
     retry_delay: float
     io_time: Callable[[], float]
+    cpu: FcfsServer | None = None
+    """The host's processors (``cpus``), or None when they are not modelled."""
+    cpu_time: Callable[[], float] | None = None
+    """Draws the processor time (s) of one command."""
     routes: dict[int, list[Route]] = field(default_factory=dict)
     _rr: dict[int, int] = field(default_factory=dict)
 
