@@ -43,6 +43,8 @@ demo: $(STAMP)
 	$(BIN)/sanpath run scenarios/vi_queue_depth_2012.yaml --json > $(DEMO_OUT)/vi_dashboard.json
 	$(BIN)/sanpath plot $(DEMO_OUT)/vi_dashboard.json --kind dashboard \
 		--out $(DEMO_OUT)/dashboard.png
+	$(BIN)/sanpath plot $(DEMO_OUT)/vi_dashboard.json --kind exchange-dashboard \
+		--out $(DEMO_OUT)/exchange_dashboard.png
 	$(BIN)/sanpath plot $(DEMO_OUT)/quickstart.json $(DEMO_OUT)/vi_dashboard.json --kind cdf \
 		--out $(DEMO_OUT)/latency_cdf.png
 	@echo "demo tables and plots written to $(DEMO_OUT)/"

@@ -170,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
             "fan-in",
             "transfer-size",
             "dashboard",
+            "exchange-dashboard",
             "cdf",
         ],
     )

@@ -76,6 +76,7 @@ FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 IOPS_LABEL = "IOPS"
 LATENCY_LABEL = "latency (ms)"
+EXCHANGE_LABEL = "exchange completion time (ms)"
 MBPS_LABEL = "MB/s (10^6 B/s)"
 COMMANDS_LABEL = "commands/s"
 
@@ -1027,19 +1028,28 @@ def _floats(values: Iterable[Any]) -> FloatArray:
     return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
 
 
-def dashboard(run_result: RunLike, axes: AxesLike | None = None) -> tuple[Axes, Axes, Axes]:
+def dashboard(
+    run_result: RunLike, axes: AxesLike | None = None, times: str = "latency"
+) -> tuple[Axes, Axes, Axes]:
     """A run over time, like the Virtual Instruments dashboard of the 2012 queue-depth test.
 
-    Three panels sharing the simulated-time axis: latency (mean and p99 per interval) on
-    top; throughput (MB/s, IOPS on a twin right axis) in the middle; the scheduled settings
-    (``schedule:`` changes, one step line per key) at the bottom. Dotted vertical lines mark
-    every change. Needs ``run.record_interval`` in the scenario (the time series).
+    Three panels sharing the simulated-time axis: times on top; throughput (MB/s, IOPS on a
+    twin right axis) in the middle; the scheduled settings (``schedule:`` changes, one step
+    line per key) at the bottom. Dotted vertical lines mark every change. Needs
+    ``run.record_interval`` in the scenario (the time series).
 
     Parameters
     ----------
     run_result
         A RunResult or the dict of ``RunResult.to_dict()`` (``sanpath run --json``).
+    times
+        ``latency``: the application I/Os' latency (mean and p99 per interval).
+        ``exchange``: the exchange completion time a switch probe sees (p50, mean, p99 and
+        maximum per interval, log scale, ms), with QUEUE FULL answers per second on a twin
+        right axis when there were any: the view that shows an unstable queue.
     """
+    if times not in ("latency", "exchange"):
+        raise PlotInputError(f"times must be 'latency' or 'exchange', not {times!r}")
     data = _run_dict(run_result)
     series = data.get("timeseries")
     if not isinstance(series, Mapping) or "t_start_s" not in series:
@@ -1050,12 +1060,47 @@ def dashboard(run_result: RunLike, axes: AxesLike | None = None) -> tuple[Axes, 
     t_end = float(t[-1] + step) if t.size else 0.0
     ax_lat, ax_tp, ax_set = _new_axes_grid(axes, 3, rows=True, figsize=(8.0, 7.5))
 
-    ax_lat.plot(mid, _floats(series["latency_ms_mean"]), color="C0", lw=1.2, label="mean")
-    ax_lat.plot(mid, _floats(series["latency_ms_p99"]), color="C3", lw=1.0, ls="--", label="p99")
-    ax_lat.set_ylabel(LATENCY_LABEL)
-    ax_lat.set_ylim(bottom=0)
-    ax_lat.legend(loc="upper left", fontsize="small")
-    ax_lat.set_title(f"{data.get('name', 'run')}: latency, throughput and settings over time")
+    if times == "exchange":
+        if "exchange_ms_mean" not in series:
+            raise PlotInputError("the run's time series has no exchange times")
+        ax_lat.plot(mid, _floats(series["exchange_ms_p50"]), color="C2", lw=1.0, label="p50")
+        ax_lat.plot(mid, _floats(series["exchange_ms_mean"]), color="C0", lw=1.2, label="mean")
+        ax_lat.plot(
+            mid, _floats(series["exchange_ms_p99"]), color="C3", lw=1.0, ls="--", label="p99"
+        )
+        ax_lat.plot(
+            mid, _floats(series["exchange_ms_max"]), color="C3", lw=1.0, ls=":", label="max"
+        )
+        ax_lat.set_yscale("log")
+        low, high = ax_lat.get_ylim()
+        ax_lat.set_ylim(low, high * 30)  # room for the legend above the lines
+        ax_lat.set_ylabel(EXCHANGE_LABEL)
+        handles, labels = ax_lat.get_legend_handles_labels()
+        qfull = _floats(series.get("qfull", []))
+        if qfull.size == t.size and qfull.size and float(qfull.max()) > 0 and step > 0:
+            ax_qfull = ax_lat.twinx()
+            ax_qfull.fill_between(
+                mid, qfull / step, step="mid", color="0.6", alpha=0.35, label="QUEUE FULL/s"
+            )
+            ax_qfull.set_ylabel("QUEUE FULL per s")
+            ax_qfull.set_ylim(0, float((qfull / step).max()) * 1.6)  # below the legend
+            ax_qfull.set_zorder(ax_lat.get_zorder() - 1)  # the shading behind the lines
+            ax_lat.patch.set_visible(False)
+            _thousands(ax_qfull)
+            h2, l2 = ax_qfull.get_legend_handles_labels()
+            handles, labels = handles + h2, labels + l2
+        ax_lat.legend(handles, labels, loc="upper left", fontsize="small", ncol=5)
+        what = "exchange times"
+    else:
+        ax_lat.plot(mid, _floats(series["latency_ms_mean"]), color="C0", lw=1.2, label="mean")
+        ax_lat.plot(
+            mid, _floats(series["latency_ms_p99"]), color="C3", lw=1.0, ls="--", label="p99"
+        )
+        ax_lat.set_ylabel(LATENCY_LABEL)
+        ax_lat.set_ylim(bottom=0)
+        ax_lat.legend(loc="upper left", fontsize="small")
+        what = "latency"
+    ax_lat.set_title(f"{data.get('name', 'run')}: {what}, throughput and settings over time")
 
     ax_tp.plot(mid, _floats(series["mb_per_s"]), color="C0", lw=1.2, label="MB/s")
     ax_iops = ax_tp.twinx()
@@ -1268,11 +1313,12 @@ KINDS = (
     "fan-in",
     "transfer-size",
     "dashboard",
+    "exchange-dashboard",
     "cdf",
 )
 """Plot kinds of ``sanpath plot --kind``."""
 
-_RUN_KINDS = ("dashboard", "cdf")
+_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf")
 
 
 def _load_sweep(path: Path) -> SweepResult:
@@ -1324,9 +1370,9 @@ def plot_files(
 ) -> Path:
     """Draw result files as one picture and save it (what ``sanpath plot`` runs).
 
-    Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` reads one
-    run JSON and ``cdf`` one or more. Raises :class:`PlotInputError` (a ValueError) for files
-    that cannot be plotted.
+    Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` and
+    ``exchange-dashboard`` read one run JSON and ``cdf`` one or more. Raises
+    :class:`PlotInputError` (a ValueError) for files that cannot be plotted.
     """
     if kind not in KINDS:
         raise PlotInputError(f"unknown plot kind {kind!r}; choose from {', '.join(KINDS)}")
@@ -1344,11 +1390,11 @@ def plot_files(
         if len(set(labels)) < len(labels):
             labels = [str(p) for p in paths]
         target = latency_cdf(runs, labels=labels)
-    elif kind == "dashboard":
+    elif kind in ("dashboard", "exchange-dashboard"):
         run = _load_run(paths[0])
         if not isinstance(run.get("timeseries"), dict):
             raise PlotInputError(f"{paths[0]}: the run has no time series; set run.record_interval")
-        target = dashboard(run)
+        target = dashboard(run, times="exchange" if kind == "exchange-dashboard" else "latency")
     else:
         sweep = _load_sweep(paths[0])
         try:

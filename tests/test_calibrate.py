@@ -21,7 +21,7 @@ from sanpath.calibrate import (
     reference_points,
 )
 from sanpath.cli import main
-from sanpath.reference import compare
+from sanpath.reference import Comparison, compare, error_summary, is_bound
 
 EXP = "exponential"
 
@@ -292,3 +292,21 @@ def test_comparison_plot_shows_ratios_bands_and_verdicts() -> None:
     assert list(bands[0].get_xdata()) == pytest.approx([1.18 / 1.25, 1.32 / 1.25])
     assert bands[2].get_xdata()[1] == pytest.approx(ax.get_xlim()[1])  # open band cut at the edge
     assert ax.get_xscale() == "log"
+
+
+def _row(published: float, model: float, band: tuple[float, float] | None) -> Comparison:
+    error = (model - published) / published
+    within = None if band is None else band[0] <= model <= band[1]
+    return Comparison("p", "iops", published, model, error, "predicted", within, band)
+
+
+def test_error_summary_leaves_bounds_out() -> None:
+    measured = _row(100.0, 110.0, (90.0, 110.0))
+    under = _row(20.0, 5.0, (0.0, 25.0))  # "under 25 ms"
+    at_least = _row(10.0, 1000.0, (10.0, 1e5))  # "10x or more"
+    no_band = _row(50.0, 40.0, None)
+    assert not is_bound(measured) and not is_bound(no_band)
+    assert is_bound(under) and is_bound(at_least)
+    text = error_summary([measured, under, at_least, no_band])
+    assert text == "mean |error| 15.0%, max 20.0% (2 bound(s) left out)"
+    assert error_summary([under]).startswith("no measured figure")

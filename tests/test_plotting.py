@@ -492,6 +492,28 @@ def test_dashboard_from_run_and_json(scheduled_run: RunResult) -> None:
     _check_dashboard(plotting.dashboard(json.loads(scheduled_run.to_json())), end)
 
 
+def test_exchange_dashboard_shows_probe_times_and_queue_full(scheduled_run: RunResult) -> None:
+    series = scheduled_run.timeseries
+    assert series is not None
+    top, _middle, bottom = plotting.dashboard(scheduled_run, times="exchange")
+    assert top.get_ylabel() == "exchange completion time (ms)"
+    assert top.get_yscale() == "log"
+    lines = {line.get_label(): line for line in data_lines(top)}
+    assert list(lines) == ["p50", "mean", "p99", "max"]
+    np.testing.assert_allclose(np.asarray(lines["p99"].get_ydata()), series["exchange_ms_p99"])
+    # depth 32 overflows the 64-command port: QUEUE FULL answers per second on a right axis
+    assert max(series["qfull"]) > 0
+    (qfull_axis,) = [
+        a
+        for a in top.get_figure(root=True).axes  # type: ignore[union-attr]
+        if a.get_ylabel() == "QUEUE FULL per s"
+    ]
+    assert qfull_axis.get_zorder() < top.get_zorder()
+    assert bottom.get_ylabel() == "HBA queue depth"
+    with pytest.raises(PlotInputError, match="times must be"):
+        plotting.dashboard(scheduled_run, times="bogus")
+
+
 def test_dashboard_needs_a_time_series(plain_runs: list[RunResult]) -> None:
     with pytest.raises(PlotInputError, match="record_interval"):
         plotting.dashboard(plain_runs[0])
