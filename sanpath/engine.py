@@ -3,7 +3,9 @@
 Simulated time is in seconds. The model is in :meth:`Simulation.command`, which reads like
 the path a SCSI command takes:
 
-1. the host picks a path (multipath policy) and waits for a slot in its per-LUN queue;
+1. the host picks a path (multipath policy), waits for a slot in its per-LUN queue and
+   spends its own time on the command (``cpu_time`` on one of ``cpus`` processors, then
+   ``io_time``);
 2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time``;
 3. the command frame crosses the fabric to the array port;
 4. the port admits it into its shared queue, or answers QUEUE FULL;
