@@ -214,6 +214,8 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
         "warning",
     ),
     "SP014-driver-range": ({"hosts.0.lun_queue_depth": 512}, {}, "warning"),
+    # one processor at 1 ms per command: at most 1,000 commands per second
+    "SP015-host-cpu": ({"hosts.0.cpus": 1, "hosts.0.cpu_time": "1ms"}, {}, "warning"),
 }
 
 # rule -> compliant variants (changes, check() keyword arguments): the rule stays quiet
@@ -275,6 +277,8 @@ COMPLIANT: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
         ({"array.pools.0": RAID5, "workloads.0.read_fraction": 0.9}, {}),
     ],
     "SP014-driver-range": [({}, {}), ({"hosts.0.lun_queue_depth": 255}, {})],
+    # four processors at 10 us: 400,000 commands per second, far above what the drives do
+    "SP015-host-cpu": [({}, {}), ({"hosts.0.cpus": 4, "hosts.0.cpu_time": "10us"}, {})],
 }
 
 SIMULATED = [r.id for r in RULES if r.simulate]
