@@ -33,7 +33,7 @@ from pydantic import (
 )
 
 from sanpath import units
-from sanpath.profiles import DRIVE_PROFILES
+from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 
 # --------------------------------------------------------------------------------------
 # Unit-carrying field types
@@ -368,15 +368,49 @@ class PcieSpec(Spec):
         return units.pcie_rate(self.gen, self.lanes) * self.efficiency
 
 
+def _with_profile(
+    value: Any, profiles: Mapping[str, Mapping[str, Any]], nested: tuple[str, ...] = ()
+) -> Any:
+    """``value`` (a section's mapping) on top of the profile it names, if any.
+
+    The section's own fields win; the ``nested`` mappings (an array's ``cache``) are merged
+    field by field. An unknown name is left for the field's own validation to report.
+    """
+    if not isinstance(value, Mapping) or value.get("profile") not in profiles:
+        return value
+    merged: dict[str, Any] = copy.deepcopy(dict(profiles[value["profile"]]))
+    for key, item in value.items():
+        base = merged.get(key)
+        if key in nested and isinstance(base, Mapping) and isinstance(item, Mapping):
+            merged[key] = {**base, **item}
+        else:
+            merged[key] = item
+    return merged
+
+
+HbaProfile = Literal["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"]
+"""Names of :data:`sanpath.profiles.HBA_PROFILES`."""
+
+ArrayProfile = Literal["emc-clariion", "emc-vnx", "hitachi-ams", "hitachi-usp-v", "netapp-ontap-fc"]
+"""Names of :data:`sanpath.profiles.ARRAY_PROFILES`."""
+
+
 class HbaSpec(Spec):
     """A fibre-channel host bus adapter (one or more identical cards).
 
     ``queue_depth`` is the number of command slots (Storport QueueDepth, lpfc
     lun_queue_depth, ql2xmaxqdepth), counted per LUN or per target port according to
     ``queue_target`` (Emulex QueueTarget 0/1). ``max_transfer`` splits larger I/Os.
-    ``command_time`` is the adapter's per-command processing time.
+    ``command_time`` is the adapter's per-command processing time. ``profile`` starts from
+    a named card (:data:`sanpath.profiles.HBA_PROFILES`); the fields written beside it win.
     """
 
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, value: Any) -> Any:
+        return _with_profile(value, HBA_PROFILES)
+
+    profile: HbaProfile | None = None
     count: Annotated[int, Field(ge=1)] = 1
     ports: Annotated[int, Field(ge=1)] = 1
     speed: Rate | None = 425e6
@@ -603,9 +637,17 @@ class ArraySpec(Spec):
     ``port_queue_depth`` command slots are shared by every initiator logged in to a port
     (EMC: 1600 for planning, 2048 hard; NetApp 2048); a command arriving to a full port gets
     QUEUE FULL. ``lun_queue_depth`` is the per-LUN limit (an integer, ``clariion`` for
-    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL.
+    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL. ``profile``
+    starts from a named array (:data:`sanpath.profiles.ARRAY_PROFILES`); the fields written
+    beside it win, and its ``cache`` fields are merged with the scenario's.
     """
 
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, value: Any) -> Any:
+        return _with_profile(value, ARRAY_PROFILES, nested=("cache",))
+
+    profile: ArrayProfile | None = None
     name: str = "array"
     ports: Annotated[int, Field(ge=1)] = 4
     port_speed: Rate | None = 850e6

@@ -841,3 +841,60 @@ def test_copy_job_errors_name_the_field() -> None:
     ok = load_scenario(base_with(workloads__0__copy_to={"luns": ["lun"], "files": 2}))
     copy = ok.workloads[0].copy_to
     assert copy is not None and copy.files == 2 and copy.ratio == 1.0
+
+
+# -- HBA and array profiles ---------------------------------------------------------------------
+
+
+def _with_hba_and_array(hba: dict[str, Any], array: dict[str, Any]) -> dict[str, Any]:
+    data = textbook.free_path()
+    data["hosts"][0]["hbas"] = [hba]
+    data["array"].update(array)
+    return data
+
+
+def test_profile_names_in_the_schema_are_the_profiles() -> None:
+    from typing import get_args
+
+    from sanpath.profiles import ARRAY_PROFILES, HBA_PROFILES
+    from sanpath.scenario import ArrayProfile, HbaProfile
+
+    assert set(get_args(HbaProfile)) == set(HBA_PROFILES)
+    assert set(get_args(ArrayProfile)) == set(ARRAY_PROFILES)
+
+
+@pytest.mark.parametrize("name", ["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"])
+def test_hba_profile_fields_are_applied(name: str) -> None:
+    from sanpath.profiles import HBA_PROFILES
+
+    plain = load_scenario(_with_hba_and_array(dict(HBA_PROFILES[name]), {}))
+    named = load_scenario(_with_hba_and_array({"profile": name}, {}))
+    hba = named.hosts[0].hbas[0]
+    assert hba.profile == name
+    assert hba.model_copy(update={"profile": None}) == plain.hosts[0].hbas[0]
+
+
+def test_fields_beside_a_profile_win_and_cache_fields_merge() -> None:
+    data = _with_hba_and_array(
+        {"profile": "qlogic-qle2562", "max_transfer": "2MiB", "queue_depth": 16},
+        {"profile": "emc-vnx", "port_queue_depth": 2048, "cache": {"write_back": "1GiB"}},
+    )
+    del data["array"]["lun_queue_depth"], data["array"]["port_speed"]  # left to the profile
+    s = load_scenario(data)
+    hba, array = s.hosts[0].hbas[0], s.array
+    assert (hba.ports, hba.speed, hba.queue_target) == (2, 850e6, "lun")  # from the profile
+    assert (hba.max_transfer, hba.queue_depth) == (2 << 20, 16)  # written beside it
+    assert array.port_queue_depth == 2048 and array.lun_queue_depth == "clariion"
+    assert array.port_speed == 850e6
+    assert array.cache.write_back == 1 << 30 and array.cache.write_aside == 1 << 20
+    # the written scenario is not changed, and the validated one round-trips
+    assert data["array"]["cache"] == {"write_back": "1GiB"}
+    assert load_scenario(s.to_data()) == s
+
+
+def test_unknown_profile_is_a_located_error() -> None:
+    err = error_of(_with_hba_and_array({"profile": "qlogic-qle9999"}, {}))
+    assert "hosts.0.hbas.0.profile" in str(err)
+    assert "qlogic-qle2562" in str(err)
+    err = error_of(_with_hba_and_array({}, {"profile": "emc-symmetrix"}))
+    assert "array.profile" in str(err) and "emc-vnx" in str(err)
