@@ -47,6 +47,7 @@ from sanpath.scenario import (
     lun_queue_limit,
     visible_ports,
 )
+from sanpath.twin import predict
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
@@ -2408,8 +2409,6 @@ def check_host_cpu(s: Scenario, options: CheckOptions) -> list[Finding]:
     station at the proposal's load; when a host's processors are at least 90% busy, the host
     and not the SAN sets the IOPS, and deeper queues only add waiting. Warning.
     """
-    from sanpath.twin import predict
-
     hosts = [(g, h) for g, h in enumerate(s.hosts) if h.cpus is not None and h.cpu_time.mean_s]
     if not hosts:
         return []
