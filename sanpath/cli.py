@@ -193,6 +193,10 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("schema", help="print the JSON Schema of scenario files")
+    p = sub.add_parser(
+        "profiles", help="list the named drive, HBA and array profiles and their values"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -444,6 +448,32 @@ def _cmd_schema(_args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_profiles(args: argparse.Namespace) -> int:
+    from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
+
+    kinds = {
+        "drive": ("array.pools.N.drive", DRIVE_PROFILES),
+        "hba": ("hosts.N.hbas.M.profile", HBA_PROFILES),
+        "array": ("array.profile", ARRAY_PROFILES),
+    }
+    if args.json:
+        print(json.dumps({kind: profiles for kind, (_, profiles) in kinds.items()}, indent=2))
+        return EXIT_OK
+    for kind, (where, profiles) in kinds.items():
+        print(f"{kind} profiles ({where}; sources in sanpath/profiles.py)")
+        for name, fields in profiles.items():
+            values = ", ".join(f"{key}: {_profile_value(v)}" for key, v in fields.items())
+            print(f"  {name:<16} {values}")
+        print()
+    return EXIT_OK
+
+
+def _profile_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_profile_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
     from sanpath.scenario import ScenarioError
@@ -457,6 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "compare": _cmd_compare,
         "calibrate": _cmd_calibrate,
         "schema": _cmd_schema,
+        "profiles": _cmd_profiles,
         "check": _cmd_check,
         "plot": _cmd_plot,
     }

@@ -223,6 +223,19 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert schema["title"] == "sanpath scenario"
 
 
+def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
+
+    assert main(["profiles", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed == {"drive": DRIVE_PROFILES, "hba": HBA_PROFILES, "array": ARRAY_PROFILES}
+    assert main(["profiles"]) == 0
+    text = capsys.readouterr().out
+    for name in (*DRIVE_PROFILES, *HBA_PROFILES, *ARRAY_PROFILES):
+        assert f"  {name} " in text
+    assert "max_transfer: 512KiB" in text  # values as a scenario writes them
+
+
 @pytest.mark.parametrize("argv", [["frobnicate"], [], ["run"], ["validate"], ["run", "x", "-z"]])
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:
