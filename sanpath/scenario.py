@@ -570,13 +570,20 @@ RaidLevel = Literal["raid0", "raid1", "raid10", "raid5", "raid6"]
 
 
 class PoolSpec(Spec):
-    """A RAID pool: ``groups`` RAID groups of ``drives`` drives each, striped together."""
+    """A RAID pool: ``groups`` RAID groups of ``drives`` drives each, striped together.
+
+    Consecutive stripe rows (``data drives x stripe_element`` bytes) go to consecutive
+    groups, like a striped metaLUN; with ``slice`` (bytes, a multiple of a row) consecutive
+    slices do instead, like a virtual pool that allocates its LUNs in slices (1 GiB on an
+    EMC VNX, "EMC VNX Virtual Provisioning", h8222).
+    """
 
     name: str
     raid: RaidLevel = "raid5"
     drives: Annotated[int, Field(ge=1)] = 5
     groups: Annotated[int, Field(ge=1)] = 1
     stripe_element: PositiveBytes = 64 * 1024
+    slice: PositiveBytes | None = None
     drive: DriveSpec = "hdd-15k"  # type: ignore[assignment]
 
     @model_validator(mode="after")
@@ -588,6 +595,12 @@ class PoolSpec(Spec):
             raise ValueError("raid1 is a mirrored pair: drives must be 2 (use raid10 for more)")
         if self.raid == "raid10" and self.drives % 2:
             raise ValueError("raid10 needs an even number of drives per group")
+        row = self.data_drives * self.stripe_element
+        if self.slice is not None and self.slice % row:
+            raise ValueError(
+                f"slice {self.slice} is not a whole number of stripe rows: expected a "
+                f"multiple of data drives x stripe_element = {row} bytes"
+            )
         return self
 
     @property
@@ -1184,14 +1197,13 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
 
 
 def pool_capacity(pool: PoolSpec) -> int:
-    """Usable bytes of a pool: whole stripe rows over every group."""
-    drive = pool.drive
-    return (
-        (drive.capacity // pool.stripe_element)
-        * pool.data_drives
-        * pool.stripe_element
-        * pool.groups
-    )
+    """Usable bytes of a pool: whole stripe rows (whole slices with ``slice``) of every group."""
+    rows = pool.drive.capacity // pool.stripe_element  # stripe rows per group
+    row_bytes = pool.data_drives * pool.stripe_element
+    if pool.slice is not None:
+        slice_rows = pool.slice // row_bytes
+        rows = rows // slice_rows * slice_rows
+    return rows * row_bytes * pool.groups
 
 
 def lun_sizes(s: Scenario) -> list[int]:

@@ -27,8 +27,8 @@ SEEDS = (
 
 KNOWN_MISSES = {
     ("backup_2013", "six files / four files at 2 MiB (rises)"): (
-        "the drives are already the limit with four files; two more writers only lengthen "
-        "the write queue"
+        "the controllers' data path is already full with four files; two more writers only "
+        "lengthen the queue for it"
     ),
 }
 

@@ -11,6 +11,8 @@ import pytest
 import sanpath
 from sanpath import textbook
 from sanpath.components.host import split_sizes
+from sanpath.components.raid import RaidLayout
+from sanpath.scenario import PoolSpec
 
 
 def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
@@ -216,6 +218,35 @@ def test_full_stripe_writes_avoid_read_modify_write() -> None:
     )
     per_io = result.station("array.r5.drives").completions / result.ios
     assert per_io == pytest.approx(5.0, abs=0.05)  # 4 data + 1 parity, no reads
+
+
+def test_pool_slices_keep_a_sequential_stream_in_one_group() -> None:
+    """Rows go round-robin over the groups; with ``slice`` whole slices do."""
+    striped = RaidLayout(PoolSpec(name="p", raid="raid5", drives=5, groups=3))
+    sliced = RaidLayout(PoolSpec(name="p", raid="raid5", drives=5, groups=3, slice="1MiB"))
+    units = range(48)  # 64 KiB elements: 4 per 256 KiB row, 16 per 1 MiB slice
+    assert [striped.locate(u)[0] for u in units] == [(u // 4) % 3 for u in units]
+    assert [sliced.locate(u)[0] for u in units] == [u // 16 for u in units]
+    assert sliced.locate(48) == (0, 4, 0)  # the fourth slice: group 0 again, after its 4 rows
+    # sequential 1 MiB reads: in one group, each of the 5 drives reads its run of the 4 rows
+    # (split at most once by the row where it holds parity) instead of pieces in 3 groups
+    base = small_san(outstanding=1, block_size="1MiB", pattern="sequential", ios=400)
+    base["array"]["pools"][0].update(raid="raid5", drives=5, groups=3)
+    base["array"]["luns"][0]["count"] = 1
+    ops = {}
+    for name, slice_ in (("striped", None), ("sliced", "1GiB")):
+        base["array"]["pools"][0]["slice"] = slice_
+        result = sanpath.run(base)
+        ops[name] = result.station("array.r5.drives").completions / result.ios
+    assert 5 <= ops["sliced"] <= 10
+    assert ops["striped"] > 1.5 * ops["sliced"], ops
+
+
+def test_a_slice_must_hold_whole_stripe_rows() -> None:
+    data = small_san()
+    data["array"]["pools"][0].update(raid="raid5", drives=5, slice="100KiB")
+    with pytest.raises(sanpath.ScenarioError, match="multiple of data drives x stripe_element"):
+        sanpath.load_scenario(data)
 
 
 def test_write_back_cache_absorbs_writes_and_write_aside_bypasses_it() -> None:

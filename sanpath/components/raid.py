@@ -2,7 +2,9 @@
 
 A pool is ``groups`` RAID groups of ``drives`` drives each. The pool's address space is cut
 into stripe rows of ``data_drives x stripe_element`` bytes; consecutive rows go to
-consecutive groups (the way a metaLUN or a virtual pool stripes over private RAID groups).
+consecutive groups (the way a striped metaLUN spreads over its RAID groups), or, with a
+``slice``, consecutive slices of that many bytes do (a virtual pool that allocates LUNs in
+slices: 1 GiB on an EMC VNX), so a sequential stream stays in one group for a slice.
 
 * RAID 0: each element on one drive; a write costs one drive write.
 * RAID 1 / 10: mirrored pairs; a read goes to the copy with fewer outstanding commands, a
@@ -41,11 +43,17 @@ class RaidLayout:
         self.data_drives = spec.data_drives
         self.groups = spec.groups
         self.row_bytes = self.data_drives * self.element
+        self.slice_rows = 1 if spec.slice is None else spec.slice // self.row_bytes
+        """Consecutive rows that stay in one group before the next group takes over."""
 
     def locate(self, unit: int) -> tuple[int, int, int]:
         """(group, row within the group, data index in the row) of pool element ``unit``."""
         row_global, j = divmod(unit, self.data_drives)
-        return row_global % self.groups, row_global // self.groups, j
+        if self.slice_rows == 1:
+            return row_global % self.groups, row_global // self.groups, j
+        slice_index, row_in_slice = divmod(row_global, self.slice_rows)
+        row = (slice_index // self.groups) * self.slice_rows + row_in_slice
+        return slice_index % self.groups, row, j
 
     def data_members(self, row: int, j: int) -> tuple[int, ...]:
         """Member drive(s) holding data element ``j`` of ``row`` (both copies for mirrors)."""
