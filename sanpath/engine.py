@@ -220,7 +220,6 @@ class Simulation:
         # holds its queue slot: processor time on one of the host's CPUs, then the rest
         cpu = host.cpu
         if cpu is not None:
-            assert host.cpu_time is not None
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
                 yield env.timeout(done - now)

@@ -1028,6 +1028,21 @@ def _floats(values: Iterable[Any]) -> FloatArray:
     return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
 
 
+_DASHBOARD_LINES: dict[str, tuple[tuple[str, str, str, float, str], ...]] = {
+    "latency": (
+        ("latency_ms_mean", "C0", "-", 1.2, "mean"),
+        ("latency_ms_p99", "C3", "--", 1.0, "p99"),
+    ),
+    "exchange": (
+        ("exchange_ms_p50", "C2", "-", 1.0, "p50"),
+        ("exchange_ms_mean", "C0", "-", 1.2, "mean"),
+        ("exchange_ms_p99", "C3", "--", 1.0, "p99"),
+        ("exchange_ms_max", "C3", ":", 1.0, "max"),
+    ),
+}
+"""The top panel's lines per ``times``: (time-series column, colour, style, width, label)."""
+
+
 def dashboard(
     run_result: RunLike, axes: AxesLike | None = None, times: str = "latency"
 ) -> tuple[Axes, Axes, Axes]:
@@ -1048,7 +1063,7 @@ def dashboard(
         maximum per interval, log scale, ms), with QUEUE FULL answers per second on a twin
         right axis when there were any: the view that shows an unstable queue.
     """
-    if times not in ("latency", "exchange"):
+    if times not in _DASHBOARD_LINES:
         raise PlotInputError(f"times must be 'latency' or 'exchange', not {times!r}")
     data = _run_dict(run_result)
     series = data.get("timeseries")
@@ -1060,22 +1075,16 @@ def dashboard(
     t_end = float(t[-1] + step) if t.size else 0.0
     ax_lat, ax_tp, ax_set = _new_axes_grid(axes, 3, rows=True, figsize=(8.0, 7.5))
 
+    if times == "exchange" and "exchange_ms_mean" not in series:
+        raise PlotInputError("the run's time series has no exchange times")
+    for column, color, style, width, label in _DASHBOARD_LINES[times]:
+        ax_lat.plot(mid, _floats(series[column]), color=color, ls=style, lw=width, label=label)
+    handles, labels = ax_lat.get_legend_handles_labels()
     if times == "exchange":
-        if "exchange_ms_mean" not in series:
-            raise PlotInputError("the run's time series has no exchange times")
-        ax_lat.plot(mid, _floats(series["exchange_ms_p50"]), color="C2", lw=1.0, label="p50")
-        ax_lat.plot(mid, _floats(series["exchange_ms_mean"]), color="C0", lw=1.2, label="mean")
-        ax_lat.plot(
-            mid, _floats(series["exchange_ms_p99"]), color="C3", lw=1.0, ls="--", label="p99"
-        )
-        ax_lat.plot(
-            mid, _floats(series["exchange_ms_max"]), color="C3", lw=1.0, ls=":", label="max"
-        )
         ax_lat.set_yscale("log")
         low, high = ax_lat.get_ylim()
         ax_lat.set_ylim(low, high * 30)  # room for the legend above the lines
         ax_lat.set_ylabel(EXCHANGE_LABEL)
-        handles, labels = ax_lat.get_legend_handles_labels()
         qfull = _floats(series.get("qfull", []))
         if qfull.size == t.size and qfull.size and float(qfull.max()) > 0 and step > 0:
             ax_qfull = ax_lat.twinx()
@@ -1089,17 +1098,12 @@ def dashboard(
             _thousands(ax_qfull)
             h2, l2 = ax_qfull.get_legend_handles_labels()
             handles, labels = handles + h2, labels + l2
-        ax_lat.legend(handles, labels, loc="upper left", fontsize="small", ncol=5)
         what = "exchange times"
     else:
-        ax_lat.plot(mid, _floats(series["latency_ms_mean"]), color="C0", lw=1.2, label="mean")
-        ax_lat.plot(
-            mid, _floats(series["latency_ms_p99"]), color="C3", lw=1.0, ls="--", label="p99"
-        )
         ax_lat.set_ylabel(LATENCY_LABEL)
         ax_lat.set_ylim(bottom=0)
-        ax_lat.legend(loc="upper left", fontsize="small")
         what = "latency"
+    ax_lat.legend(handles, labels, loc="upper left", fontsize="small", ncol=len(labels))
     ax_lat.set_title(f"{data.get('name', 'run')}: {what}, throughput and settings over time")
 
     ax_tp.plot(mid, _floats(series["mb_per_s"]), color="C0", lw=1.2, label="MB/s")

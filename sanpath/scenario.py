@@ -278,6 +278,26 @@ class TextbookDriveSpec(Spec):
     capacity: PositiveBytes = 1 << 40
 
 
+def _with_profile(
+    value: Any, profiles: Mapping[str, Mapping[str, Any]], nested: tuple[str, ...] = ()
+) -> Any:
+    """``value`` (a section's mapping) on top of the profile it names, if any.
+
+    The section's own fields win; the ``nested`` mappings (an array's ``cache``) are merged
+    field by field. An unknown name is left for the field's own validation to report.
+    """
+    if not isinstance(value, Mapping) or value.get("profile") not in profiles:
+        return value
+    merged: dict[str, Any] = copy.deepcopy(dict(profiles[value["profile"]]))
+    for key, item in value.items():
+        base = merged.get(key)
+        if key in nested and isinstance(base, Mapping) and isinstance(item, Mapping):
+            merged[key] = {**base, **item}
+        else:
+            merged[key] = item
+    return merged
+
+
 def _drive(value: Any) -> Any:
     if isinstance(value, HddSpec | SsdSpec | TextbookDriveSpec):
         return value
@@ -289,8 +309,8 @@ def _drive(value: Any) -> Any:
             if name not in DRIVE_PROFILES:
                 known = ", ".join(sorted(DRIVE_PROFILES))
                 raise ValueError(f"unknown drive profile {name!r}; known profiles: {known}")
-            merged = dict(DRIVE_PROFILES[name])
-            merged.update({k: v for k, v in value.items() if k != "profile"})
+            merged = _with_profile(value, DRIVE_PROFILES)
+            del merged["profile"]  # drive models have no profile field
             return merged
         if "dist" in value:
             return {"model": "textbook", "service": dict(value)}
@@ -366,26 +386,6 @@ class PcieSpec(Spec):
             return self.rate * self.efficiency
         assert self.gen is not None and self.lanes is not None
         return units.pcie_rate(self.gen, self.lanes) * self.efficiency
-
-
-def _with_profile(
-    value: Any, profiles: Mapping[str, Mapping[str, Any]], nested: tuple[str, ...] = ()
-) -> Any:
-    """``value`` (a section's mapping) on top of the profile it names, if any.
-
-    The section's own fields win; the ``nested`` mappings (an array's ``cache``) are merged
-    field by field. An unknown name is left for the field's own validation to report.
-    """
-    if not isinstance(value, Mapping) or value.get("profile") not in profiles:
-        return value
-    merged: dict[str, Any] = copy.deepcopy(dict(profiles[value["profile"]]))
-    for key, item in value.items():
-        base = merged.get(key)
-        if key in nested and isinstance(base, Mapping) and isinstance(item, Mapping):
-            merged[key] = {**base, **item}
-        else:
-            merged[key] = item
-    return merged
 
 
 HbaProfile = Literal["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"]

@@ -238,11 +238,11 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 rr_ios=hspec.rr_ios,
                 retry_delay=hspec.qfull.retry_delay,
                 io_time=streams.sampler(hspec.io_time, f"{iname}.io_time"),
+                cpu_time=streams.sampler(hspec.cpu_time, f"{iname}.cpu"),
             )
             if hspec.cpus is not None:
                 cpus = hspec.cpus
                 host.cpu = FcfsServer(env, cpus, station(f"{hg}.cpu", "server", "host", cpus))
-                host.cpu_time = streams.sampler(hspec.cpu_time, f"{iname}.cpu")
             host_ports: list[tuple[Hba, HbaPort, int, int]] = []
             hba_specs: list[HbaSpec] = []
             for spec_index, hba_spec in enumerate(hspec.hbas):

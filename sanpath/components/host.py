@@ -145,10 +145,10 @@ class HostInstance:
     rr_ios: int
     retry_delay: float
     io_time: Callable[[], float]
+    cpu_time: Callable[[], float]
+    """Draws the processor time (s) of one command (used when ``cpu`` is set)."""
     cpu: FcfsServer | None = None
     """The host's processors (``cpus``), or None when they are not modelled."""
-    cpu_time: Callable[[], float] | None = None
-    """Draws the processor time (s) of one command."""
     routes: dict[int, list[Route]] = field(default_factory=dict)
     _rr: dict[int, int] = field(default_factory=dict)
 

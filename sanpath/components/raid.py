@@ -49,8 +49,6 @@ class RaidLayout:
     def locate(self, unit: int) -> tuple[int, int, int]:
         """(group, row within the group, data index in the row) of pool element ``unit``."""
         row_global, j = divmod(unit, self.data_drives)
-        if self.slice_rows == 1:
-            return row_global % self.groups, row_global // self.groups, j
         slice_index, row_in_slice = divmod(row_global, self.slice_rows)
         row = (slice_index // self.groups) * self.slice_rows + row_in_slice
         return slice_index % self.groups, row, j
