@@ -3,9 +3,11 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CORE := $(VENV)/.core-compiled
+CORE_SOURCES := $(shell $(PYTHON) sanpath/compiled.py --sources)
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint unit notebooks docs bench validation clean help
+.PHONY: demo test lint unit notebooks docs bench validation core clean help
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
@@ -13,6 +15,7 @@ help:
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
 	@echo "make validation - compare the published experiments with the model (docs/validation.md)"
 	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
+	@echo "make core   - compile the simulation core with mypyc (every target above does it first)"
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +23,15 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,distributed,notebook,docs]"
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The simulation core compiled in place with mypyc (sanpath/compiled.py); rebuilt when a
+# core source changes. Without a C compiler sanpath runs the same core as pure Python.
+$(CORE): $(STAMP) sanpath/compiled.py $(CORE_SOURCES)
+	$(BIN)/python sanpath/compiled.py
+	touch $(CORE)
+
+core: $(CORE)
+
+demo: $(CORE)
 	@mkdir -p $(DEMO_OUT)
 	$(BIN)/sanpath validate scenarios/*.yaml
 	$(BIN)/sanpath run scenarios/quickstart.yaml | tee $(DEMO_OUT)/quickstart.txt
@@ -54,26 +65,27 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check sanpath tests
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(CORE)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
 
-notebooks: $(STAMP)
+notebooks: $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
 
-docs: $(STAMP)
+docs: $(CORE)
 	$(BIN)/python -m sphinx -b html --fail-on-warning --nitpicky -q docs docs/_build/html
 
 test: lint unit notebooks docs
 
-bench: $(STAMP)
+bench: $(CORE)
 	$(BIN)/python tests/benchmarks/bench.py
 
 clean:
+	-$(PYTHON) sanpath/compiled.py --clean
 	rm -rf $(VENV) out build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis \
 		docs/_build docs/notebooks
 
-validation: $(STAMP)
+validation: $(CORE)
 	$(BIN)/python -c "import glob; from sanpath.reference import write_report; \
 	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
 	@echo "docs/validation.md regenerated"

@@ -10,6 +10,10 @@ The public API is small: load a scenario, run it, read the result.
 
 __version__ = "0.1.0"
 
+from sanpath.compiled import use_selected_core
+
+use_selected_core()  # the compiled core or its Python source: before any core module loads
+
 from sanpath.check import CheckReport, Finding, check
 from sanpath.engine import run
 from sanpath.results import RunResult

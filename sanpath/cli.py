@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from sanpath import __version__
+from sanpath import __version__, compiled
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -48,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="sanpath",
         description="Simulate the SAN I/O path as a network of queues.",
     )
-    parser.add_argument("--version", action="version", version=f"sanpath {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"sanpath {__version__}, {compiled.describe()}"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

@@ -718,13 +718,13 @@ class Simulation:
         targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
         spec = wspec.copy_to
         depth = spec.depth
-        buffers, writes = (
+        buffers, writes = [
             Station(f"{host.name}.{wspec.name}.{name}", "slots", servers, "host")
             for name, servers in (
                 ("buffers", slot_servers(spec.buffers)),
                 ("file_writes", slot_servers(None if depth is None else depth * spec.files)),
             )
-        )
+        ]
         topo.stations[buffers.name] = buffers
         topo.stations[writes.name] = writes
         align = max(size for size, _ in wspec.block_size)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, SCENARIOS
 
-from sanpath import __version__
+from sanpath import __version__, compiled
 from sanpath.cli import main
 
 QUICKSTART = SCENARIOS / "quickstart.yaml"
@@ -250,7 +250,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["--version"])
     assert info.value.code == 0
-    assert capsys.readouterr().out.strip() == f"sanpath {__version__}"
+    out = capsys.readouterr().out.strip()
+    assert out == f"sanpath {__version__}, {compiled.describe()}"
 
 
 # --- the module entry point -------------------------------------------------------------

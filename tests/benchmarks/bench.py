@@ -8,6 +8,10 @@ Usage::
 Most of a full run is tracemalloc's: a traced run is 6-10 times slower than a plain one.
     .venv/bin/python tests/benchmarks/bench.py --json out/bench.json
 
+The figures are for the core sanpath imports: compiled with mypyc where ``make`` built it
+(``sanpath/compiled.py``), else pure Python. With the compiled core, section 1 also times the
+pure-Python core in a subprocess (``SANPATH_PURE_PYTHON=1``), against its own reference rounds.
+
 Machines are shared and noisy, so each comparison is measured side by side in this one
 process and reported as a ratio; absolute figures are for orientation only.
 
@@ -47,6 +51,7 @@ import numpy as np
 import simpy
 
 import sanpath
+from sanpath import compiled
 from sanpath.scenario import Scenario, TextbookDriveSpec
 from sanpath.textbook import closed_path
 
@@ -260,6 +265,42 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return value, time.perf_counter() - t0
 
 
+def child_closed_path(ios: int, repeat: int) -> None:
+    """Closed-path rounds in this (fresh) process, as section 1 times them; print JSON."""
+    warmup = ios // 10
+    spec = closed_path_scenario(ios, warmup)
+    model = PathModel.from_scenario(spec)
+    total = ios + warmup
+    rounds = []
+    for _ in range(repeat):
+        _, t_san = timed(lambda: sanpath.run(spec))
+        _, t_ref = timed(lambda: reference_closed_path(model, ios, warmup, SEED))
+        rounds.append({"sanpath_ios_per_s": total / t_san, "reference_ios_per_s": total / t_ref})
+    print(json.dumps({"core": compiled.core(), "rounds": rounds}))
+
+
+def pure_python_closed_path(ios: int, repeat: int) -> dict[str, Any]:
+    """Section 1 with the pure-Python core, in a subprocess (``SANPATH_PURE_PYTHON=1``)."""
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child-closed-path",
+        str(ios),
+        str(repeat),
+    ]
+    env = {**os.environ, compiled.PURE_PYTHON_ENV: "1"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr}")
+    figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["core"] == "python", figures["core"]
+    rounds = figures["rounds"]
+    figures["best_sanpath_ios_per_s"] = max(x["sanpath_ios_per_s"] for x in rounds)
+    figures["best_reference_ios_per_s"] = max(x["reference_ios_per_s"] for x in rounds)
+    figures["ratio"] = figures["best_sanpath_ios_per_s"] / figures["best_reference_ios_per_s"]
+    return figures
+
+
 def bench_closed_path(ios: int, repeat: int) -> dict[str, Any]:
     warmup = ios // 10
     spec = closed_path_scenario(ios, warmup)
@@ -298,6 +339,17 @@ def bench_closed_path(ios: int, repeat: int) -> dict[str, Any]:
     )
     say(f"   {'best':>7}  {fmt_int(best_san):>14}  {fmt_int(best_ref):>16}  {ratio:>6.2f}x")
     say(f"   ratio of the bests {ratio:.2f}x, median of the rounds {median_ratio:.2f}x")
+    pure = None
+    if compiled.core() == "compiled":
+        # The same rounds with the pure-Python core (what runs where nothing is compiled),
+        # in a subprocess: its own reference rounds make its ratio a side-by-side one too.
+        pure = pure_python_closed_path(ios, repeat)
+        say(
+            f"   pure-Python core (subprocess, SANPATH_PURE_PYTHON=1): sanpath"
+            f" {fmt_int(pure['best_sanpath_ios_per_s'])}, reference"
+            f" {fmt_int(pure['best_reference_ios_per_s'])}: {pure['ratio']:.2f}x;"
+            f" compiled / pure-Python core {ratio / pure['ratio']:.2f}x"
+        )
     say()
 
     # Model check: same stations, same times (an untimed reference run that records them).
@@ -332,6 +384,7 @@ def bench_closed_path(ios: int, repeat: int) -> dict[str, Any]:
         "best_reference_ios_per_s": best_ref,
         "ratio": ratio,
         "median_ratio": median_ratio,
+        "pure_python": pure,
         "sanpath": {
             "iops": result.iops,
             "latency_ms": result.latency_ms["mean"],
@@ -657,9 +710,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also save every figure as JSON")
     parser.add_argument("--repeat", type=int, help="timed rounds (default 3, 2 with --quick)")
     parser.add_argument("--child-memory", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child-closed-path", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_memory:
         child_memory(int(args.child_memory[0]), args.child_memory[1])
+        return 0
+    if args.child_closed_path:
+        child_closed_path(*args.child_closed_path)
         return 0
 
     repeat = args.repeat or (2 if args.quick else 3)
@@ -671,6 +728,7 @@ def main(argv: list[str] | None = None) -> int:
         f"  Python {platform.python_version()}, SimPy {simpy.__version__}, NumPy "
         f"{np.__version__}, {platform.system()} {platform.machine()}, {cpus} CPUs"
     )
+    say(f"sanpath runs its {compiled.describe()} (sanpath/compiled.py)")
     say("Wall-clock figures from a possibly shared machine: read the ratios.")
     say()
     report: dict[str, Any] = {
@@ -680,6 +738,7 @@ def main(argv: list[str] | None = None) -> int:
         "numpy": np.__version__,
         "platform": platform.platform(),
         "cpus": cpus,
+        "core": compiled.core(),
         "repeat": repeat,
     }
     report["closed_path"] = bench_closed_path(closed_ios, repeat)
