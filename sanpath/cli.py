@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON list of points")
     p.add_argument("--plot", default=None, metavar="PNG", help="draw published against model")
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
+    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    _add_set(p, "change a field of the scenario before every point's own changes")
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
     p.add_argument("file", metavar="SCENARIO")
@@ -378,8 +380,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from sanpath import reference
+    from sanpath.scenario import load_scenario
 
-    rows = reference.compare(args.file, ios=args.ios)
+    overrides = _overrides(args.overrides)
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    rows = reference.compare(load_scenario(args.file, overrides), ios=args.ios)
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
     else:

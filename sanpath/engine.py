@@ -583,14 +583,26 @@ class Simulation:
             yield from self.io(host, lun, offset, size, write)
             file = job.next_file()
             t_full = env.now
-            ev = file.writes.acquire(t_full)
+            writer = file.writer
+            if writer is not None:
+                # the file's writer thread works on the buffer, then waits for a write slot
+                ev = writer.acquire(t_full)
+                if ev is not None:
+                    yield ev
+                t_writer = env.now
+                assert job.writer_time is not None
+                yield env.timeout(job.writer_time())
+            t_slot = env.now
+            ev = file.writes.acquire(t_slot)
             if ev is not None:
                 yield ev
             t_write = env.now
+            if writer is not None:
+                writer.release(t_write, t_full, t_writer)
             offset, size = job.write_of(file, size)
             yield from self.io(host, file.lun, offset, size, True)
             now = env.now
-            file.writes.release(now, t_full, t_write)
+            file.writes.release(now, t_slot, t_write)
             buffers.release(now, t_wait, t_start)
 
     def _open_loop(
@@ -727,8 +739,13 @@ class Simulation:
         ]
         topo.stations[buffers.name] = buffers
         topo.stations[writes.name] = writes
+        writers, writer_time = None, None
+        if spec.writer_time is not None:
+            writers = Station(f"{host.name}.{wspec.name}.writers", "slots", spec.files, "host")
+            topo.stations[writers.name] = writers
+            writer_time = self.streams.sampler(spec.writer_time, writers.name)
         align = max(size for size, _ in wspec.block_size)
-        return CopyJob(self.env, spec, targets, buffers, writes, align)
+        return CopyJob(self.env, spec, targets, buffers, writes, writers, writer_time, align)
 
     def _set_outstanding(self, wi: int, value: int) -> None:
         old = self.outstanding[wi]

@@ -736,7 +736,14 @@ class CopySpec(Spec):
     (SQL Server ``BUFFERCOUNT``; null = one per outstanding read); a round trip waits for a
     free buffer before its read. ``depth`` caps the writes in flight per file (null = no
     cap); a full buffer waits for its file. ``ratio`` is bytes written per byte read (below 1 for
-    backup compression); writes are rounded up to 512-byte sectors.
+    backup compression); writes are rounded up to 512-byte sectors. ``writer_time`` is the
+    time one file's writer thread spends on a full buffer before writing it out (e.g.
+    compressing it; any service-time spec): a buffer holds its file's writer for that time
+    and until the file has a free write slot, so the files together cap the copy at ``files /
+    mean writer_time`` buffers per second (null = no such time). SQL Server runs one writer
+    thread per backup device
+    and one reader thread per database volume (Andy Yun, "SQL Server Backup Internals", parts
+    1 and 3, 2023).
 
     SQL Server's default BUFFERCOUNT is files x 3 + files + 2 x database files (the formula
     behind trace flag 3213's "Buffer count", as Bob Dorr (Microsoft, "How It Works: How
@@ -749,6 +756,7 @@ class CopySpec(Spec):
     buffers: Annotated[int, Field(ge=1)] | None = None
     depth: Annotated[int, Field(ge=1)] | None = None
     ratio: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+    writer_time: ServiceTime | None = None
 
 
 class WorkloadSpec(Spec):

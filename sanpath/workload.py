@@ -15,6 +15,7 @@ that the host split because it exceeded ``min(max_io_size, max_transfer)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import simpy
@@ -101,13 +102,17 @@ class IoSource:
 class CopyFile:
     """One sequential output stream of a copy job: a region of a LUN, written in order.
 
-    ``writes`` holds the file's write slots (``copy_to.depth``).
+    ``writes`` holds the file's write slots (``copy_to.depth``); ``writer`` is its writer
+    thread (one slot), or None when ``copy_to.writer_time`` is not set.
     """
 
-    __slots__ = ("lun", "position", "region", "start", "writes")
+    __slots__ = ("lun", "position", "region", "start", "writer", "writes")
 
-    def __init__(self, lun: Lun, start: int, region: int, writes: SlotPool) -> None:
+    def __init__(
+        self, lun: Lun, start: int, region: int, writes: SlotPool, writer: SlotPool | None
+    ) -> None:
         self.writes = writes
+        self.writer = writer
         self.lun = lun
         self.start = start
         self.region = region
@@ -125,7 +130,7 @@ class CopyJob:
     turn every full-stripe write into read-modify-writes.
     """
 
-    __slots__ = ("_next", "buffers", "files", "ratio")
+    __slots__ = ("_next", "buffers", "files", "ratio", "writer_time")
 
     def __init__(
         self,
@@ -134,11 +139,16 @@ class CopyJob:
         luns: list[Lun],
         buffers: Station,
         writes: Station,
+        writers: Station | None = None,
+        writer_time: Callable[[], float] | None = None,
         align: int = 1,
     ) -> None:
-        """``buffers`` and ``writes`` are the stations of the buffer pool and the file slots."""
+        """``buffers``, ``writes`` and ``writers``: the stations of the buffer pool, the file
+        slots and the files' writer threads; ``writer_time`` draws a writer's time per
+        buffer (s). The last two are None without ``copy_to.writer_time``."""
         self.buffers = SlotPool(env, spec.buffers, buffers)
         self.ratio = spec.ratio
+        self.writer_time = writer_time
         n = len(luns)
         per_lun = [len(range(i, spec.files, n)) for i in range(n)]
         self.files = []
@@ -146,7 +156,8 @@ class CopyJob:
             lun = luns[f % n]
             region = lun.size // per_lun[f % n] // align * align
             file_writes = SlotPool(env, spec.depth, writes)
-            self.files.append(CopyFile(lun, (f // n) * region, region, file_writes))
+            writer = None if writers is None else SlotPool(env, 1, writers)
+            self.files.append(CopyFile(lun, (f // n) * region, region, file_writes, writer))
         self._next = 0
 
     def next_file(self) -> CopyFile:

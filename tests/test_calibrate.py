@@ -251,6 +251,28 @@ def test_compare_cli_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["compare", str(no_ref)]) == 2
 
 
+def test_compare_cli_seed_and_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--seed and --set change the scenario under every point, as in sanpath run."""
+    path = tmp_path / "ref.yaml"
+    YAML().dump(scenario_with_reference(), path)
+
+    def models(*extra: str) -> dict[str, float]:
+        assert main(["compare", str(path), "--json", *extra]) == 0
+        return {r["label"]: r["model"] for r in json.loads(capsys.readouterr().out)}
+
+    base = models()
+    assert models() == base  # deterministic
+    reseeded = models("--seed", "7")
+    assert reseeded["N=16"] != base["N=16"]
+    assert reseeded["N=16"] == pytest.approx(base["N=16"], rel=0.1)
+    expected = compare(sanpath.load_scenario(scenario_with_reference()).with_overrides({"seed": 7}))
+    assert reseeded == {r.label: r.model for r in expected}
+    # a field changed under every point: here the drive is twice as slow
+    slower = models("--set", "array.pools.0.drive.service.mean=2ms")
+    assert slower["N=1"] < 0.7 * base["N=1"]
+    assert main(["compare", str(path), "--set", "array.nothing=1"]) == 2
+
+
 def test_reference_points_feed_calibration() -> None:
     scenario = sanpath.load_scenario(scenario_with_reference())
     points = reference_points(scenario)

@@ -392,6 +392,22 @@ def test_copy_job_buffers_and_file_depth_bound_what_is_in_flight() -> None:
     assert limited.mb_per_s < free.mb_per_s
 
 
+def test_copy_job_writer_threads_cap_the_copy_at_files_over_writer_time() -> None:
+    """One writer thread per file, 10 ms per buffer: at most files x 100 buffers per second."""
+    free = sanpath.run(copy_job(files=2))
+    assert free.read_iops > 300  # the copy alone is faster than two writers allow
+    two = sanpath.run(copy_job(files=2, writer_time="10ms"))
+    assert two.read_iops == pytest.approx(200, rel=0.03)
+    writers = two.station("db.load.writers")
+    assert writers.servers == 2
+    assert writers.utilization > 0.97
+    # more files, more writer threads: the cap rises with them (the reads now limit too)
+    three = sanpath.run(copy_job(files=3, writer_time="10ms"))
+    assert 1.25 * two.read_iops < three.read_iops <= 300 * 1.01
+    # a buffer's time on the writer is application time, not write latency
+    assert two.write_latency_ms < 10
+
+
 def test_read_and_write_latencies_average_to_the_mean() -> None:
     result = sanpath.run(small_san(read_fraction=0.7, ios=4_000))
     n = result.read_iops + result.write_iops
