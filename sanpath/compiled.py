@@ -167,21 +167,27 @@ def _is_extension(module: ModuleType) -> bool:
 # -- building (python sanpath/compiled.py) ----------------------------------------------------
 
 
-def _has_c_compiler() -> bool:
+def _missing_tools() -> str | None:
+    """What the build lacks (a C compiler, Python's headers), or None."""
     compiler = os.environ.get("CC") or str(sysconfig.get_config_var("CC") or "cc")
-    return shutil.which(compiler.split()[0]) is not None
+    if shutil.which(compiler.split()[0]) is None:
+        return f"no C compiler ({compiler.split()[0]})"
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        return "no Python headers (Python.h)"
+    return None
 
 
 def build(root: Path) -> int:
     """Compile the core in place under ``root`` (the repository); return an exit code.
 
-    Without a C compiler it removes any old compiled modules and returns 0: sanpath then
-    runs its pure-Python core. A compile error is an error (exit 1).
+    Without a C compiler or Python's headers it removes any old compiled modules and
+    returns 0: sanpath then runs its pure-Python core. A compile error is an error (exit 1).
     """
     package_dir = root / "sanpath"
-    if not _has_c_compiler():
+    missing = _missing_tools()
+    if missing is not None:
         clean(package_dir)
-        print("sanpath: no C compiler found; the pure-Python core will run", file=sys.stderr)
+        print(f"sanpath: {missing}; the pure-Python core will run", file=sys.stderr)
         return 0
     from mypyc.build import mypycify
     from setuptools import setup

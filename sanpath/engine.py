@@ -77,13 +77,17 @@ SCHEDULABLE = (
 
 
 class _ChildJoin:
-    """Fork-join of the commands a split I/O became."""
+    """Fork-join of the commands a split I/O became.
+
+    ``event`` is made only when the I/O has to wait for commands still running; the last
+    command to finish fires it.
+    """
 
     __slots__ = ("event", "last_layers", "remaining")
 
-    def __init__(self, env: simpy.Environment, n: int) -> None:
+    def __init__(self, n: int) -> None:
         self.remaining = n
-        self.event = simpy.Event(env)
+        self.event: simpy.Event | None = None
         self.last_layers: list[float] = []
 
 
@@ -356,7 +360,8 @@ class Simulation:
             fork.remaining -= 1
             if fork.remaining == 0:
                 fork.last_layers = layers
-                fork.event.succeed()
+                if fork.event is not None:
+                    fork.event.succeed()
         return now
 
     def _queue_full(
@@ -485,12 +490,17 @@ class Simulation:
         sizes = split_sizes(size, limit)
         self.counters["split_ios"] += 1
         self.counters["split_children"] += len(sizes)
-        join = _ChildJoin(env, len(sizes))
-        position = offset
-        for part in sizes:
+        join = _ChildJoin(len(sizes))
+        # The first command runs in this process, the others in their own; they start in
+        # order, each as soon as the one before it first waits.
+        position = offset + sizes[0]
+        for part in sizes[1:]:
             env.process(self.command(Command(host, lun, position, part, write), join))
             position += part
-        yield join.event
+        yield from self.command(Command(host, lun, offset, sizes[0], write), join)
+        if join.remaining:
+            join.event = simpy.Event(env)
+            yield join.event
         return join.last_layers
 
     def _complete(

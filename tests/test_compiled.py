@@ -168,3 +168,18 @@ def test_sanpath_imports_select_the_core_first() -> None:
     first_import = source.index("\nfrom sanpath.")
     assert source[first_import:].startswith("\nfrom sanpath.compiled import use_selected_core")
     assert source.index("use_selected_core()") < source.index("from sanpath.check")
+
+
+def test_build_without_a_compiler_leaves_the_pure_python_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No C compiler: old compiled modules are removed (never left stale) and make goes on."""
+    package = _package(tmp_path)
+    assert compiled.select_core(package, environ={})[0] == "compiled"
+    monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    assert compiled.build(tmp_path) == 0
+    assert "no C compiler" in capsys.readouterr().err
+    assert compiled.select_core(package, environ={}) == (
+        "python",
+        "not compiled (make compiles it)",
+    )

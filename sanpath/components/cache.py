@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import simpy
 
+from sanpath.components.drive import Join
 from sanpath.scenario import CacheSpec
 
 if TYPE_CHECKING:
@@ -85,20 +86,19 @@ class ReadAhead:
             length = min(self.chunk, self.lun.size - start)
             if length <= 0:
                 break
-            done = simpy.Event(self.env)
-            self.env.process(self._prefetch(start, length, done))
-            stream.chunks.append((start, start + length, done))
+            join = self.lun.pool.start_read(self.lun.base + start, length, now)
+            join.callbacks.append(_record_departures)
+            stream.chunks.append((start, start + length, join))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()
         return [ev for lo, hi, ev in stream.chunks if lo < end and not ev.processed]
 
-    def _prefetch(self, start: int, length: int, done: simpy.Event) -> Generator[simpy.Event]:
-        """Read [start, start + length) of the LUN into cache; ``done`` fires when it is in."""
-        join = self.lun.pool.start_read(self.lun.base + start, length, self.env.now)
-        yield join
-        join.settle(self.env.now)
-        done.succeed()
+
+def _record_departures(join: simpy.Event) -> None:
+    """When a prefetch's read has fired: record its drives' departures (:meth:`Join.settle`)."""
+    assert isinstance(join, Join)
+    join.settle(join.env.now)
 
 
 class _Extent:
