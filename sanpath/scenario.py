@@ -741,9 +741,8 @@ class CopySpec(Spec):
     compressing it; any service-time spec): a buffer holds its file's writer for that time
     and until the file has a free write slot, so the files together cap the copy at ``files /
     mean writer_time`` buffers per second (null = no such time). SQL Server runs one writer
-    thread per backup device
-    and one reader thread per database volume (Andy Yun, "SQL Server Backup Internals", parts
-    1 and 3, 2023).
+    thread per backup device and one reader thread per database volume (Andy Yun, "SQL Server
+    Backup Internals", parts 1 and 3, 2023).
 
     SQL Server's default BUFFERCOUNT is files x 3 + files + 2 x database files (the formula
     behind trace flag 3213's "Buffer count", as Bob Dorr (Microsoft, "How It Works: How

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import simpy
 from simpy.events import NORMAL
@@ -33,7 +33,7 @@ from simpy.events import NORMAL
 from sanpath.scenario import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.station import FcfsServer, Station
 
-CYLINDERS = 100_000
+CYLINDERS: Final = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
 
 
@@ -219,7 +219,6 @@ class Hdd(Drive):
         aging = self.aging
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
-        sqrt = math.sqrt
         best_op = tcq[0]
         best = best_score = math.inf
         for op in tcq:
@@ -230,7 +229,7 @@ class Hdd(Drive):
                 d = op.x - head
                 if d < 0.0:
                     d = -d
-                seek = track + a * d + b * sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                seek = track + a * d + b * math.sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
