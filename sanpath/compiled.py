@@ -50,6 +50,7 @@ CORE_MODULES = (
     "sanpath.components.hba",
     "sanpath.components.host",
     "sanpath.components.raid",
+    "sanpath.runcontrol",
     "sanpath.engine",
 )
 """The modules mypyc compiles, those a simulated command runs through."""

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import math
 import operator
 import re
 import time
 import tracemalloc
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import simpy
@@ -45,6 +46,7 @@ from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.results import RunResult, build_result
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
 from sanpath.station import Link, Station
+from sanpath.runcontrol import RunControl
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 from sanpath.streams import Streams
 from sanpath.topology import LAYERS, Topology, build_topology, slot_servers
@@ -60,6 +62,10 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
+
+UNSTABLE_WINDOW = 10_000
+"""Measured I/Os of a run whose open loop was found unstable during its warm-up: enough to
+show what the path completes; its latency has no steady value to measure."""
 
 Leg = tuple[Link, bool, float, int]
 """One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""
@@ -120,10 +126,15 @@ class Simulation:
         self.run_spec = scenario.run
         self.latency = LatencyHistogram()
         self.command_latency = LatencyHistogram()
-        if scenario.run.duration is None:
-            self.batches = BatchMeans(max(1, scenario.run.ios // scenario.run.batches))
-        else:
-            self.batches = BatchMeans(64, max_batches=2 * scenario.run.batches)
+        self.control = RunControl(
+            scenario.run,
+            open_loop=any(not w.closed for w in scenario.workloads),
+            has_write_back=self.cache.capacity > 0,
+            state=self._state,
+        )
+        self.batches: BatchMeans = self.control.batches
+        self.progress: Callable[[Simulation], None] | None = None
+        """Called at every batch boundary (warm-up and measured) when set: a progress bar."""
         self.timeseries: TimeSeries | None = None
         self.exchanges: TimeSeries | None = None
         """Per-interval exchange completion times (commands, as a switch probe sees them)."""
@@ -138,8 +149,10 @@ class Simulation:
         self.breakdown = [0.0] * len(LAYERS)
         self.completed = 0
         self.measured = 0
-        self.measuring = scenario.run.warmup_ios == 0
+        self.measuring = self.control.measure_from_start
         self.window_start = 0.0
+        self.stop_after: float = float(scenario.run.ios) if scenario.run.ios is not None else math.inf
+        """Measured I/Os after which the run stops (a fixed ``run.ios``)."""
         self.bytes_read = 0
         self.bytes_written = 0
         self.reads = 0
@@ -521,13 +534,19 @@ class Simulation:
         if self.stop.triggered:
             return  # the run is over; I/Os finishing at the same instant are not measured
         self.completed += 1
-        if not self.measuring:
-            if self.completed >= self.run_spec.warmup_ios:
-                self._start_window(now)
-            return
         latency = now - t_issue
+        if not self.measuring:
+            if self.control.warm_up(now, latency):
+                self._start_window(now)
+            elif self.progress is not None and self.completed % 1024 == 0:
+                self.progress(self)
+            return
         self.latency.record(latency)
-        self.batches.add(now, latency)
+        if self.batches.add(now, latency):
+            if self.control.batch_closed(self.measured + 1, self.latency, now - self.window_start):
+                self.stop.succeed()
+            if self.progress is not None:
+                self.progress(self)
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
         self.breakdown = list(map(operator.add, self.breakdown, layers))
@@ -540,13 +559,21 @@ class Simulation:
             self.read_latency += latency
         self.lun_bytes[lun.index] += size
         self.measured += 1
-        if self.measured >= self.run_spec.ios and self.run_spec.duration is None:
+        if self.measured >= self.stop_after and not self.stop.triggered:
+            self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
             self.stop.succeed()
+
+    def _state(self) -> tuple[float, float, float]:
+        """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
+        return (float(self.cache.dirty), float(len(self.in_flight)), float(self.totals["ios_issued"]))
 
     def _start_window(self, now: float) -> None:
         self.measuring = True
         self.window_start = now
-        self.batches.start(now)
+        self.control.start_window(now)
+        if self.control.info.unstable:
+            # an open loop that cannot keep up: measure a short window of what it completes
+            self.stop_after = float(UNSTABLE_WINDOW)
         for station in self.topology.stations.values():
             station.reset(now)
         self.lun_bytes = [0] * len(self.topology.luns)
@@ -562,6 +589,7 @@ class Simulation:
 
     def _end_of_duration(self, _event: simpy.Event) -> None:
         if not self.stop.triggered:
+            self.control.info.stopped_by = "duration"
             self.stop.succeed()
 
     # -- load generators --------------------------------------------------------------------
@@ -780,6 +808,10 @@ class Simulation:
             limit = self.env.timeout(self.run_spec.max_time)
             until = self.env.any_of([self.stop, limit])
         self.env.run(until=until)
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "max_time"
+        if self.measuring:
+            self.batches.finish(self.env.now)
         return build_result(self, wall_seconds=time.perf_counter() - wall0)
 
 
@@ -789,6 +821,7 @@ def run(
     overrides: dict[str, Any] | None = None,
     replicate: int = 0,
     trace_memory: bool = False,
+    force: bool = False,
 ) -> RunResult:
     """Run one scenario and return its :class:`~sanpath.results.RunResult`.
 
@@ -804,10 +837,20 @@ def run(
         Index of an independent replication (separate random streams, same seed).
     trace_memory
         Record the peak Python memory of the run (slower; for benchmarks).
+    force
+        Run even when :func:`sanpath.budget.check` estimates more memory or time than its
+        limits (without it such a run raises :class:`~sanpath.scenario.ScenarioError` at the
+        field that drives the estimate, before anything is built).
     """
+    from pathlib import Path
+
+    from sanpath import budget
     from sanpath.scenario import load_scenario
 
     spec = load_scenario(scenario, overrides)
+    if not force:
+        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+        budget.check(spec, source=source)
     if trace_memory:
         tracemalloc.start()
     sim = Simulation(spec, seed=seed, replicate=replicate)

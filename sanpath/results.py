@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sanpath.runcontrol import CacheLevel, diagnose, metric_interval
 from sanpath.station import StationStats
 from sanpath.stats import LatencyHistogram
 
@@ -76,6 +77,14 @@ class RunResult:
     """Scheduled settings over time: ``{"t_s", "key", "value"}``, initial values at 0."""
     histogram: LatencyHistogram = field(default_factory=LatencyHistogram, repr=False, compare=False)
     extra: dict[str, Any] = field(default_factory=dict)
+    steady: bool = True
+    """False when the run did not reach steady state (see ``warnings`` for why and what to
+    do): a warm-up that found none, an unstable open loop, a cache still filling, a trend."""
+    run_info: dict[str, Any] = field(default_factory=dict)
+    """How the run was measured: ``warmup`` (auto/fixed), ``warmup_ios``, ``warmup_seconds``,
+    ``warmup_settled``, ``stopped_by`` (ios, duration, precision, max_ios, max_time,
+    unstable), ``precision`` (relative half-width reached per stopping metric),
+    ``target_half_width`` and ``unstable``."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
@@ -111,6 +120,8 @@ class RunResult:
             "totals": dict(self.totals),
             "latency_cdf": self.latency_cdf(),
             "warnings": list(self.warnings),
+            "steady": self.steady,
+            "run": dict(self.run_info),
             "lun_mb_per_s": dict(self.lun_mb_per_s),
         }
         if self.timeseries is not None:
@@ -157,6 +168,8 @@ class RunResult:
             row[f"breakdown_ms_{key}"] = value
         row["sim_seconds"] = self.sim_seconds
         row["ios"] = self.ios
+        row["steady"] = self.steady
+        row["warnings"] = len(self.warnings)
         return row
 
     def stations_frame(self) -> pd.DataFrame:
@@ -167,13 +180,18 @@ class RunResult:
         """Readable tables: headline, latency, breakdown, counters and stations."""
         lines = [
             f"scenario {self.name}  seed {self.seed}  replicate {self.replicate}",
-            f"  {self.ios} I/Os in {self.sim_seconds:.3f} simulated s",
+            f"  {self.ios} I/Os in {self.sim_seconds:.3f} simulated s{self._how()}",
             f"  IOPS      {self.iops:12.1f}   95% CI [{self.ci95['iops'][0]:.1f}, "
             f"{self.ci95['iops'][1]:.1f}]",
             f"  MB/s      {self.mb_per_s:12.2f}   (10^6 bytes/s)",
             "",
             "latency (ms)",
         ]
+        if self.warnings:
+            lines[1:1] = [
+                "  " + ("NOT STEADY STATE: " if not self.steady else "WARNING: ") + w
+                for w in self.warnings
+            ]
         lo, hi = self.ci95["latency_ms_mean"]
         for key, value in self.latency_ms.items():
             extra = f"   95% CI [{lo:.4f}, {hi:.4f}]" if key == "mean" else ""
@@ -184,9 +202,6 @@ class RunResult:
             lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
         lines += ["", "counters"]
         lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
-        if self.warnings:
-            lines += ["", "warnings"]
-            lines += [f"  {w}" for w in self.warnings]
         lines += ["", "stations"]
         frame = self.stations_frame()[
             [
@@ -202,6 +217,21 @@ class RunResult:
         ]
         lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         return "\n".join(lines)
+
+
+    def _how(self) -> str:
+        """How the window was chosen, for the summary's second line."""
+        info = self.run_info
+        if not info:
+            return ""
+        out = f" after a {info['warmup']} warm-up of {info['warmup_ios']:,} I/Os"
+        out += f" ({info['warmup_seconds']:.3g} s)"
+        stopped = info.get("stopped_by", "")
+        if stopped == "precision":
+            out += f"; stopped at +/-{100 * max(info['precision'].values()):.1f}% precision"
+        elif stopped:
+            out += f"; stopped by {stopped}"
+        return out
 
 
 def _json_safe(value: Any) -> Any:
@@ -274,8 +304,19 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
     n = sim.measured
     iops = n / span if span > 0 else 0.0
     total_bytes = sim.bytes_read + sim.bytes_written
-    iops_ci = sim.batches.iops_ci()
-    lat_ci = sim.batches.mean_ci()
+    control = sim.control
+    iops_ci = metric_interval(sim.batches, "iops", sim.latency, n, span)[2]
+    lat_ci = metric_interval(sim.batches, "latency_ms_mean", sim.latency, n, span)[2]
+    cache = sim.cache
+    warnings, steady = diagnose(
+        control,
+        now,
+        sim.window_start,
+        n,
+        CacheLevel(
+            cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
+        ),
+    )
     counters = dict(sim.counters)
     counters["forced_flushes"] = sim.cache.forced_flushes
     breakdown = {
@@ -309,7 +350,9 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
             lun.name: (b / span / 1e6 if span > 0 else 0.0)
             for lun, b in zip(sim.topology.luns, sim.lun_bytes, strict=True)
         },
-        warnings=_warnings(sim, now),
+        warnings=(*warnings, *_warnings(sim, now)),
+        steady=steady,
+        run_info=control.info.to_dict(),
         timeseries=_columns(sim, now),
         settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.settings),
         histogram=sim.latency,

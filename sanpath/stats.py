@@ -47,6 +47,7 @@ __all__ = [
     "TimeSeries",
     "lag1_autocorrelation",
     "mean_ci",
+    "section_ci",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -475,8 +476,11 @@ class BatchMeans:
 
     Completions are grouped, in completion order, into consecutive batches of
     ``batch_size``; per batch we keep the start and end time, the count and the latency
-    sum (32 bytes per batch, in compact arrays). The partial batch at the end is ignored
-    by the intervals.
+    sum (32 bytes per batch, in compact arrays), optionally a coarse latency histogram (for
+    intervals of percentiles) and a few numbers describing the system's state when the batch
+    closed (:meth:`set_state`, e.g. dirty cache bytes and I/Os in flight). :meth:`finish`
+    folds the partial batch at the end into the last one, so the batches cover the whole
+    measured window.
 
     Parameters
     ----------
@@ -489,6 +493,9 @@ class BatchMeans:
         closed, adjacent pairs are merged and ``batch_size`` doubles, so
         ``max_batches / 2 <= n_batches < max_batches`` afterwards. With ``None`` the
         number of batches grows as ``completions / batch_size``.
+    hist_bits : int or None, default None
+        Keep a latency histogram with this many linear bits per batch (5: 1152 buckets,
+        9 KiB a batch, quantiles within 1.6%), for :meth:`quantiles`.
 
     Notes
     -----
@@ -498,8 +505,11 @@ class BatchMeans:
     __slots__ = (
         "_c_count",
         "_c_end",
+        "_c_hist",
         "_c_lat",
         "_c_start",
+        "_c_state",
+        "_hist",
         "_lat",
         "_max_batches",
         "_n",
@@ -507,7 +517,9 @@ class BatchMeans:
         "_t_start",
     )
 
-    def __init__(self, batch_size: int, *, max_batches: int | None = None) -> None:
+    def __init__(
+        self, batch_size: int, *, max_batches: int | None = None, hist_bits: int | None = None
+    ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if max_batches is not None and (max_batches < 2 or max_batches % 2):
@@ -517,10 +529,15 @@ class BatchMeans:
         self._t_start = 0.0
         self._n = 0
         self._lat = 0.0
+        self._hist: LatencyHistogram | None = (
+            None if hist_bits is None else LatencyHistogram(hist_bits)
+        )
         self._c_start = array("d")
         self._c_end = array("d")
         self._c_count = array("q")
         self._c_lat = array("d")
+        self._c_hist: list[IntArray] = []
+        self._c_state: list[tuple[float, ...]] = []
 
     def start(self, t: float) -> None:
         """Discard everything recorded so far and open the first batch at ``t``.
@@ -533,13 +550,17 @@ class BatchMeans:
         self._t_start = t
         self._n = 0
         self._lat = 0.0
+        if self._hist is not None:
+            self._hist.reset()
         self._c_start = array("d")
         self._c_end = array("d")
         self._c_count = array("q")
         self._c_lat = array("d")
+        self._c_hist = []
+        self._c_state = []
 
-    def add(self, t_done: float, latency: float) -> None:
-        """Account one completed I/O (hot path).
+    def add(self, t_done: float, latency: float) -> bool:
+        """Account one completed I/O (hot path); True when it closed a batch.
 
         Parameters
         ----------
@@ -550,14 +571,57 @@ class BatchMeans:
         """
         self._lat += latency
         self._n += 1
+        hist = self._hist
+        if hist is not None:
+            hist.record(latency)
         if self._n >= self._size:
             self._close(t_done)
+            return True
+        return False
+
+    def set_state(self, values: tuple[float, ...]) -> None:
+        """Record the system's state at the end of the batch that just closed.
+
+        Parameters
+        ----------
+        values : tuple of float
+            The same quantities, in the same order, at every batch (any units).
+        """
+        if len(self._c_state) < len(self._c_end):
+            self._c_state.append(values)
+        elif self._c_state:
+            self._c_state[-1] = values
+
+    def finish(self, t_end: float) -> None:
+        """End the window at ``t_end``: the open batch joins the last closed one.
+
+        Afterwards the batches cover ``[start, t_end]`` and hold every completion, so an
+        estimate over the whole window and one over the batches are the same figure. With no
+        closed batch, the open one becomes the only batch.
+        """
+        if not self._c_end:
+            if self._n:
+                self._close(t_end)
+            return
+        i = len(self._c_end) - 1
+        self._c_end[i] = t_end
+        self._c_count[i] += self._n
+        self._c_lat[i] += self._lat
+        if self._hist is not None:
+            self._c_hist[i] = self._c_hist[i] + self._hist.counts
+            self._hist.reset()
+        self._t_start = t_end
+        self._n = 0
+        self._lat = 0.0
 
     def _close(self, t_end: float) -> None:
         self._c_start.append(self._t_start)
         self._c_end.append(t_end)
         self._c_count.append(self._n)
         self._c_lat.append(self._lat)
+        if self._hist is not None:
+            self._c_hist.append(self._hist.counts)
+            self._hist.reset()
         self._t_start = t_end
         self._n = 0
         self._lat = 0.0
@@ -580,6 +644,12 @@ class BatchMeans:
             new_cnt,
             new_lat,
         )
+        if self._c_hist:
+            h = self._c_hist
+            self._c_hist = [h[i] + h[i + 1] for i in range(0, m, 2)]
+        if self._c_state:
+            st = self._c_state
+            self._c_state = [st[i + 1] for i in range(0, min(m, len(st) - 1), 2)]
         self._size *= 2
 
     @property
@@ -591,6 +661,11 @@ class BatchMeans:
     def n_batches(self) -> int:
         """Number of closed batches."""
         return len(self._c_end)
+
+    @property
+    def open_count(self) -> int:
+        """Completions in the open (not yet closed) batch."""
+        return self._n
 
     def batch_values(self) -> BatchValues:
         """Per-batch arrays of the closed batches (copies).
@@ -610,8 +685,30 @@ class BatchMeans:
             lat_mean = lat / cnt
         return BatchValues(start, end, cnt, iops, lat_mean)
 
+    def states(self) -> FloatArray:
+        """The recorded states, one row per closed batch that has one (shape (n, k))."""
+        if not self._c_state:
+            return np.empty((0, 0), dtype=np.float64)
+        return np.array(self._c_state, dtype=np.float64)
+
+    def quantiles(self, q: float) -> FloatArray:
+        """The ``q`` quantile of each closed batch's latencies, seconds (needs ``hist_bits``)."""
+        if self._hist is None:
+            raise ValueError("quantiles per batch need BatchMeans(..., hist_bits=...)")
+        bits = self._hist.bits
+        values = _bucket_tables(bits)[1] * _S_PER_NS
+        out = np.empty(len(self._c_hist), dtype=np.float64)
+        for i, counts in enumerate(self._c_hist):
+            n = int(counts.sum())
+            if n == 0:
+                out[i] = math.nan
+                continue
+            k = min(max(math.ceil(n * q - 1.0), 0), n - 1)
+            out[i] = values[int(np.searchsorted(np.cumsum(counts), k + 1, side="left"))]
+        return out
+
     def iops_ci(self, confidence: float = 0.95) -> tuple[float, float]:
-        """Student-t interval of the mean per-batch throughput.
+        """Interval of the window's throughput by sectioning (see :func:`section_ci`).
 
         Parameters
         ----------
@@ -621,12 +718,18 @@ class BatchMeans:
         Returns
         -------
         (low, high) : tuple of float
-            I/O per second; ``(nan, nan)`` with fewer than 2 batches.
+            I/O per second, centred on total completions over total time;
+            ``(nan, nan)`` with fewer than 2 batches.
         """
-        return mean_ci(self.batch_values().iops, confidence)
+        v = self.batch_values()
+        if len(v.completions) < 2:
+            return math.nan, math.nan
+        total = float(v.t_end[-1] - v.t_start[0])
+        estimate = float(v.completions.sum()) / total if total > 0 else math.nan
+        return section_ci(estimate, v.iops, confidence)
 
     def mean_ci(self, confidence: float = 0.95) -> tuple[float, float]:
-        """Student-t interval of the mean of per-batch mean latencies.
+        """Interval of the window's mean latency by sectioning (see :func:`section_ci`).
 
         Parameters
         ----------
@@ -636,9 +739,53 @@ class BatchMeans:
         Returns
         -------
         (low, high) : tuple of float
-            Seconds; ``(nan, nan)`` with fewer than 2 batches.
+            Seconds, centred on the mean over every completion in the batches;
+            ``(nan, nan)`` with fewer than 2 batches.
         """
-        return mean_ci(self.batch_values().latency_mean, confidence)
+        v = self.batch_values()
+        if len(v.completions) < 2:
+            return math.nan, math.nan
+        estimate = float(np.sum(np.array(self._c_lat))) / float(v.completions.sum())
+        return section_ci(estimate, v.latency_mean, confidence)
+
+
+def section_ci(
+    estimate: float, sections: Sequence[float] | FloatArray, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Confidence interval by sectioning: the whole run's estimate, the sections' spread.
+
+    ``estimate`` is the figure over the whole window (total I/Os over total time, the mean
+    of every latency, a quantile of every latency); ``sections`` are the same figure
+    computed on each batch. The interval is ``estimate -/+ t * s / sqrt(k)`` with ``s`` the
+    sections' standard deviation: it always contains the estimate, and for ratio figures it
+    avoids the bias of averaging per-batch ratios (Asmussen and Glynn, "Stochastic
+    Simulation", 2007, section III.5a).
+
+    Parameters
+    ----------
+    estimate : float
+        The whole-window figure (any unit).
+    sections : sequence of float
+        The figure per batch, same unit.
+    confidence : float, default 0.95
+        Two-sided confidence level in ``(0, 1)``.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        ``(nan, nan)`` with fewer than 2 sections or a non-finite estimate.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    x = np.asarray(sections, dtype=np.float64).ravel()
+    x = x[np.isfinite(x)]
+    k = x.size
+    if k < 2 or not math.isfinite(estimate):
+        return math.nan, math.nan
+    s = float(x.std(ddof=1))
+    t = float(scipy.stats.t.ppf(0.5 + confidence / 2.0, k - 1))
+    half = t * s / math.sqrt(k)
+    return estimate - half, estimate + half
 
 
 # ---------------------------------------------------------------------------------------

@@ -183,6 +183,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 members.append(make_drive(env, spec, st, sampler))
             groups.append(members)
         pools[pool_spec.name] = RaidPool(env, pool_spec, groups)
+        cache.add_pool(pools[pool_spec.name], pool_spec)
 
     # -- LUNs ------------------------------------------------------------------------------
     luns: list[Lun] = []

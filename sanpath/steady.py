@@ -1,0 +1,164 @@
+"""Is a run at steady state? Warm-up detection, trend tests and interval diagnostics.
+
+Pure functions over per-batch series (numpy arrays in time order); nothing here knows
+about SANs. The simulator calls them while it runs (to end its warm-up and to decide when
+its intervals are tight enough) and once at the end (to say what is still wrong).
+
+* :func:`mser` - the MSER truncation point (White 1997; Franklin and White 2008): the
+  number of leading batches whose removal makes the remaining mean most precise. JMT (Java
+  Modelling Tools) applies it to batches of five observations, "MSER-5"; sanpath applies it
+  to its own batches, whatever their size.
+* :func:`settled` - MSER found its truncation point well inside the series: what follows
+  it looks stationary.
+* :func:`trend` - a rank test (Kendall's tau against time) for a series that still climbs
+  or falls: a queue that keeps growing, a cache still filling.
+* :func:`interval_doubts` - why a batch-means interval may be narrower than it should be:
+  correlated batches (lag-1 autocorrelation) or skewed batch means (a heavy tail whose
+  batches are not yet nearly normal).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+import scipy.stats
+
+__all__ = [
+    "SETTLE_FRACTION",
+    "Trend",
+    "interval_doubts",
+    "mser",
+    "relative_half_width",
+    "settled",
+    "trend",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+SETTLE_FRACTION = 0.4
+"""A series has settled when MSER truncates at most this share of it, so that at least 60%
+of the data looks stationary (MSER itself only searches the first half, where its statistic
+is reliable; a series still climbing makes it cut as much as it may)."""
+
+TREND_P = 0.001
+"""A trend is called when Kendall's tau against time is this unlikely for a stationary
+series (two-sided p-value): strict, so long runs of a steady system do not warn by chance."""
+
+
+def mser(values: Sequence[float] | FloatArray) -> int:
+    """The MSER truncation point of a series of batch means.
+
+    For each candidate ``d`` in ``0 .. n // 2`` MSER computes
+    ``sum((x[d:] - mean(x[d:])) ** 2) / (n - d) ** 2``, the squared standard error of the
+    mean of what is left after dropping the first ``d`` values, and returns the ``d`` that
+    minimises it.
+
+    Parameters
+    ----------
+    values : sequence of float
+        Batch means in time order (non-finite values are treated as the series' median).
+
+    Returns
+    -------
+    int
+        Number of leading values to discard (0 for fewer than 4 values).
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    n = x.size
+    if n < 4:
+        return 0
+    bad = ~np.isfinite(x)
+    if bad.any():
+        x = np.where(bad, np.median(x[~bad]) if (~bad).any() else 0.0, x)
+    # suffix sums: S1[d] = sum(x[d:]), S2[d] = sum(x[d:] ** 2)
+    s1 = np.cumsum(x[::-1])[::-1]
+    s2 = np.cumsum((x * x)[::-1])[::-1]
+    d = np.arange(n // 2 + 1)
+    m = (n - d).astype(np.float64)
+    sse = s2[d] - s1[d] ** 2 / m
+    stat = np.maximum(sse, 0.0) / (m * m)
+    return int(np.argmin(stat))
+
+
+def settled(values: Sequence[float] | FloatArray, fraction: float = SETTLE_FRACTION) -> bool:
+    """True when MSER truncates at most ``fraction`` of the series (at least 8 values).
+
+    A series that is still climbing or falling makes MSER cut as much as it may (half the
+    series); one that has levelled off is cut near its start.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    if x.size < 8:
+        return False
+    return mser(x) <= fraction * x.size
+
+
+class Trend(NamedTuple):
+    """A rank test of a series against time."""
+
+    tau: float
+    """Kendall's tau between the values and their order (-1 falling .. +1 climbing)."""
+    p_value: float
+    """Two-sided p-value for no trend (1.0 when the test cannot run: constant or short)."""
+    change: float
+    """Mean of the last quarter minus mean of the first quarter (the series' unit)."""
+
+    @property
+    def significant(self) -> bool:
+        """True when the trend is clear (p below :data:`TREND_P`)."""
+        return self.p_value < TREND_P
+
+
+def trend(values: Sequence[float] | FloatArray) -> Trend:
+    """Kendall's tau of ``values`` against time, its p-value and the change it amounts to."""
+    x = np.asarray(values, dtype=np.float64).ravel()
+    x = x[np.isfinite(x)]
+    if x.size < 8 or float(np.ptp(x)) == 0.0:
+        return Trend(0.0, 1.0, 0.0)
+    result = scipy.stats.kendalltau(np.arange(x.size), x)
+    tau = float(result.statistic)
+    p = float(result.pvalue)
+    if not math.isfinite(p):
+        return Trend(0.0, 1.0, 0.0)
+    q = max(1, x.size // 4)
+    return Trend(tau, p, float(x[-q:].mean() - x[:q].mean()))
+
+
+def relative_half_width(interval: tuple[float, float], estimate: float) -> float:
+    """Half the interval's width over the estimate (inf when either is not finite or zero)."""
+    lo, hi = interval
+    if not (math.isfinite(lo) and math.isfinite(hi) and math.isfinite(estimate)) or not estimate:
+        return math.inf
+    return (hi - lo) / 2.0 / abs(estimate)
+
+
+def interval_doubts(values: Sequence[float] | FloatArray) -> list[str]:
+    """Why an interval from these batch values may be too narrow (empty: no doubt).
+
+    * correlated batches: lag-1 autocorrelation above ``2 / sqrt(k)`` (about the 97.5% point
+      of its distribution for independent batches);
+    * skewed batches: sample skewness beyond ``2 * sqrt(6 / k)`` (twice its standard error
+      for normal batches), the sign of a heavy tail that the batches have not yet averaged
+      out: the t interval assumes nearly normal batch means.
+    """
+    x = np.asarray(values, dtype=np.float64).ravel()
+    x = x[np.isfinite(x)]
+    k = x.size
+    out: list[str] = []
+    if k < 8 or float(np.ptp(x)) == 0.0:
+        return out
+    d = x - x.mean()
+    den = float(d @ d)
+    rho = float(d[:-1] @ d[1:]) / den if den > 0 else 0.0
+    if rho > 2.0 / math.sqrt(k):
+        out.append(f"batches are correlated (lag-1 autocorrelation {rho:.2f} over {k} batches)")
+    skew = float(scipy.stats.skew(x))
+    if abs(skew) > 2.0 * math.sqrt(6.0 / k):
+        out.append(
+            f"batch means are skewed (skewness {skew:.2f} over {k} batches: a heavy tail the "
+            "batches have not averaged out yet)"
+        )
+    return out
