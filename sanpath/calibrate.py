@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
+from sanpath.files import atomic_path
 from sanpath.scenario import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
 METRICS = ("iops", "mb_per_s", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99")
@@ -42,6 +43,12 @@ STEP = 0.05
 WEAK = 0.02
 """Smallest sensitivity (relative change of the figures per relative change of the
 parameter, over all measured figures) for a parameter to count as identifiable."""
+
+RMS_WARNING = 0.10
+"""RMS relative error above which a fit is reported as poor (``sanpath calibrate`` warns)."""
+
+WORST_POINTS = 3
+"""How many of the worst-fitted points a poor fit's warning names."""
 
 
 class CalibrationError(ValueError):
@@ -93,6 +100,26 @@ class CalibrationResult:
             f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
         )
         return "\n".join(lines)
+
+    def worst(self, n: int = WORST_POINTS) -> list[dict[str, Any]]:
+        """The ``n`` points with the largest relative error (``|model / measured - 1|``)."""
+        return sorted(self.points, key=lambda p: -abs(p["error"]))[:n]
+
+    def warning(self, threshold: float = RMS_WARNING) -> str | None:
+        """A warning naming the worst-fitted points when the RMS error exceeds ``threshold``."""
+        if not self.rms_error > threshold:
+            return None
+        worst = "; ".join(
+            f"{p['label']} {p['metric']}: measured {p['measured']:.4g}, model {p['model']:.4g} "
+            f"({100 * p['error']:+.1f}%)"
+            for p in self.worst()
+        )
+        return (
+            f"poor fit: rms relative error {100 * self.rms_error:.1f}% is above "
+            f"{100 * threshold:.0f}%; the model fits these points worst: {worst}. The fitted "
+            "parameters cannot explain these figures: check the scenario's set-up for these "
+            "points, or fit other parameters"
+        )
 
 
 # -- reading measurements ------------------------------------------------------------------
@@ -244,14 +271,21 @@ def calibrate(
     ios: int | None = None,
     max_evaluations: int = 60,
     metrics: Sequence[str] | None = None,
+    force: bool = False,
 ) -> CalibrationResult:
     """Fit the dotted keys ``fit`` so the model reproduces ``measured``.
+
+    Every measured point's run is estimated first (:mod:`sanpath.budget`); ``force`` runs
+    those beyond its memory or time limits too.
 
     Raises
     ------
     CalibrationError
         When the data cannot identify the parameters, or a key cannot be fitted.
+    ScenarioError
+        Without ``force``, for a point whose run is estimated beyond the limits.
     """
+    from sanpath import budget
     from sanpath.engine import run
 
     base = load_scenario(scenario).model_copy(update={"sweep": None, "reference": None})
@@ -269,6 +303,17 @@ def calibrate(
         raise CalibrationError(
             f"{len(keys)} parameters cannot be identified from {len(targets)} measured figures"
         )
+    if not force:
+        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+        for point in measured:
+            case = copy.deepcopy(data)
+            for key, value in point.settings.items():
+                set_dotted(case, key, value)
+            try:
+                spec = load_scenario(case)
+            except ScenarioError as exc:
+                raise CalibrationError(f"point {point.label}: {exc}") from None
+            budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
     evaluations = 0
 
     def model(x: np.ndarray) -> np.ndarray:
@@ -285,7 +330,7 @@ def calibrate(
                 for key, value in point.settings.items():
                     set_dotted(case, key, value)
                 try:
-                    cache[tag] = run(case)
+                    cache[tag] = run(case, force=True)  # estimated above
                 except ScenarioError as exc:
                     raise CalibrationError(f"point {point.label}: {exc}") from None
                 evaluations += 1
@@ -407,7 +452,7 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
         set_dotted(data, key, text)
     yaml = YAML(typ="rt")
     yaml.version = (1, 2)
-    with Path(out).open("w", encoding="utf-8") as handle:
+    with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
 
 

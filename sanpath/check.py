@@ -2557,14 +2557,14 @@ def _shortened(s: Scenario, ios: int) -> Scenario:
     The warm-up stays as the scenario sets it (at most ``ios``): a proposal with thousands of
     I/Os in flight needs its own warm-up to reach the regime it was written for.
     """
-    n = min(s.run.ios, ios)
+    n = ios if s.run.ios is None else min(s.run.ios, ios)
     warm = min(s.run.warmup_ios, n)
     changes: dict[str, Any] = {}
     if n != s.run.ios:
         changes["run.ios"] = n
     if warm != s.run.warmup_ios:
         changes["run.warmup_ios"] = warm
-    for key in ("duration", "record_interval"):
+    for key in ("duration", "record_interval", "precision"):
         if getattr(s.run, key, None) is not None:
             changes[f"run.{key}"] = None
     return s.with_overrides(changes) if changes else s
@@ -2620,10 +2620,11 @@ def check(
 
     base = _shortened(s, ios)
     n_ios = base.run.ios
+    assert n_ios is not None  # _shortened fixes the length
     first = run(base)
     before = result_metrics(first)
-    # the whole run took about the measured window scaled up by the warm-up I/Os
-    total = first.sim_seconds * (n_ios + base.run.warmup_ios) / max(first.ios, 1)
+    # the whole run: its warm-up and its measured window
+    total = first.run_info.get("warmup_seconds", 0.0) + first.sim_seconds
     limit: dict[str, Any] = {}
     if total > 0:
         cap = FIX_TIME_LIMIT * total

@@ -1,8 +1,10 @@
 """The ``sanpath`` command line: a thin face over the Python API.
 
-Exit codes: 0 success, 1 a check failed (reserved for ``check``), 2 bad input (a scenario
-that does not validate, a file that does not exist, a malformed ``--set``). Bad input never
-prints a traceback: the message names the file, line, column and field.
+Exit codes: 0 success, 1 a check failed (``check --fail-on``, ``calibrate --fail-above``), 2
+bad input (a scenario that does not validate, a file that does not exist, a malformed
+``--set``, a run estimated beyond the memory or time limits without ``--force``, an ``--out``
+that cannot or may not be written). Bad input never prints a traceback: the message names
+the file, line, column and field, and is given before any simulation starts.
 """
 
 from __future__ import annotations
@@ -43,6 +45,25 @@ def _add_set(parser: argparse.ArgumentParser, text: str) -> None:
     )
 
 
+def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
+    """``--force``: run beyond the estimated memory and time limits (sanpath.budget)."""
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="run even when the estimated memory or time is beyond sanpath's limits" + also,
+    )
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1, got {text!r}") from None
+    if not 0.0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive fraction, got {text!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sanpath",
@@ -68,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also print the analytic twin's mean-value prediction (IOPS, MB/s, latency)",
     )
+    _add_force(p)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
     p.add_argument("file", metavar="FILE")
@@ -92,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
     _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_force(p, ", and overwrite an --out table another sweep wrote")
 
     p = sub.add_parser("compare", help="run a scenario's reference points against the published")
     p.add_argument("file", metavar="FILE")
@@ -100,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     _add_set(p, "change a field of the scenario before every point's own changes")
+    _add_force(p)
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
     p.add_argument("file", metavar="SCENARIO")
@@ -123,6 +147,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per evaluation")
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
+    p.add_argument(
+        "--fail-above",
+        type=_fraction,
+        default=None,
+        metavar="FRACTION",
+        help="exit 1 when the fit's rms relative error is above this, e.g. 0.1",
+    )
+    _add_force(p)
 
     p = sub.add_parser(
         "check",
@@ -251,13 +283,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return status
 
 
+def _in_file(exc: Exception, file: str) -> Exception:
+    """A ScenarioError about a loaded scenario, located in ``file`` (line and column)."""
+    from sanpath.scenario import ScenarioError
+
+    return exc.in_file(file) if isinstance(exc, ScenarioError) else exc
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    from sanpath import budget
     from sanpath.engine import run
     from sanpath.scenario import load_scenario
 
     overrides = _overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
-    result = run(scenario, seed=args.seed, replicate=args.replicate)
+    if not args.force:
+        budget.check(scenario, source=args.file)
+    result = run(scenario, seed=args.seed, replicate=args.replicate, force=True)
     twin = None
     if args.analytic:
         from sanpath.twin import predict
@@ -319,8 +361,6 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
     from sanpath.scenario import ScenarioError, load_scenario
     from sanpath.sweep import DEFAULT_CACHE, sweep
 
@@ -346,11 +386,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             progress=not args.quiet,
             cache=None if args.no_cache else DEFAULT_CACHE,
+            out=args.out,
+            force=args.force,
         )
     except ScenarioError as exc:
-        raise ScenarioError(
-            [replace(p, source=args.file) if p.source == "<scenario>" else p for p in exc.problems]
-        ) from None
+        raise _in_file(exc, args.file) from None
     finally:
         if client is not None:
             client.close()
@@ -370,7 +410,6 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             )
         )
     if args.out:
-        result.save(args.out)
         print(f"table written to {args.out}")
     if not result.complete:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
@@ -385,34 +424,61 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     overrides = _overrides(args.overrides)
     if args.seed is not None:
         overrides["seed"] = args.seed
-    rows = reference.compare(load_scenario(args.file, overrides), ios=args.ios)
+    picture = None
+    if args.plot:
+        from sanpath.plotting import picture_path
+
+        picture = picture_path(args.plot)
+    try:
+        rows = reference.compare(
+            load_scenario(args.file, overrides), ios=args.ios, force=args.force
+        )
+    except ValueError as exc:
+        raise _in_file(exc, args.file) from None
     if args.json:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
     else:
         print(reference.table(rows))
-    if args.plot:
-        ax = reference.plot(rows)
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+    if picture is not None:
+        from sanpath.plotting import save
+
+        save(reference.plot(rows), picture)
         if not args.json:
-            print(f"plot written to {args.plot}")
+            print(f"plot written to {picture}")
     return EXIT_OK
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sanpath.calibrate import calibrate, read_measurements, write_calibrated
+    from sanpath.calibrate import RMS_WARNING, calibrate, read_measurements, write_calibrated
+    from sanpath.files import OutputError, check_output
 
+    out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
+    check_output(out, (".yaml", ".yml"), "calibrated scenario")
+    for given, what in ((args.file, "the scenario being calibrated"), (args.measured, "")):
+        if Path(given).exists() and out.exists() and out.samefile(given):
+            raise OutputError(f"{out}: is {what or 'the measurements'}; give another --out")
     measured = read_measurements(args.measured)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
-    result = calibrate(args.file, measured, keys, ios=args.ios)
-    out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
+    result = calibrate(args.file, measured, keys, ios=args.ios, force=args.force)
     write_calibrated(args.file, result, out)
     if args.json:
         print(json.dumps({**result.to_dict(), "written": str(out)}, indent=2))
     else:
         print(result.text())
         print(f"calibrated scenario written to {out}")
+    limit = args.fail_above
+    warning = result.warning(RMS_WARNING if limit is None else min(limit, RMS_WARNING))
+    if warning is not None:
+        print(f"sanpath: warning: {warning}", file=sys.stderr)
+    if limit is not None and result.rms_error > limit:
+        print(
+            f"sanpath: the fit fails --fail-above {limit:g}: rms relative error "
+            f"{100 * result.rms_error:.1f}%",
+            file=sys.stderr,
+        )
+        return EXIT_CHECK_FAILED
     return EXIT_OK
 
 

@@ -44,9 +44,9 @@ import simpy
 from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.results import RunResult, build_result
+from sanpath.runcontrol import RunControl
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
 from sanpath.station import Link, Station
-from sanpath.runcontrol import RunControl
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 from sanpath.streams import Streams
 from sanpath.topology import LAYERS, Topology, build_topology, slot_servers
@@ -151,7 +151,9 @@ class Simulation:
         self.measured = 0
         self.measuring = self.control.measure_from_start
         self.window_start = 0.0
-        self.stop_after: float = float(scenario.run.ios) if scenario.run.ios is not None else math.inf
+        self.stop_after: float = (
+            float(scenario.run.ios) if scenario.run.ios is not None else math.inf
+        )
         """Measured I/Os after which the run stops (a fixed ``run.ios``)."""
         self.bytes_read = 0
         self.bytes_written = 0
@@ -565,7 +567,11 @@ class Simulation:
 
     def _state(self) -> tuple[float, float, float]:
         """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
-        return (float(self.cache.dirty), float(len(self.in_flight)), float(self.totals["ios_issued"]))
+        return (
+            float(self.cache.dirty),
+            float(len(self.in_flight)),
+            float(self.totals["ios_issued"]),
+        )
 
     def _start_window(self, now: float) -> None:
         self.measuring = True

@@ -45,6 +45,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
 
+from sanpath.files import atomic_path, check_output
 from sanpath.results import RunResult
 from sanpath.sweep import SweepResult
 from sanpath.units import UnitError, format_bytes, parse_bytes
@@ -573,16 +574,34 @@ def _figure_of(target: Figure | Axes | AxesLike) -> Figure:
     return fig
 
 
-def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path) -> Path:
-    """Save the Figure of ``fig_or_ax`` (a Figure, an Axes or several) as PNG.
+def picture_path(path: str | Path) -> Path:
+    """Check a picture's path before drawing: ``.png`` added when it has no extension.
 
-    dpi 120 and a tight bounding box; a path without extension gets ``.png`` (another
-    extension, e.g. ``.svg``, picks that format). Returns the path written.
+    Raises
+    ------
+    OutputError
+        For a directory, a missing or unwritable directory, or an extension matplotlib
+        cannot write (the message lists the ones it can).
     """
     path = Path(path)
-    if not path.suffix:
+    if not path.suffix and not path.is_dir():
         path = path.with_suffix(".png")
-    _figure_of(fig_or_ax).savefig(path, dpi=120, bbox_inches="tight")
+    formats = sorted(Figure().canvas.get_supported_filetypes())
+    return check_output(path, tuple(f".{f}" for f in formats), "picture")
+
+
+def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path) -> Path:
+    """Save the Figure of ``fig_or_ax`` (a Figure, an Axes or several) as PNG, atomically.
+
+    dpi 120 and a tight bounding box; a path without extension gets ``.png`` (another
+    extension, e.g. ``.svg``, picks that format; see :func:`picture_path`). Returns the path
+    written.
+    """
+    path = picture_path(path)
+    with atomic_path(path) as tmp:
+        _figure_of(fig_or_ax).savefig(
+            tmp, dpi=120, bbox_inches="tight", format=path.suffix[1:].lower()
+        )
     return path
 
 
@@ -1387,6 +1406,7 @@ def plot_files(
         raise PlotInputError(f"--kind {kind} draws one file; only cdf takes several")
     if kind in _RUN_KINDS and (x is not None or hue is not None):
         raise PlotInputError(f"--x and --hue apply to sweep plots, not {kind}")
+    out = picture_path(out)
     target: Axes | tuple[Axes, ...]
     if kind == "cdf":
         runs = [_load_run(p) for p in paths]

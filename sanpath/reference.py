@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from sanpath.files import atomic_path, write_text
 from sanpath.results import RunResult
 from sanpath.scenario import ReferencePointSpec, Scenario, ScenarioError, load_scenario
 
@@ -121,7 +122,9 @@ def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -
 
 
 def compare(
-    scenario: Scenario | str | Path | Mapping[str, Any], ios: int | None = None
+    scenario: Scenario | str | Path | Mapping[str, Any],
+    ios: int | None = None,
+    force: bool = False,
 ) -> list[Comparison]:
     """Run the model at every reference point and compare with the published figures.
 
@@ -132,7 +135,12 @@ def compare(
     ios
         Override ``run.ios`` (for quick checks); the section's own ``run`` overrides apply
         first.
+    force
+        Run points estimated beyond :mod:`sanpath.budget`'s memory or time limits (without
+        it every point is estimated before the first runs, and one beyond raises
+        :class:`~sanpath.scenario.ScenarioError`).
     """
+    from sanpath import budget
     from sanpath.engine import run
 
     base = load_scenario(scenario)
@@ -143,14 +151,19 @@ def compare(
     if ios is not None:
         common["run.ios"] = ios
     plain = base.model_copy(update={"reference": None, "sweep": None})
-    results: dict[str, RunResult] = {}
-    values: dict[str, float] = {}
+    specs: dict[str, tuple[str, Scenario]] = {}
+    keys: dict[str, str] = {}
     for point in reference.points:
         overrides = {**common, **point.set}
-        key = json.dumps(overrides, sort_keys=True, default=str)
-        if key not in results:
-            results[key] = run(plain.with_overrides(overrides) if overrides else plain)
-        values[point.label] = metric_value(results[key], point)
+        key = keys[point.label] = json.dumps(overrides, sort_keys=True, default=str)
+        if key not in specs:
+            specs[key] = (point.label, plain.with_overrides(overrides) if overrides else plain)
+    if not force:
+        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+        for label, spec in specs.values():
+            budget.check(spec, source=source, context=f"reference point {label!r}: ")
+    results: dict[str, RunResult] = {key: run(spec, force=True) for key, (_, spec) in specs.items()}
+    values = {p.label: metric_value(results[keys[p.label]], p) for p in reference.points}
     rows = []
     for point in reference.points:
         model = values[point.label]
@@ -308,7 +321,8 @@ def write_report(
         ax = plot(rows)
         ax.set_title(scenario.name)
         figure = figures / f"{name}.png"
-        ax.figure.savefig(figure, dpi=110, bbox_inches="tight")
+        with atomic_path(figure) as tmp:
+            ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
         relative = (
             Path(figure).relative_to(markdown.parent)
             if figure.is_relative_to(markdown.parent)
@@ -356,5 +370,5 @@ def write_report(
         ]
         lines.append("")
     text = "\n".join(lines)
-    markdown.write_text(text)
+    write_text(markdown, text)
     return text

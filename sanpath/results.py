@@ -218,7 +218,6 @@ class RunResult:
         lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         return "\n".join(lines)
 
-
     def _how(self) -> str:
         """How the window was chosen, for the summary's second line."""
         info = self.run_info

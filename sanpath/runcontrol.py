@@ -368,7 +368,9 @@ def diagnose(
         doubts = interval_doubts(v.latency_mean)
         if doubts:
             out.append(
-                "the 95% intervals may be too narrow: " + "; ".join(doubts) + "; "
+                "the 95% intervals may be too narrow: "
+                + "; ".join(doubts)
+                + "; "
                 + _longer(spec, measured)
             )
     return out, steady

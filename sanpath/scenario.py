@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal, get_args, get_origin
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -36,18 +39,58 @@ from sanpath import units
 from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 
 # --------------------------------------------------------------------------------------
+# Bounds: what no physical SAN exceeds (refused at validation, see docs/scenario.md)
+# --------------------------------------------------------------------------------------
+
+MAX_IO_SIZE: Final = 1 << 30
+"""Largest I/O, transfer, stripe, frame, read-ahead or destage size, bytes (1 GiB): far
+above any SCSI transfer (a few MiB) or RAID stripe element."""
+MAX_CAPACITY: Final = 1 << 60
+"""Largest drive, LUN, pool or cache capacity, bytes (1 EiB, about ten thousand of today's
+largest drives); it also keeps every byte offset well inside a 64-bit integer."""
+MAX_HOSTS: Final = 100_000
+"""Most hosts in one host group (``hosts.N.count``): every host is built and simulated."""
+MAX_HBAS: Final = 64
+"""Most HBA cards of one kind in one host (``hosts.N.hbas.M.count``)."""
+MAX_HBA_PORTS: Final = 16
+"""Most ports on one HBA card (``hosts.N.hbas.M.ports``; cards have 1 to 4)."""
+MAX_ARRAY_PORTS: Final = 4096
+"""Most front-end ports of one array (``array.ports``; the largest arrays have a few hundred)."""
+MAX_LUNS: Final = 65_536
+"""Most LUNs in one LUN group (``array.luns.N.count``; arrays address at most 64Ki devices)."""
+
+
+def _at_most(limit: int, what: str, show: Callable[[int], str] = "{:,}".format) -> Any:
+    """An after-validator refusing values above ``limit`` with a message naming ``what``."""
+
+    def check(value: int | None) -> int | None:
+        if value is not None and value > limit:
+            raise ValueError(f"{show(value)} is too large: expected at most {show(limit)} {what}")
+        return value
+
+    return AfterValidator(check)
+
+
+# --------------------------------------------------------------------------------------
 # Unit-carrying field types
 # --------------------------------------------------------------------------------------
 
-_SIZE_SCHEMA = WithJsonSchema(
-    {
-        "anyOf": [
-            {"type": "integer", "minimum": 0},
-            {"type": "string", "pattern": r"^\s*[0-9.]+\s*[A-Za-z]*\s*$"},
-        ],
-        "description": "a size: bytes, or a string such as 8KiB, 8k, 1MiB (1024-based)",
-    }
-)
+
+def _size_schema(maximum: int) -> WithJsonSchema:
+    return WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": maximum},
+                {"type": "string", "pattern": r"^\s*[0-9.]+\s*[A-Za-z]*\s*$"},
+            ],
+            "description": "a size: bytes, or a string such as 8KiB, 8k, 1MiB (1024-based); "
+            f"at most {units.format_bytes(maximum)}",
+        }
+    )
+
+
+_SIZE_SCHEMA = _size_schema(MAX_CAPACITY)
+_IO_SIZE_SCHEMA = _size_schema(MAX_IO_SIZE)
 _RATE_SCHEMA = WithJsonSchema(
     {
         "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "string"}],
@@ -80,9 +123,23 @@ def _duration(value: Any) -> float:
     raise ValueError(f"expected a duration such as 5ms or 20us, got {value!r}")
 
 
-Bytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _SIZE_SCHEMA]
-"""A size in bytes; accepts unit strings."""
-PositiveBytes = Annotated[int, BeforeValidator(_size), Field(gt=0), _SIZE_SCHEMA]
+def _show_bytes(n: int) -> str:
+    return units.format_bytes(n) if n >= 1024 and n % 1024 == 0 else f"{n:,} bytes"
+
+
+_CAPACITY_LIMIT = _at_most(MAX_CAPACITY, "for a capacity", _show_bytes)
+_IO_SIZE_LIMIT = _at_most(
+    MAX_IO_SIZE, "for an I/O, transfer, stripe or cache-page size", _show_bytes
+)
+
+Bytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
+"""A capacity in bytes (at most :data:`MAX_CAPACITY`); accepts unit strings."""
+PositiveBytes = Annotated[int, BeforeValidator(_size), Field(gt=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
+IoBytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA]
+"""An I/O, transfer or stripe size in bytes (at most :data:`MAX_IO_SIZE`)."""
+PositiveIoBytes = Annotated[
+    int, BeforeValidator(_size), Field(gt=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA
+]
 Rate = Annotated[float, BeforeValidator(_rate), Field(gt=0), _RATE_SCHEMA]
 """A rate in bytes per second; accepts unit strings and named link speeds."""
 Duration = Annotated[float, BeforeValidator(_duration), Field(ge=0), _DURATION_SCHEMA]
@@ -90,10 +147,101 @@ Duration = Annotated[float, BeforeValidator(_duration), Field(ge=0), _DURATION_S
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
 
-class Spec(BaseModel):
-    """Base of every scenario section: frozen, no unknown keys, defaults validated."""
+HostCount = Annotated[
+    int,
+    Field(ge=1, json_schema_extra={"maximum": MAX_HOSTS}),
+    _at_most(MAX_HOSTS, "hosts in one group (each host is built and simulated)"),
+]
+HbaCount = Annotated[
+    int,
+    Field(ge=1, json_schema_extra={"maximum": MAX_HBAS}),
+    _at_most(MAX_HBAS, "HBA cards of one kind per host"),
+]
+HbaPortCount = Annotated[
+    int,
+    Field(ge=1, json_schema_extra={"maximum": MAX_HBA_PORTS}),
+    _at_most(MAX_HBA_PORTS, "ports per HBA card"),
+]
+ArrayPortCount = Annotated[
+    int,
+    Field(ge=1, json_schema_extra={"maximum": MAX_ARRAY_PORTS}),
+    _at_most(MAX_ARRAY_PORTS, "array front-end ports"),
+]
+LunCount = Annotated[
+    int,
+    Field(ge=1, json_schema_extra={"maximum": MAX_LUNS}),
+    _at_most(MAX_LUNS, "LUNs in one LUN group"),
+]
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+def _takes_bool(annotation: Any) -> bool:
+    """True when a field's type accepts booleans (bool, Any, or a Literal of booleans)."""
+    if annotation is bool or annotation is Any:
+        return True
+    if get_origin(annotation) is Literal:
+        return any(isinstance(arg, bool) for arg in get_args(annotation))
+    if get_origin(annotation) is Annotated:
+        return _takes_bool(get_args(annotation)[0])
+    return any(_takes_bool(arg) for arg in get_args(annotation))
+
+
+def _number_kind(annotation: Any) -> str | None:
+    """``"a whole number"`` or ``"a number"`` when the type holds an int or float, else None."""
+    if annotation is int:
+        return "a whole number"
+    if annotation is float:
+        return "a number"
+    if get_origin(annotation) is Literal:
+        args = get_args(annotation)
+        return "a whole number" if any(type(arg) is int for arg in args) else None
+    if get_origin(annotation) is Annotated:
+        return _number_kind(get_args(annotation)[0])
+    kinds = {_number_kind(arg) for arg in get_args(annotation)} - {None}
+    if kinds:
+        return "a whole number" if kinds == {"a whole number"} else "a number"
+    return None
+
+
+def _holds_bool(value: Any) -> bool:
+    """A boolean, or a list or tuple holding one (mappings are checked by their own spec)."""
+    if isinstance(value, bool):
+        return True
+    return isinstance(value, list | tuple) and any(_holds_bool(item) for item in value)
+
+
+_NUMBER_KINDS: dict[tuple[type, str], str | None] = {}
+"""Per (spec class, field): what a boolean given there should have been, or None."""
+
+
+def _refuse_bools(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    """Before-validator of every field: a boolean where a number belongs is an error."""
+    if not _holds_bool(value) or info.field_name is None:
+        return value
+    key = (cls, info.field_name)
+    if key not in _NUMBER_KINDS:
+        annotation = cls.model_fields[info.field_name].annotation
+        _NUMBER_KINDS[key] = None if _takes_bool(annotation) else _number_kind(annotation)
+    kind = _NUMBER_KINDS[key]
+    if kind is not None:
+        where = "" if isinstance(value, bool) else " in the list"
+        raise ValueError(f"expected {kind}, not a boolean (true/false){where}")
+    return value
+
+
+class Spec(BaseModel):
+    """Base of every scenario section: frozen, no unknown keys, defaults validated.
+
+    Two guards apply to every field of every section: numbers must be finite (``.inf`` and
+    ``.nan`` are refused), and a boolean is never read as a number (pydantic's lax mode would
+    take ``count: true`` as 1). The drive models, whose ``model`` field tells them apart (a
+    field no before-validator may touch), name their numeric fields instead of ``*``.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
+    )
+
+    _no_bools = field_validator("*", mode="before")(_refuse_bools)
 
 
 # --------------------------------------------------------------------------------------
@@ -227,6 +375,16 @@ class HddSpec(Spec):
     more IOPS.
     """
 
+    _no_bools = field_validator(
+        "rpm",
+        "queue_depth",
+        "aging",
+        "capacity",
+        "media_rate_outer",
+        "media_rate_inner",
+        mode="before",
+    )(_refuse_bools)
+
     model: Literal["hdd"] = "hdd"
     rpm: Annotated[int, Field(gt=0)] = 15000
     track_to_track: Duration = 0.2e-3
@@ -257,6 +415,8 @@ class HddSpec(Spec):
 class SsdSpec(Spec):
     """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
 
+    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(_refuse_bools)
+
     model: Literal["ssd"] = "ssd"
     units: Annotated[int, Field(ge=1)] = 6
     read_time: Duration = 58e-6
@@ -271,6 +431,8 @@ class TextbookDriveSpec(Spec):
     Service does not depend on size or position, so a scenario built on it reduces to a
     textbook queue (M/M/1, M/D/1, M/M/c) for validation and teaching.
     """
+
+    _no_bools = field_validator("servers", "capacity", mode="before")(_refuse_bools)
 
     model: Literal["textbook"] = "textbook"
     service: ServiceTime
@@ -411,12 +573,12 @@ class HbaSpec(Spec):
         return _with_profile(value, HBA_PROFILES)
 
     profile: HbaProfile | None = None
-    count: Annotated[int, Field(ge=1)] = 1
-    ports: Annotated[int, Field(ge=1)] = 1
+    count: HbaCount = 1
+    ports: HbaPortCount = 1
     speed: Rate | None = 425e6
     queue_depth: Annotated[int, Field(ge=1)] | None = 32
     queue_target: Literal["lun", "target"] = "lun"
-    max_transfer: PositiveBytes | None = None
+    max_transfer: PositiveIoBytes | None = None
     command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
     pcie: PcieSpec | None = None
 
@@ -474,8 +636,8 @@ class HostSpec(Spec):
     """
 
     name: str
-    count: Annotated[int, Field(ge=1)] = 1
-    max_io_size: PositiveBytes | None = None
+    count: HostCount = 1
+    max_io_size: PositiveIoBytes | None = None
     lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
     multipath: MultipathPolicy = "round-robin"
     rr_ios: Annotated[int, Field(ge=1)] = 1
@@ -506,8 +668,8 @@ class FabricSpec(Spec):
 
     hop_latency: Duration = 1e-6
     hops: Annotated[int, Field(ge=0)] = 1
-    frame_payload: PositiveBytes = 2048
-    frame_overhead: Bytes = 60
+    frame_payload: PositiveIoBytes = 2048
+    frame_overhead: IoBytes = 60
     distance_km: Annotated[float, Field(ge=0.0)] = 0.0
 
     @property
@@ -540,8 +702,9 @@ class CacheSpec(Spec):
     * ``read_ahead``: bytes prefetched ahead of a detected sequential read stream (0 = off).
     * ``write_back``: dirty cache space in bytes (0 or null = write-through). Writes land in
       cache and are destaged through RAID; when the space is full, writes wait for a destage
-      (forced flush). Destaging starts above ``low_watermark`` and runs at full speed above
-      ``high_watermark`` (CLARiiON defaults 60/80%).
+      (forced flush). Each RAID pool destages its own dirty data: none at or below
+      ``low_watermark``, more in parallel as the dirty level rises, all
+      ``destage_concurrency`` writes from ``high_watermark`` up (CLARiiON defaults 60/80%).
     * ``write_aside``: writes larger than this bypass the cache (VNX default 1 MiB).
     * ``hit_time``: time to serve a read from cache, per I/O.
     * ``write_time``: time to land a write in cache (copy and mirror to the peer
@@ -549,13 +712,15 @@ class CacheSpec(Spec):
     """
 
     read_hit: Fraction = 0.0
-    read_ahead: Bytes = 0
+    read_ahead: IoBytes = 0
     write_back: Bytes | None = None
-    write_aside: PositiveBytes | None = None
+    write_aside: PositiveIoBytes | None = None
     low_watermark: Fraction = 0.6
     high_watermark: Fraction = 0.8
-    destage_size: PositiveBytes = 64 * 1024
-    destage_concurrency: Annotated[int, Field(ge=1)] = 8
+    destage_size: PositiveIoBytes = 64 * 1024
+    destage_concurrency: Annotated[int, Field(ge=1)] | None = None
+    """Destage writes in flight per RAID pool at full speed; null = 4 per drive of the pool
+    (see :data:`sanpath.components.cache.DESTAGE_PER_DRIVE`)."""
     hit_time: Duration = 0.0
     write_time: Duration | None = None
 
@@ -582,7 +747,7 @@ class PoolSpec(Spec):
     raid: RaidLevel = "raid5"
     drives: Annotated[int, Field(ge=1)] = 5
     groups: Annotated[int, Field(ge=1)] = 1
-    stripe_element: PositiveBytes = 64 * 1024
+    stripe_element: PositiveIoBytes = 64 * 1024
     slice: PositiveBytes | None = None
     drive: DriveSpec = "hdd-15k"  # type: ignore[assignment]
 
@@ -622,7 +787,7 @@ class LunSpec(Spec):
     """
 
     name: str
-    count: Annotated[int, Field(ge=1)] = 1
+    count: LunCount = 1
     pool: str
     size: PositiveBytes | None = None
     ports: tuple[Annotated[int, Field(ge=0)], ...] | Literal["all"] = "all"
@@ -662,7 +827,7 @@ class ArraySpec(Spec):
 
     profile: ArrayProfile | None = None
     name: str = "array"
-    ports: Annotated[int, Field(ge=1)] = 4
+    ports: ArrayPortCount = 4
     port_speed: Rate | None = 850e6
     port_queue_depth: Annotated[int, Field(ge=1)] | None = 1600
     controller: ControllerSpec = ControllerSpec()
@@ -690,6 +855,16 @@ class ZoneSpec(Spec):
 # --------------------------------------------------------------------------------------
 
 
+def _block_size(value: Any) -> int:
+    size = _size(value)
+    if size > MAX_IO_SIZE:
+        raise ValueError(
+            f"{_show_bytes(size)} is too large: expected block sizes of at most "
+            f"{_show_bytes(MAX_IO_SIZE)}"
+        )
+    return size
+
+
 def _block_sizes(value: Any) -> Any:
     """Accept a size, a mapping {size: weight} or a list of [size, weight] pairs."""
     if isinstance(value, Mapping):
@@ -697,12 +872,17 @@ def _block_sizes(value: Any) -> Any:
     elif isinstance(value, list | tuple) and value and isinstance(value[0], list | tuple):
         pairs = value
     else:
-        return ((_size(value), 1.0),)
+        return ((_block_size(value), 1.0),)
     out = []
     for size, weight in pairs:
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
-            raise ValueError(f"block size weight for {size!r} must be a positive number")
-        out.append((_size(size), float(weight)))
+        if (
+            isinstance(weight, bool)
+            or not isinstance(weight, int | float)
+            or not math.isfinite(weight)
+            or weight <= 0
+        ):
+            raise ValueError(f"block size weight for {size!r} must be a positive number (finite)")
+        out.append((_block_size(size), float(weight)))
     total = sum(w for _, w in out)
     if abs(total - 1.0) <= 1e-9:
         return tuple(out)  # already fractions: keep them exactly as written
@@ -710,7 +890,7 @@ def _block_sizes(value: Any) -> Any:
 
 
 BlockSizes = Annotated[
-    tuple[tuple[PositiveBytes, float], ...],
+    tuple[tuple[PositiveIoBytes, float], ...],
     BeforeValidator(_block_sizes),
     WithJsonSchema(
         {
@@ -805,15 +985,61 @@ class WorkloadSpec(Spec):
         return sum(size * weight for size, weight in self.block_size)
 
 
-class RunSpec(Spec):
-    """How long to simulate: ``ios`` measured application I/Os after ``warmup_ios``.
+PRECISION_METRICS = (
+    "iops",
+    "latency_ms_mean",
+    "latency_ms_p50",
+    "latency_ms_p90",
+    "latency_ms_p99",
+    "latency_ms_p99_9",
+)
+"""Figures a run can stop on (``run.precision.metric``)."""
 
-    Statistics are reset once the warm-up I/Os have completed. ``batches`` sets the batch
-    means behind the 95% intervals.
+
+class PrecisionSpec(Spec):
+    """Stop a run when the 95% interval of ``metric`` is this tight.
+
+    ``half_width`` is relative: 0.02 stops once the interval's half-width is at most 2% of
+    the estimate (for every metric listed). The interval comes from the run's batches
+    (sectioning: the whole window's estimate, the spread of the batches' own estimates);
+    the run goes on while the batches are still correlated or trending.
     """
 
-    ios: Annotated[int, Field(ge=1)] = 100_000
-    warmup_ios: Annotated[int, Field(ge=0)] = 10_000
+    metric: Literal[PRECISION_METRICS] | tuple[Literal[PRECISION_METRICS], ...] = (  # type: ignore[valid-type]
+        "latency_ms_mean"
+    )
+    half_width: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.02
+    confidence: Annotated[float, Field(gt=0.5, lt=1.0)] = 0.95
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics as a tuple."""
+        return (self.metric,) if isinstance(self.metric, str) else tuple(self.metric)
+
+
+class RunSpec(Spec):
+    """How long to simulate, and what counts as warm-up.
+
+    Three ways to set the length, one at a time:
+
+    * ``precision`` (the default when neither ``ios`` nor ``duration`` is given): run until
+      the 95% interval of the chosen metric is that tight, at most ``max_ios`` measured I/Os;
+    * ``ios``: exactly this many measured application I/Os;
+    * ``duration``: this much measured simulated time (s).
+
+    Warm-up: with ``warmup: auto`` the run measures nothing until the data say the start-up
+    transient is over (MSER-5 over the batches seen so far, and a write-back cache whose
+    dirty level has stopped climbing), and at least ``warmup_ios`` I/Os have completed; with
+    ``warmup: fixed`` exactly ``warmup_ios`` I/Os are discarded. ``batches`` is the smallest
+    number of batches behind an interval (the batch size grows with the run).
+    """
+
+    ios: Annotated[int, Field(ge=1)] | None = None
+    warmup: Literal["auto", "fixed"] = "auto"
+    warmup_ios: Annotated[int, Field(ge=0)] = 2_000
+    precision: PrecisionSpec | None = None
+    max_ios: Annotated[int, Field(ge=1)] = 2_000_000
+    """Cap on measured I/Os for a precision-stopped run (and on the warm-up of an auto one)."""
     batches: Annotated[int, Field(ge=2)] = 20
     max_time: Duration | None = None
     duration: Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None = (
@@ -822,6 +1048,24 @@ class RunSpec(Spec):
     record_interval: (
         Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None
     ) = None
+
+    @model_validator(mode="after")
+    def _check_length(self) -> RunSpec:
+        given = [k for k in ("ios", "duration", "precision") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(
+                f"give one of ios (fixed I/Os), duration (fixed simulated time) or precision "
+                f"(stop when the interval is tight), not {' and '.join(given)}; set the others "
+                "to null"
+            )
+        return self
+
+    @property
+    def stop_on(self) -> PrecisionSpec | None:
+        """The precision a run stops on: the given one, the default, or None (fixed length)."""
+        if self.ios is not None or self.duration is not None:
+            return None
+        return self.precision if self.precision is not None else PrecisionSpec()
 
 
 class SweepSpec(Spec):
@@ -1011,6 +1255,16 @@ class ScenarioError(ValueError):
     def at(cls, path: str, message: str, source: str = "<scenario>") -> ScenarioError:
         """A single problem at a field path."""
         return cls([Problem(source, None, None, path, message)])
+
+    def in_file(self, file: str) -> ScenarioError:
+        """The same problems, those about ``<scenario>`` located in YAML ``file`` instead."""
+        problems = []
+        for p in self.problems:
+            if p.source == "<scenario>":
+                line, column = locate_field(file, p.path) if p.line is None else (p.line, p.column)
+                p = Problem(file, line, column, p.path, p.message)
+            problems.append(p)
+        return ScenarioError(problems)
 
 
 def _locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
@@ -1233,6 +1487,17 @@ def lun_sizes(s: Scenario) -> list[int]:
 
 def _check_capacity(s: Scenario) -> list[tuple[list[str | int], str]]:
     found: list[tuple[list[str | int], str]] = []
+    for i, pool in enumerate(s.array.pools):
+        if pool_capacity(pool) > MAX_CAPACITY:
+            found.append(
+                (
+                    ["array", "pools", i, "groups"],
+                    f"pool {pool.name!r} would hold {_show_bytes(pool_capacity(pool))}: expected "
+                    f"at most {_show_bytes(MAX_CAPACITY)} (fewer groups, drives or smaller drives)",
+                )
+            )
+    if found:
+        return found
     used: dict[str, int] = {}
     pools = {p.name: p for p in s.array.pools}
     for i, (group, size) in enumerate(zip(s.array.luns, lun_sizes(s), strict=True)):
@@ -1344,6 +1609,17 @@ def read_yaml(path: str | Path) -> Any:
         raise ScenarioError(
             [Problem(source, None, None, "", f"YAML does not parse: {exc}")]
         ) from None
+
+
+def locate_field(source: str | Path, path: str) -> tuple[int | None, int | None]:
+    """Line and column (1-based) of dotted ``path`` in the YAML file ``source``, if found."""
+    if not str(source).endswith((".yaml", ".yml")) or not Path(source).is_file():
+        return None, None
+    try:
+        data = read_yaml(source)
+    except ScenarioError:
+        return None, None
+    return _locate(data, [int(p) if p.isdigit() else p for p in path.split(".")])
 
 
 def load_scenario(

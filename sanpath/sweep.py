@@ -16,6 +16,14 @@ cluster (``executor=client.get_executor()``).
 Finished points are kept in an on-disk cache keyed by the content of the point's scenario
 and of sanpath's own code, so an interrupted sweep resumes where it stopped and a changed
 model never reuses old points; Ctrl-C returns the points finished so far.
+
+A table written with ``out`` (``sanpath sweep --out``) records the sweep's identity (a hash
+of the base scenario, the points and the replicates: a ``sweep_id`` key in JSON, a sidecar
+``<table>.csv.sweep.json`` beside CSV). The same sweep run again with the same ``out`` takes
+its finished points from the cache and overwrites its own table; a different sweep refuses
+to overwrite it unless ``force=True`` (``--force``), so two sweeps never silently share one
+file. ``out`` is checked, and every point's cost estimated (:mod:`sanpath.budget`), before
+the first point runs.
 """
 
 from __future__ import annotations
@@ -26,7 +34,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +42,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sanpath import __version__
+from sanpath import __version__, budget
+from sanpath.files import (
+    OutputError,
+    atomic_path,
+    check_output,
+    check_overwrite,
+    write_text,
+)
 from sanpath.scenario import Scenario, ScenarioError, load_scenario
 from sanpath.stats import mean_ci
 
@@ -58,6 +72,12 @@ METRICS = (
 )
 """Columns :meth:`SweepResult.summary` aggregates over replicates."""
 
+
+TABLE_SUFFIXES = (".csv", ".json")
+"""Extensions a sweep table can be written with."""
+
+SIDECAR_SUFFIX = ".sweep.json"
+"""Appended to a CSV table's name for the file holding its identity, keys and metadata."""
 
 Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
 
@@ -109,7 +129,7 @@ def run_task(task: Task) -> dict[str, Any]:
     """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
     from sanpath.engine import run
 
-    result = run(task.data, replicate=task.replicate)
+    result = run(task.data, replicate=task.replicate, force=True)  # sweep() checked it
     row: dict[str, Any] = dict(task.point)
     row["replicate"] = task.replicate
     row["seed"] = result.seed
@@ -136,6 +156,33 @@ def _task_key(data: Mapping[str, Any], replicate: int) -> str:
         default=str,
     )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def sweep_identity(base: Scenario, points: Sequence[Mapping[str, Any]], replicates: int) -> str:
+    """A hash of what a sweep computes: its base scenario, its points and its replicates."""
+    text = json.dumps(
+        {
+            "scenario": base.model_copy(update={"sweep": None}).to_data(),
+            "points": [dict(point) for point in points],
+            "replicates": replicates,
+        },
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_table_path(path: str | Path, identity: str, force: bool = False) -> Path:
+    """Refuse ``path`` for a sweep table before the sweep runs (see :func:`check_overwrite`).
+
+    Raises
+    ------
+    OutputError
+        Naming the file, and ``--force`` where that would help.
+    """
+    path = check_output(path, TABLE_SUFFIXES, "sweep table")
+    check_overwrite(path, identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep")
+    return path
 
 
 def _json_value(value: Any) -> Any:
@@ -165,6 +212,8 @@ class SweepResult:
     scenario_name: str = ""
     complete: bool = True
     attrs: dict[str, Any] = field(default_factory=dict)
+    identity: str = ""
+    """The sweep's identity (:func:`sweep_identity`); empty for a table built by hand."""
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """Mean and interval over replicates for each point (``<metric>_lo/_hi`` columns)."""
@@ -206,31 +255,54 @@ class SweepResult:
 
         return SweepPlots(self)
 
-    def to_csv(self, path: str | Path) -> None:
-        """Write the table as CSV."""
-        self.table.to_csv(path, index=False)
-
-    def to_json(self, path: str | Path) -> None:
-        """Write the table and its metadata as JSON."""
-        payload = {
+    def _metadata(self) -> dict[str, Any]:
+        return {
+            "sweep_id": self.identity or None,
             "scenario": self.scenario_name,
             "keys": self.keys,
             "complete": self.complete,
             "attrs": self.attrs,
+        }
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write the table as CSV (atomically), and its identity and keys beside it.
+
+        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader.
+        """
+        with atomic_path(path) as tmp:
+            self.table.to_csv(tmp, index=False)
+        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
+
+    def to_json(self, path: str | Path) -> None:
+        """Write the table and its metadata (with ``sweep_id``) as JSON, atomically."""
+        payload = {
+            **self._metadata(),
             "rows": json.loads(self.table.to_json(orient="records")),
         }
-        Path(path).write_text(json.dumps(payload, indent=1))
+        write_text(path, json.dumps(payload, indent=1))
 
-    def save(self, path: str | Path) -> None:
-        """Write CSV or JSON according to the file's extension."""
-        if str(path).endswith(".json"):
+    def save(self, path: str | Path, force: bool = False) -> Path:
+        """Write CSV or JSON according to the file's extension; return the path.
+
+        An existing table is overwritten only when it records this sweep's identity, or with
+        ``force=True``.
+
+        Raises
+        ------
+        OutputError
+            For a path that cannot be written (see :func:`check_table_path`).
+        """
+        path = check_table_path(path, self.identity, force)
+        if path.suffix.lower() == ".json":
             self.to_json(path)
         else:
             self.to_csv(path)
+        return path
 
     @classmethod
     def load(cls, path: str | Path) -> SweepResult:
-        """Read a table written by :meth:`save` (CSV: keys are the non-metric columns)."""
+        """Read a table written by :meth:`save` (CSV: keys from the sidecar, else the
+        columns before ``replicate``)."""
         path = Path(path)
         if path.suffix == ".json":
             payload = json.loads(path.read_text())
@@ -240,6 +312,7 @@ class SweepResult:
                 payload.get("scenario", ""),
                 bool(payload.get("complete", True)),
                 dict(payload.get("attrs", {})),
+                payload.get("sweep_id") or "",
             )
         table = pd.read_csv(path)
         keys = (
@@ -247,7 +320,20 @@ class SweepResult:
             if "replicate" in table.columns
             else []
         )
-        return cls(table, keys)
+        try:
+            meta = json.loads(Path(f"{path}{SIDECAR_SUFFIX}").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls(table, keys)
+        if not isinstance(meta, dict):
+            return cls(table, keys)
+        return cls(
+            table,
+            [k for k in meta.get("keys", keys) if k in table.columns],
+            str(meta.get("scenario", "")),
+            bool(meta.get("complete", True)),
+            dict(meta.get("attrs", {})),
+            meta.get("sweep_id") or "",
+        )
 
 
 def sweep(
@@ -261,6 +347,8 @@ def sweep(
     jobs: int | None = None,
     cache: str | Path | None = DEFAULT_CACHE,
     analytic: bool = False,
+    out: str | Path | None = None,
+    force: bool = False,
 ) -> SweepResult:
     """Run ``scenario`` at every point of ``grid`` and return the table.
 
@@ -287,6 +375,21 @@ def sweep(
     analytic
         Add the analytic twin's IOPS and mean latency as ``twin_iops`` and
         ``twin_latency_ms_mean`` columns.
+    out
+        Write the table here (``.csv`` or ``.json``), also when interrupted. Checked before
+        the first point runs; an existing table is overwritten only if this same sweep wrote
+        it (see :meth:`SweepResult.save`).
+    force
+        Run points whose estimated memory or time is beyond :mod:`sanpath.budget`'s limits,
+        and overwrite ``out`` whatever wrote it.
+
+    Raises
+    ------
+    ScenarioError
+        For a point that is not a valid scenario, or (without ``force``) one beyond the
+        budget, before anything runs.
+    OutputError
+        For an ``out`` that cannot or may not be written, before anything runs.
     """
     base = load_scenario(scenario)
     if grid is None and zipped is None and base.sweep is not None:
@@ -297,7 +400,12 @@ def sweep(
     replicates = replicates or 1
     points = expand_grid(grid, zipped)
     keys = list(points[0]) if points and points[0] else []
+    source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+    identity = sweep_identity(base, points, replicates)
+    if out is not None:
+        check_table_path(out, identity, force)
     tasks = []
+    specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
     for point in points:
         try:
             spec = (
@@ -306,7 +414,6 @@ def sweep(
                 else base.model_copy(update={"sweep": None})
             )
         except ScenarioError as exc:
-            source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
             reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
             raise ScenarioError.at(
                 "sweep", f"point {point} is not a valid scenario ({reasons})", source
@@ -314,6 +421,7 @@ def sweep(
         data = spec.to_data()
         for r in range(replicates):
             tasks.append(Task(data, point, r, _task_key(data, r)))
+        specs[tasks[-1].key] = (point, spec)
 
     rows: dict[str, dict[str, Any]] = {}
     cache_dir = Path(cache) if cache is not None else None
@@ -323,6 +431,12 @@ def sweep(
             if path.exists():
                 rows[task.key] = json.loads(path.read_text())
     todo = [t for t in tasks if t.key not in rows]
+    if not force:
+        at_once = jobs if executor is None and jobs else 1
+        for key in {t.key for t in todo} & set(specs):
+            point, spec = specs[key]
+            label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base scenario"
+            budget.check(spec, source=source, runs_at_once=at_once, context=f"sweep ({label}): ")
     complete = True
     bar = _progress(len(tasks), len(tasks) - len(todo), progress)
     try:
@@ -330,9 +444,7 @@ def sweep(
             rows[task.key] = row
             if cache_dir is not None:
                 cache_dir.mkdir(parents=True, exist_ok=True)
-                tmp = cache_dir / f"{task.key}.json.tmp"
-                tmp.write_text(json.dumps(row, default=str))
-                os.replace(tmp, cache_dir / f"{task.key}.json")
+                write_text(cache_dir / f"{task.key}.json", json.dumps(row, default=str))
             if bar is not None:
                 bar.update(1)
     except KeyboardInterrupt:
@@ -352,7 +464,18 @@ def sweep(
         table = table[front + [c for c in table.columns if c not in front]]
     attrs: dict[str, Any] = {"replicates": replicates, "points": len(points)}
     attrs.update(fan_in_figures(base))
-    return SweepResult(table, keys, base.name, complete, attrs)
+    result = SweepResult(table, keys, base.name, complete, attrs, identity)
+    if out is not None:
+        try:
+            result.save(out, force=force)
+        except OutputError as exc:
+            if cache_dir is None:
+                raise
+            raise OutputError(
+                f"{exc} (the finished points are kept in {cache_dir}: the same sweep with "
+                "another --out writes its table without running them again)"
+            ) from None
+    return result
 
 
 def fan_in_figures(scenario: Scenario) -> dict[str, Any]:

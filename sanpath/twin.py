@@ -1186,12 +1186,13 @@ class _Arrays:
             return int(self.tcq[k]) * (2 if self.mirror[k] else 1)
         return c
 
-    def ld_demand(self, k: int, n: int, infl: float = 1.0) -> FloatArray:
+    def ld_demand(self, k: int, n: int, infl: float = 1.0, extra: float = 0.0) -> FloatArray:
         """Demand at member ``k`` with ``1..n`` customers present (load-dependent rate).
 
-        SPTF: positioning divided by ``g(j) = min(j, tcq)^0.27``. A mirrored pair: reads go to
-        the less busy copy, so the pair works like two drives sharing one queue, each with
-        about half of it. Multi-server: ``min(j, c)`` servers busy.
+        SPTF: positioning divided by ``g(j) = min(j, tcq)^0.27``, where ``j`` counts the
+        customers and ``extra`` commands of the background (destage) queued beside them. A
+        mirrored pair: reads go to the less busy copy, so the pair works like two drives
+        sharing one queue, each with about half of it. Multi-server: ``min(j, c)`` servers busy.
         """
         j = np.arange(1, n + 1, dtype=np.float64)
         f, p = float(self.fixed[k]) * infl, float(self.pos[k]) * infl
@@ -1202,7 +1203,7 @@ class _Arrays:
         def one(q: FloatArray) -> FloatArray:
             if not sptf:
                 return np.full(q.shape, f + p)
-            return f + p / np.minimum(np.maximum(q, 1.0), tcq) ** SPTF_GAMMA
+            return f + p / np.minimum(np.maximum(q + extra, 1.0), tcq) ** SPTF_GAMMA
 
         result: FloatArray
         if self.mirror[k] and c == 1:
@@ -1290,7 +1291,13 @@ class _Core:
     queue: dict[int, FloatArray]  # per population asked for: mean queue per member
 
 
-def _closed_core(arr: _Arrays, infl: FloatArray, n_max: int, rows: Sequence[int]) -> _Core:
+def _closed_core(
+    arr: _Arrays,
+    infl: FloatArray,
+    n_max: int,
+    rows: Sequence[int],
+    extra: FloatArray | None = None,
+) -> _Core:
     """Exact MVA of the fixed-rate stations, convolved with the load-dependent ones.
 
     Load-dependent stations are multi-server stations (rate ``min(j, c)``) and SPTF drives
@@ -1321,7 +1328,7 @@ def _closed_core(arr: _Arrays, infl: FloatArray, n_max: int, rows: Sequence[int]
     powers: dict[int, FloatArray] = {}  # all members of the class
     minus_one: dict[int, FloatArray] = {}
     for k in ld:
-        per = arr.ld_demand(k, n_max, float(infl[k]))
+        per = arr.ld_demand(k, n_max, float(infl[k]), 0.0 if extra is None else float(extra[k]))
         f = np.concatenate(([0.0], np.cumsum(np.log(per))))
         factors[k] = f
         m = int(arr.count[k])
@@ -1392,19 +1399,31 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
         # Mixed network: the destage stream is an open class whose utilisation U inflates the
         # closed demands by 1 / (1 - U); U grows with the closed throughput (fixed point per
         # population, solved one population at a time).
+        # The destage commands queued at an SPTF drive also give it more to choose from: the
+        # open class's mean number at a member, U (1 + Q_closed) / (1 - U) (BCMP mixed
+        # network), joins the closed queue in g(j) (at most the drive's tcq).
         for n in rows:
             infl_n = np.ones(n_k)
+            extra = np.zeros(n_k)
             for _ in range(_FIXED_POINT_MAX):
                 x_cmd = float(core.x[n - 1]) / arr.parallel
                 alpha = np.ones(n_k)
+                closed_q = np.zeros(n_k)
                 for k in arr.sptf:
                     q = max(float(core.queue[n][k]) / (2 if arr.mirror[k] else 1), 1.0)
-                    alpha[k] = min(q, float(arr.tcq[k])) ** SPTF_GAMMA
+                    closed_q[k] = q
+                    alpha[k] = min(q + float(extra[k]), float(arr.tcq[k])) ** SPTF_GAMMA
                 u = np.minimum(x_cmd * (arr.bg_fixed + arr.bg_pos / alpha) / servers, 0.999)
                 new = 0.5 * infl_n + 0.5 / (1.0 - u)
-                done = float(np.max(np.abs(new / infl_n - 1.0))) < 1e-6
+                bg_q = np.minimum(u * (1.0 + closed_q) / (1.0 - u), arr.tcq.astype(np.float64))
+                new_extra = np.where(closed_q > 0, 0.5 * extra + 0.5 * bg_q, 0.0)
+                done = (
+                    float(np.max(np.abs(new / infl_n - 1.0))) < 1e-6
+                    and float(np.max(np.abs(new_extra - extra))) < 1e-4
+                )
                 infl_n = new
-                core_n = _closed_core(arr, infl_n, n, [n])
+                extra = new_extra
+                core_n = _closed_core(arr, infl_n, n, [n], extra)
                 core.x[n - 1] = core_n.x[n - 1]
                 core.util[n] = core_n.util[n]
                 core.queue[n] = core_n.queue[n]
@@ -1555,8 +1574,9 @@ def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) ->
         _note(
             notes,
             "write-back destage treated as background load on the drives (mixed network: "
-            "closed demands inflated by 1 / (1 - U_destage)); destage concurrency and forced "
-            "flushes are not modelled",
+            "closed demands inflated by 1 / (1 - U_destage), destage commands queued at an "
+            "SPTF drive counted in its queue); a cache the drives cannot keep up with is "
+            "capped at what they destage (forced flushes)",
         )
     if any(c.prefetch for c in net.classes):
         _note(
@@ -1942,13 +1962,17 @@ def _with_destage(
         low = cache.low_watermark * (cache.write_back or 0)
         t_fill = low / absorbed_rate if absorbed_rate > 0 else math.inf
         run = s.run
-        if run.duration is not None:
+        if run.warmup == "auto":
+            # the simulator's warm-up waits for the cache to settle: it measures the steady
+            # state with destage load
+            n_before, measured = 0.0, 1.0
+        elif run.duration is not None:
             t_warm = run.warmup_ios / p0.iops if p0.iops > 0 else 0.0
             n_before = max(0.0, p0.iops * (t_fill - t_warm)) if math.isfinite(t_fill) else math.inf
             measured = run.duration * p0.iops
         else:
             n_before = p0.iops * t_fill - run.warmup_ios if math.isfinite(t_fill) else math.inf
-            measured = float(run.ios)
+            measured = float(run.ios if run.ios is not None else run.max_ios)
         if n_before >= measured:
             out.append(
                 _add_note(

@@ -27,6 +27,7 @@ from typing import Final
 
 __all__ = [
     "FC_SPEEDS",
+    "MAX_BYTES",
     "FcSpeed",
     "UnitError",
     "format_bytes",
@@ -121,6 +122,12 @@ _DURATION_UNITS: Final[dict[str, Fraction]] = {
     "h": Fraction(3600),
 }
 
+_NOT_FINITE: Final = frozenset({"inf", "infinity", "nan"})
+"""How YAML and Python spell infinities and NaN (after signs and YAML's leading dot)."""
+MAX_BYTES: Final = 1 << 80
+"""Largest size :func:`parse_bytes` reads (1 YiB): anything larger is a typo, and sizes
+stay exact integers a scenario's own bounds can compare."""
+
 _SIZE_HINT: Final = "write e.g. '8KiB', '8k' or '512KB' (sizes are 1024-based)"
 _RATE_HINT: Final = (
     "write e.g. '200MB/s' (10^6 bytes/s), '200MiB/s', '8Gb/s' (bits), "
@@ -131,6 +138,10 @@ _DURATION_HINT: Final = "write e.g. '5ms', '20us', '100ns', '1.5s', '2min', '1h'
 
 def _split(value: object, what: str, hint: str) -> tuple[Fraction, str]:
     """Split ``value`` into an exact non-negative number and its unit text."""
+    if (isinstance(value, float) and not math.isfinite(value)) or (
+        isinstance(value, str) and value.strip().lower().lstrip("+-.") in _NOT_FINITE
+    ):
+        raise UnitError(f"cannot read {value!r} as a {what}: it is not a finite number; {hint}")
     if isinstance(value, str) and (match := _QUANTITY_RE.fullmatch(value.strip())):
         number, unit = match["num"], match["unit"]
     elif isinstance(value, int | float) and not isinstance(value, bool):
@@ -172,7 +183,8 @@ def parse_bytes(value: int | float | str) -> int:
     Raises
     ------
     UnitError
-        For bits (``"4Kb"``), negatives, bools, unknown units or fractional bytes.
+        For bits (``"4Kb"``), negatives, bools, infinities and NaN, unknown units, fractional
+        bytes or sizes above :data:`MAX_BYTES`.
     """
     amount, unit = _split(value, "size", _SIZE_HINT)
     if unit.endswith("b") or unit.lower().endswith("bit"):
@@ -181,6 +193,8 @@ def parse_bytes(value: int | float | str) -> int:
     if scale is None:
         raise UnitError(f"cannot read {value!r} as a size: unknown unit {unit!r}; {_SIZE_HINT}")
     size = amount * scale
+    if size > MAX_BYTES:
+        raise UnitError(f"cannot read {value!r} as a size: it is too large (more than 1 YiB)")
     if size.denominator != 1:
         raise UnitError(
             f"cannot read {value!r} as a size: it is {float(size):g} bytes, "

@@ -9,9 +9,9 @@
   acknowledged; the dirty data is destaged through RAID in the background, pool by pool.
   Destaging starts above the low watermark and its concurrency rises with the dirty level
   to the pool's full ``destage_concurrency`` at the high watermark (see :class:`Cache`);
-  when the dirty space is full, writes wait for a destage to free room (a forced flush). A write that
-  continues a dirty extent still waiting for its destage joins it (up to the LUN's
-  ``destage_merge`` bytes), whatever was written in between, so sequential streams destage
+  when the dirty space is full, writes wait for a destage to free room (a forced flush). A
+  write that continues a dirty extent still waiting for its destage joins it (up to the
+  LUN's ``destage_merge`` bytes), whatever was written in between, so sequential streams destage
   as full stripes even when several of them interleave (several backup files on one LUN).
 * Write-aside: larger writes bypass the cache and go straight through RAID; the host waits
   for the drives (CLARiiON/VNX: 2048 blocks = 1 MiB by default).

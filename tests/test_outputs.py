@@ -1,0 +1,368 @@
+"""Outputs never lose work: --out checked first, atomic writes, sweeps that own their tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SCENARIOS
+from ruamel.yaml import YAML
+
+import sanpath
+from sanpath import files, textbook
+from sanpath.calibrate import CalibrationResult, MeasuredPoint, calibrate
+from sanpath.cli import main
+from sanpath.files import OutputError, atomic_path, check_output, write_text
+from sanpath.plotting import plot_files
+from sanpath.sweep import SIDECAR_SUFFIX, SweepResult, Task, run_task, sweep
+
+OIO = "workloads.0.outstanding"
+
+
+def small() -> dict[str, Any]:
+    return textbook.closed_path(
+        4,
+        {"dist": "exponential", "mean": "0.2ms"},
+        {"dist": "exponential", "mean": "0.5ms"},
+        {"dist": "exponential", "mean": "1ms"},
+        ios=800,
+        warmup_ios=80,
+    )
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "small.yaml"
+    YAML().dump(small(), path)
+    return path
+
+
+@pytest.fixture
+def no_runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Record (and forbid) every simulation: checks must come before any run."""
+    calls: list[Any] = []
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        raise AssertionError("a simulation started before the output was checked")
+
+    monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", forbidden)
+    monkeypatch.setattr(sys.modules["sanpath.engine"], "run", forbidden)
+    return calls
+
+
+# --- the helpers ---------------------------------------------------------------------------
+
+
+def test_check_output_names_what_is_wrong(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match=rf"{re.escape(str(tmp_path))}: is a directory"):
+        check_output(tmp_path, (".csv",), "sweep table")
+    with pytest.raises(OutputError, match=r"directory .*missing does not exist"):
+        check_output(tmp_path / "missing" / "t.csv", (".csv",))
+    with pytest.raises(OutputError, match=r"t\.txt: cannot write a sweep table with '\.txt'"):
+        check_output(tmp_path / "t.txt", (".csv", ".json"), "sweep table")
+    with pytest.raises(OutputError, match="no extension"):
+        check_output(tmp_path / "t", (".csv",))
+    file = tmp_path / "plain"
+    file.write_text("x")
+    with pytest.raises(OutputError, match="is not a directory"):
+        check_output(file / "t.csv", (".csv",))
+    assert check_output(tmp_path / "T.CSV", (".csv",)) == tmp_path / "T.CSV"
+    assert list(tmp_path.iterdir()) == [file]  # the probe leaves nothing behind
+
+
+def test_check_output_refuses_an_unwritable_place(tmp_path: Path) -> None:
+    with pytest.raises(OutputError, match=r"/proc/sanpath\.csv: cannot write in /proc"):
+        check_output("/proc/sanpath.csv", (".csv",))
+    if os.geteuid() != 0:  # root may write anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir()
+        locked.chmod(0o500)
+        try:
+            with pytest.raises(OutputError, match="cannot write in"):
+                check_output(locked / "t.csv")
+        finally:
+            locked.chmod(0o700)
+    readonly = tmp_path / "readonly.csv"
+    readonly.write_text("keep")
+    readonly.chmod(0o444)
+    if os.geteuid() != 0:
+        with pytest.raises(OutputError, match="read-only"):
+            check_output(readonly)
+
+
+def test_atomic_write_replaces_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "table.csv"
+    target.write_text("old\n")
+    target.chmod(0o640)
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half a ta")
+        assert tmp.parent == tmp_path and tmp.suffix == ".csv"
+        raise RuntimeError("interrupted")
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]  # no temporary left
+    write_text(target, "new\n")
+    assert target.read_text() == "new\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # permissions kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+
+
+# --- every --out is checked before the work starts -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("{dir}", "is a directory"),
+        ("{dir}/missing/t.csv", "does not exist"),
+        ("{dir}/t.txt", "expected .csv or .json"),
+    ],
+)
+def test_sweep_out_is_checked_before_running(
+    out: str,
+    message: str,
+    scenario_file: Path,
+    no_runs: list[Any],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    target = out.format(dir=scenario_file.parent)
+    code = main(["sweep", str(scenario_file), "--quiet", "--vary", f"{OIO}=1,2", "--out", target])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert no_runs == []
+    assert message in err and "Traceback" not in err
+    assert target.replace("/missing/t.csv", "/missing") in err or target in err
+    with pytest.raises(OutputError, match=message):
+        sweep(scenario_file, {OIO: [1, 2]}, cache=None, out=target)
+
+
+def test_calibrate_out_is_checked_before_running(
+    scenario_file: Path, no_runs: list[Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    measured = scenario_file.parent / "measured.csv"
+    measured.write_text("workloads.0.outstanding,iops\n1,500\n4,900\n")
+    base = ["calibrate", str(scenario_file), "--measured", str(measured)]
+    fit = ["--fit", "array.controller.io_time"]
+    for out, message in (
+        (scenario_file.parent, "is a directory"),
+        (scenario_file.parent / "nowhere" / "c.yaml", "does not exist"),
+        (scenario_file.parent / "c.json", "expected .yaml or .yml"),
+        (scenario_file, "is the scenario being calibrated"),
+    ):
+        assert main([*base, *fit, "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(out) in err
+    assert no_runs == []
+
+
+def test_plot_and_compare_outputs_are_checked_first(
+    tmp_path: Path, no_runs: list[Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "t.csv"
+    SweepResult(sanpath_table(), [OIO]).save(table)
+    assert main(["plot", str(table), "--kind", "iops-vs-outstanding", "--out", str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    bad = tmp_path / "p.docx"
+    assert main(["plot", str(table), "--kind", "iops-vs-outstanding", "--out", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write a picture with '.docx'" in err and ".png" in err
+    reference = SCENARIOS / "qd_sweep_2007.yaml"
+    for plot in (tmp_path, tmp_path / "none" / "c.png"):
+        assert main(["compare", str(reference), "--ios", "500", "--plot", str(plot)]) == 2
+        assert str(plot) in capsys.readouterr().err
+    assert no_runs == []
+
+
+def sanpath_table() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            OIO: [1, 2, 4],
+            "replicate": [0, 0, 0],
+            "iops": [100.0, 180.0, 250.0],
+            "latency_ms_mean": [10.0, 11.0, 16.0],
+        }
+    )
+
+
+def test_plot_without_extension_writes_png(tmp_path: Path) -> None:
+    table = tmp_path / "t.json"
+    SweepResult(sanpath_table(), [OIO]).save(table)
+    written = plot_files([table], "iops-vs-outstanding", tmp_path / "picture")
+    assert written == tmp_path / "picture.png" and written.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["picture.png", "t.json"]
+
+
+# --- a sweep owns its table ----------------------------------------------------------------
+
+
+def test_same_sweep_resumes_and_overwrites_its_own_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    out = tmp_path / "t.csv"
+    first = sweep(small(), {OIO: [1, 4]}, cache=cache, out=out)
+    assert first.identity and len(first.identity) == 16
+    sidecar = json.loads(Path(f"{out}{SIDECAR_SUFFIX}").read_text())
+    assert sidecar["sweep_id"] == first.identity and sidecar["keys"] == [OIO]
+    assert out.read_text().splitlines()[0].startswith(f"{OIO},replicate,")  # plain CSV
+    calls: list[Task] = []
+
+    def counting(task: Task) -> dict[str, Any]:
+        calls.append(task)
+        return run_task(task)
+
+    monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", counting)
+    out.write_text(out.read_text() + "stale,line\n")
+    again = sweep(small(), {OIO: [1, 4]}, cache=cache, out=out)
+    assert calls == []  # every point came from the cache
+    assert again.identity == first.identity
+    loaded = SweepResult.load(out)
+    assert len(loaded.table) == 2 and loaded.identity == first.identity  # rewritten whole
+    assert loaded.keys == [OIO] and loaded.attrs == first.attrs
+
+
+def test_a_different_sweep_may_not_overwrite_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("t.csv", "t.json"):
+        out = tmp_path / name
+        mine = sweep(small(), {OIO: [1, 4]}, cache=None, out=out)
+        before = out.read_text()
+        calls: list[Task] = []
+        monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", calls.append)
+        with pytest.raises(OutputError) as info:
+            sweep(small(), {OIO: [2, 8]}, cache=None, out=out)
+        message = str(info.value)
+        assert str(out) in message and "different sweep" in message and "--force" in message
+        assert calls == [] and out.read_text() == before
+        with pytest.raises(OutputError, match="different sweep"):  # replicates count too
+            sweep(small(), {OIO: [1, 4]}, replicates=2, cache=None, out=out)
+        monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", run_task)
+        theirs = sweep(small(), {OIO: [2, 8]}, cache=None, out=out, force=True)
+        assert theirs.identity != mine.identity
+        assert SweepResult.load(out).identity == theirs.identity
+        with pytest.raises(OutputError, match="different sweep"):
+            mine.save(out)
+        assert mine.save(out, force=True) == out
+
+
+def test_a_file_sanpath_did_not_write_is_kept(tmp_path: Path) -> None:
+    out = tmp_path / "measured.csv"
+    out.write_text("workloads.0.outstanding,iops\n1,500\n")
+    with pytest.raises(OutputError, match="did not write"):
+        sweep(small(), {OIO: [1]}, cache=None, out=out)
+    assert out.read_text() == "workloads.0.outstanding,iops\n1,500\n"
+    built = SweepResult(sanpath_table(), [OIO])  # a table built by hand has no identity
+    with pytest.raises(OutputError, match="did not write"):
+        built.save(out)
+
+
+def test_two_sweeps_on_one_out_from_the_command_line(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "table.csv"
+    first = ["sweep", str(scenario_file), "--quiet", "--no-cache", "--out", str(out)]
+    assert main([*first, "--vary", f"{OIO}=1,2"]) == 0
+    assert f"table written to {out}" in capsys.readouterr().out
+    assert main([*first, "--vary", f"{OIO}=1,2"]) == 0  # the same sweep again: its own table
+    capsys.readouterr()
+    assert main([*first, "--vary", f"{OIO}=4,8"]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: already holds a table written by a different sweep" in err
+    assert "--force" in err and "Traceback" not in err
+    assert SweepResult.load(out).table[OIO].to_list() == [1, 2]
+    assert main([*first, "--vary", f"{OIO}=4,8", "--force"]) == 0
+    capsys.readouterr()
+    assert SweepResult.load(out).table[OIO].to_list() == [4, 8]
+    picture = tmp_path / "qd.png"
+    assert main(["plot", str(out), "--kind", "iops-vs-outstanding", "--out", str(picture)]) == 0
+    assert picture.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_csv_without_sidecar_still_loads(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    SweepResult(sanpath_table(), [OIO], identity="abc").save(out)
+    Path(f"{out}{SIDECAR_SUFFIX}").unlink()
+    loaded = SweepResult.load(out)
+    assert loaded.keys == [OIO] and loaded.identity == ""
+    assert files.recorded_identity(out, SIDECAR_SUFFIX) is None
+
+
+# --- calibrate says when a fit is poor -----------------------------------------------------
+
+
+def fake_result(errors: list[float]) -> CalibrationResult:
+    points = [
+        {
+            "label": f"N={i}",
+            "metric": "iops",
+            "measured": 100.0,
+            "model": 100.0 * (1 + e),
+            "error": e,
+        }
+        for i, e in enumerate(errors)
+    ]
+    rms = (sum(e * e for e in errors) / len(errors)) ** 0.5
+    return CalibrationResult({}, {}, points, sanpath.load_scenario(small()), [], 0, rms)
+
+
+def test_poor_fit_warning_names_the_worst_points() -> None:
+    assert fake_result([0.01, -0.02, 0.03]).warning() is None
+    result = fake_result([0.01, -0.5, 0.3, 0.02, -0.1])
+    assert [p["label"] for p in result.worst()] == ["N=1", "N=2", "N=4"]
+    warning = result.warning()
+    assert warning is not None
+    assert "rms relative error 26.5% is above 10%" in warning
+    assert "N=1 iops: measured 100, model 50 (-50.0%)" in warning
+    assert "N=3" not in warning  # only the worst three
+    assert fake_result([0.06, -0.06]).warning(0.05) is not None
+
+
+def test_calibrate_cli_warns_and_fails_above(
+    tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Figures no controller time can explain: 800 I/O per s with one outstanding needs a fast
+    # controller, 500 with sixteen a slow one (the drive alone carries 1,000).
+    measured = tmp_path / "measured.csv"
+    measured.write_text("label,workloads.0.outstanding,iops\nlow,1,800\nhigh,16,500\n")
+    base = [
+        "calibrate",
+        str(scenario_file),
+        "--measured",
+        str(measured),
+        "--ios",
+        "400",
+        "--fit",
+        "array.controller.io_time",
+        "--out",
+        str(tmp_path / "c.yaml"),
+    ]
+    assert main(base) == 0
+    err = capsys.readouterr().err
+    assert "sanpath: warning: poor fit" in err
+    assert "high iops: measured 500, model" in err and "low iops: measured 800" in err
+    assert main([*base, "--fail-above", "0.9"]) == 0  # still warned, but within the bound
+    assert "poor fit" in capsys.readouterr().err
+    assert main([*base, "--fail-above", "0.1"]) == 1
+    err = capsys.readouterr().err
+    assert "fails --fail-above 0.1" in err and "poor fit" in err
+    assert (tmp_path / "c.yaml").exists()  # the work is still written
+    with pytest.raises(SystemExit) as info:  # a usage error, before any work
+        main([*base, "--fail-above", "lots"])
+    assert info.value.code == 2
+    assert "expected a fraction such as 0.1, got 'lots'" in capsys.readouterr().err
+
+
+def test_a_good_fit_is_quiet(tmp_path: Path) -> None:
+    truth = sanpath.run(small(), overrides={OIO: 2})
+    points = [MeasuredPoint("N=2", {OIO: 2}, {"iops": truth.iops})]
+    result = calibrate(small(), points, ["array.controller.io_time"])
+    assert result.rms_error < 0.02 and result.warning() is None
