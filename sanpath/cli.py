@@ -293,13 +293,15 @@ def _in_file(exc: Exception, file: str) -> Exception:
 def _cmd_run(args: argparse.Namespace) -> int:
     from sanpath import budget
     from sanpath.engine import run
+    from sanpath.explain import explain
     from sanpath.scenario import load_scenario
 
     overrides = _overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
     if not args.force:
         budget.check(scenario, source=args.file)
-    result = run(scenario, seed=args.seed, replicate=args.replicate, force=True)
+    result = run(scenario, seed=args.seed, replicate=args.replicate, force=True, progress=None)
+    result = explain(scenario, result)
     twin = None
     if args.analytic:
         from sanpath.twin import predict

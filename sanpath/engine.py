@@ -43,6 +43,7 @@ import simpy
 
 from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
+from sanpath.precondition import precondition
 from sanpath.results import RunResult, build_result
 from sanpath.runcontrol import RunControl
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
@@ -131,6 +132,7 @@ class Simulation:
             open_loop=any(not w.closed for w in scenario.workloads),
             has_write_back=self.cache.capacity > 0,
             state=self._state,
+            scheduled=bool(scenario.schedule),
         )
         self.batches: BatchMeans = self.control.batches
         self.progress: Callable[[Simulation], None] | None = None
@@ -808,6 +810,7 @@ class Simulation:
         if self.measuring:
             self._start_window(0.0)
         self._start_schedule()
+        precondition(self.scenario, self.topology, self.streams)
         self.start_workloads()
         until: simpy.Event = self.stop
         if self.run_spec.max_time is not None:
@@ -828,6 +831,7 @@ def run(
     replicate: int = 0,
     trace_memory: bool = False,
     force: bool = False,
+    progress: bool | None = False,
 ) -> RunResult:
     """Run one scenario and return its :class:`~sanpath.results.RunResult`.
 
@@ -847,6 +851,10 @@ def run(
         Run even when :func:`sanpath.budget.check` estimates more memory or time than its
         limits (without it such a run raises :class:`~sanpath.scenario.ScenarioError` at the
         field that drives the estimate, before anything is built).
+    progress
+        Show a progress bar on standard error (:class:`sanpath.progress.RunProgress`): True
+        always, None when standard error is a terminal and the run lasts more than a few
+        seconds, False (the default) never.
     """
     from pathlib import Path
 
@@ -860,7 +868,17 @@ def run(
     if trace_memory:
         tracemalloc.start()
     sim = Simulation(spec, seed=seed, replicate=replicate)
-    result = sim.run()
+    bar = None
+    if progress is not False:
+        from sanpath.progress import RunProgress
+
+        bar = RunProgress(spec.name, disable=None if progress is None else False)
+        sim.progress = bar
+    try:
+        result = sim.run()
+    finally:
+        if bar is not None:
+            bar.close()
     if trace_memory:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

@@ -45,6 +45,10 @@ UNSTABLE_MIN_GROWTH = 64
 UNSTABLE_MIN_IOS = 20_000
 """Arrivals an open loop is watched for before it may be called unstable."""
 
+DRIFT = 0.02
+"""A trend across the measured batches matters when it moves the figure by more than this
+share of it (a significant but smaller one is noise a long run resolves finely)."""
+
 STATE_DIRTY, STATE_IN_FLIGHT, STATE_ISSUED = 0, 1, 2
 """Positions in the state snapshot taken at each batch boundary."""
 
@@ -71,6 +75,8 @@ class RunInfo:
     """An open loop whose I/Os in flight grew without bound."""
     arrival_rate: float = math.nan
     """Application I/Os issued per second over the last half of the warm-up (open loops)."""
+    completion_rate: float = math.nan
+    """Application I/Os completed per second over the same span."""
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready dict."""
@@ -83,6 +89,8 @@ class RunInfo:
             "precision": dict(self.precision),
             "target_half_width": self.target,
             "unstable": self.unstable,
+            "arrival_rate": self.arrival_rate,
+            "completion_rate": self.completion_rate,
         }
 
 
@@ -95,6 +103,7 @@ class RunControl:
         open_loop: bool,
         has_write_back: bool,
         state: Callable[[], tuple[float, float, float]],
+        scheduled: bool = False,
     ) -> None:
         self.spec = spec
         self.state = state
@@ -102,10 +111,12 @@ class RunControl:
         self.open_loop = open_loop
         self.has_write_back = has_write_back
         self.stop_on: PrecisionSpec | None = spec.stop_on
-        self.info = RunInfo(warmup=spec.warmup, target=None)
+        self.info = RunInfo(warmup="fixed" if scheduled else spec.warmup, target=None)
         if self.stop_on is not None:
             self.info.target = self.stop_on.half_width
-        self.auto = spec.warmup == "auto"
+        # A schedule changes settings during the run: there is no single steady state to
+        # wait for, so its warm-up is the fixed warmup_ios (the window holds the schedule).
+        self.auto = spec.warmup == "auto" and not scheduled
         self.warm: BatchMeans | None = (
             BatchMeans(WARM_BATCH, max_batches=WARM_BATCHES) if self.auto else None
         )
@@ -187,6 +198,7 @@ class RunControl:
         arrivals = (issued[-1] - issued[half]) / span
         completions = float(v.completions[half + 1 : k].sum()) / span
         self.info.arrival_rate = arrivals
+        self.info.completion_rate = completions
         return bool(
             grew > max(UNSTABLE_MIN_GROWTH, UNSTABLE_GROWTH * flight[half])
             and completions < 0.98 * arrivals
@@ -313,7 +325,8 @@ def diagnose(
         steady = False
         out.append(
             f"UNSTABLE: the open loop offers about {info.arrival_rate:,.0f} I/O per s but the "
-            "path completes fewer, and the I/Os in flight grew through the warm-up: the queue "
+            f"path completes about {info.completion_rate:,.0f}, and the I/Os in flight grew "
+            "through the warm-up: the queue "
             "grows without bound, so there is no steady latency to report (it grows with the "
             "run length). Lower workloads.N.rate below the path's capacity"
         )
@@ -336,7 +349,7 @@ def diagnose(
     states = batches.states()
     if k >= 8:
         drift = trend(v.latency_mean)
-        if drift.significant:
+        if drift.significant and abs(drift.change) > DRIFT * float(v.latency_mean.mean()):
             steady = False
             q = max(1, k // 4)
             out.append(

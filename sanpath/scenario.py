@@ -1041,6 +1041,10 @@ class RunSpec(Spec):
     max_ios: Annotated[int, Field(ge=1)] = 2_000_000
     """Cap on measured I/Os for a precision-stopped run (and on the warm-up of an auto one)."""
     batches: Annotated[int, Field(ge=2)] = 20
+    precondition: bool = True
+    """Start with the write-back cache full of dirty data made of the scenario's own writes
+    (see :mod:`sanpath.precondition`), so the run does not spend minutes of simulated time
+    filling it; false starts with an empty cache."""
     max_time: Duration | None = None
     duration: Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None = (
         None

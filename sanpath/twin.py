@@ -1962,9 +1962,9 @@ def _with_destage(
         low = cache.low_watermark * (cache.write_back or 0)
         t_fill = low / absorbed_rate if absorbed_rate > 0 else math.inf
         run = s.run
-        if run.warmup == "auto":
-            # the simulator's warm-up waits for the cache to settle: it measures the steady
-            # state with destage load
+        if run.warmup == "auto" or run.precondition:
+            # the simulator starts with the cache full (precondition) or waits for it to
+            # settle (auto warm-up): it measures the steady state with destage load
             n_before, measured = 0.0, 1.0
         elif run.duration is not None:
             t_warm = run.warmup_ios / p0.iops if p0.iops > 0 else 0.0

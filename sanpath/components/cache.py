@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING
 
 import simpy
@@ -115,10 +115,27 @@ class _Extent:
         self.size = size
 
 
+class Backlog:
+    """Dirty data a pool's destage queue starts with (a preconditioned cache).
+
+    The extents are made one at a time, when destaging reaches them, by ``draw``: so the
+    dirty space of even a very large cache costs no memory up front. They are older than
+    any write of the run and destage first.
+    """
+
+    __slots__ = ("draw", "remaining")
+
+    def __init__(self, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]) -> None:
+        self.remaining = nbytes
+        """Bytes of the backlog not yet handed to a destage."""
+        self.draw = draw
+        """The next extent: (LUN, offset in the LUN, size in bytes)."""
+
+
 class Destager:
     """The destage queue of one RAID pool: its dirty extents and the writes in flight."""
 
-    __slots__ = ("active", "concurrency", "extents", "pool", "waiting")
+    __slots__ = ("active", "backlog", "concurrency", "extents", "pool", "waiting")
 
     def __init__(self, pool: RaidPool, concurrency: int) -> None:
         self.pool = pool
@@ -127,6 +144,7 @@ class Destager:
         self.active = 0
         self.waiting = 0
         """Host writes to this pool waiting for room in the full cache (forced flushes)."""
+        self.backlog: Backlog | None = None
         self.extents: deque[_Extent] = deque()
         """Dirty extents in the order they were first written (the destage order)."""
 
@@ -187,6 +205,21 @@ class Cache:
         """Give ``pool`` a destage queue (every pool a LUN can write to needs one)."""
         self.destagers[pool] = Destager(pool, destage_concurrency(self.spec, spec))
 
+    def precondition(
+        self, pool: RaidPool, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]
+    ) -> None:
+        """Start the run with ``nbytes`` of ``pool``'s dirty data waiting for destage.
+
+        ``draw`` makes the extents as destaging reaches them (see :class:`Backlog`). The
+        dirty level rises by ``nbytes`` at once; destaging starts when the level asks for it.
+        """
+        if nbytes <= 0:
+            return
+        self.destagers[pool].backlog = Backlog(nbytes, draw)
+        self.dirty += nbytes
+        self.dirty_peak = max(self.dirty_peak, self.dirty)
+        self._kick()
+
     def absorbs(self, size: int) -> bool:
         """True when a write of ``size`` bytes goes into write-back cache."""
         return (
@@ -242,6 +275,15 @@ class Cache:
         for destager in self.destagers.values():
             # a write waiting for room flushes for itself: one more destage in flight each
             allowed = max(1, math.ceil(share * destager.concurrency)) + destager.waiting
+            backlog = destager.backlog
+            while backlog is not None and destager.active < allowed:
+                lun, offset, size = backlog.draw()
+                size = min(size, backlog.remaining)
+                backlog.remaining -= size
+                if backlog.remaining <= 0:
+                    destager.backlog = backlog = None
+                destager.active += 1
+                self.env.process(self._destage(destager, lun, offset, size))
             extents = destager.extents
             while extents and destager.active < allowed:
                 extent = extents.popleft()

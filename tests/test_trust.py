@@ -1,0 +1,209 @@
+"""Answers a planner can trust: steady state or a loud warning, honest intervals, a write-back
+cache that sustains what its drives can, unstable open loops named as such."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sanpath.engine import run
+from sanpath.explain import explain
+from sanpath.scenario import load_scenario
+from sanpath.textbook import free_path
+from sanpath.twin import predict
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
+    (ROOT / "scenarios" / "proposals").glob("*.yaml")
+)
+QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"
+
+
+def _contains(result: Any) -> None:
+    for key, estimate in (("iops", result.iops), ("latency_ms_mean", result.latency_ms["mean"])):
+        lo, hi = result.ci95[key]
+        assert lo <= estimate <= hi, (result.name, key, lo, estimate, hi)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_interval_contains_its_estimate_for_every_shipped_scenario(path: Path) -> None:
+    fixed = {
+        "run.ios": 3000,
+        "run.duration": None,
+        "run.warmup": "fixed",
+        "run.warmup_ios": 300,
+        "run.record_interval": None,
+        "schedule": [],
+    }
+    _contains(run(path, overrides=fixed))
+    duration = {**fixed, "run.ios": None, "run.duration": "0.4s"}
+    _contains(run(path, overrides=duration))
+
+
+def test_interval_contains_its_estimate_in_a_duration_run_with_a_schedule() -> None:
+    result = run(ROOT / "scenarios" / "vi_queue_depth_2012.yaml", overrides={"run.duration": "20s"})
+    _contains(result)
+
+
+# -- the write-back cache at steady state --------------------------------------------------
+
+
+def _textbook_cache(cache: str | None, pattern: str, precision: float = 0.015) -> dict[str, Any]:
+    """Ten textbook drives (exponential 5 ms, FCFS: no reordering) in two RAID 5 4+1 groups,
+    a closed loop of 64 I/Os per LUN on four LUNs, 70% writes."""
+    data = free_path("plateau", ios=1, warmup_ios=2000)
+    data["run"] = {"precision": {"metric": "iops", "half_width": precision}, "warmup_ios": 2000}
+    data["array"]["pools"] = [
+        {
+            "name": "pool",
+            "raid": "raid5",
+            "drives": 5,
+            "groups": 2,
+            "stripe_element": "64KiB",
+            "drive": {"dist": "exponential", "mean": "5ms"},
+        }
+    ]
+    data["array"]["luns"] = [{"name": "lun", "count": 4, "pool": "pool"}]
+    data["array"]["cache"] = {"write_back": cache} if cache else {}
+    data["workloads"] = [
+        {
+            "name": "w",
+            "outstanding": 64,
+            "block_size": "8KiB",
+            "read_fraction": 0.3,
+            "pattern": pattern,
+        }
+    ]
+    return data
+
+
+@pytest.mark.slow
+def test_a_full_cache_sustains_what_the_drives_do_without_it() -> None:
+    """Random 8 KiB writes cannot coalesce: once the cache is full it can only pass on what
+    the drives destage, with the RAID 5 write penalty; that is what the same drives do
+    without a cache, within the intervals (never the collapse a throttled destage gave)."""
+    without = run(_textbook_cache(None, "random"))
+    full = run(_textbook_cache("64MiB", "random"))
+    assert full.steady and without.steady
+    assert full.counters["forced_flushes"] > 0  # the cache was full
+    lo = max(without.ci95["iops"][0], full.ci95["iops"][0])
+    hi = min(without.ci95["iops"][1], full.ci95["iops"][1])
+    gap = abs(full.iops - without.iops)
+    halves = (without.ci95["iops"][1] - without.ci95["iops"][0]) / 2 + (
+        full.ci95["iops"][1] - full.ci95["iops"][0]
+    ) / 2
+    assert gap <= halves, (full.iops, without.iops, lo, hi)
+
+
+@pytest.mark.slow
+def test_a_cache_that_merges_sequential_writes_into_full_stripes_beats_no_cache() -> None:
+    without = run(_textbook_cache(None, "sequential", precision=0.03))
+    cached = run(_textbook_cache("64MiB", "sequential", precision=0.03))
+    assert cached.ci95["iops"][0] > 1.5 * without.ci95["iops"][1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("read_fraction", [0.5, 0.7, 0.9])
+def test_the_twin_predicts_the_write_back_plateau(read_fraction: float) -> None:
+    overrides = {
+        "workloads.0.read_fraction": read_fraction,
+        "array.cache.write_back": "128MiB",
+        "run.ios": None,
+        "run.duration": "15s",
+    }
+    sim = run(QUICKSTART, overrides=overrides)
+    twin = predict(load_scenario(QUICKSTART, overrides))
+    assert sim.steady
+    assert twin.iops == pytest.approx(sim.iops, rel=0.08)
+    no_cache = run(QUICKSTART, overrides={**overrides, "array.cache.write_back": None})
+    assert sim.ci95["iops"][0] >= no_cache.ci95["iops"][0]  # never less than without cache
+
+
+# -- steady state or a loud warning -----------------------------------------------------------
+
+
+def test_a_run_that_ends_inside_the_cache_fill_says_so_and_how_long_to_run() -> None:
+    """The reproduction: 30% writes into an empty 1 GiB write-back cache, a fixed warm-up:
+    the measured window ends long before the cache fills."""
+    result = run(
+        QUICKSTART,
+        overrides={
+            "workloads.0.read_fraction": 0.7,
+            "run.warmup": "fixed",
+            "run.precondition": False,
+            "run.ios": 20_000,
+        },
+    )
+    assert not result.steady
+    note = " ".join(result.warnings)
+    assert "never started destaging" in note and "cache-filling transient" in note
+    assert "high watermark after about" in note
+    assert "NOT STEADY STATE" in result.summary()
+    assert result.flat()["steady"] is False
+    assert result.to_dict()["steady"] is False
+
+
+@pytest.mark.slow
+def test_the_auto_warm_up_waits_for_the_cache_and_measures_the_plateau() -> None:
+    overrides = {"workloads.0.read_fraction": 0.7, "array.cache.write_back": "128MiB"}
+    result = run(QUICKSTART, overrides={**overrides, "run.ios": 20_000, "run.precondition": False})
+    assert result.steady, result.warnings
+    info = result.run_info
+    assert info["warmup"] == "auto" and info["warmup_settled"]
+    # the cache took tens of seconds to fill; the warm-up went past it
+    assert info["warmup_seconds"] > 10.0
+    twin = predict(load_scenario(QUICKSTART, overrides))
+    assert twin.iops == pytest.approx(result.iops, rel=0.1)
+
+
+def test_an_open_loop_beyond_the_path_is_reported_unstable_with_its_bottleneck() -> None:
+    overrides = {"workloads.0.outstanding": None, "workloads.0.rate": 40_000}
+    scenario = load_scenario(QUICKSTART, overrides)
+    result = explain(scenario, run(scenario))
+    assert not result.steady
+    assert result.run_info["unstable"] and result.run_info["stopped_by"] == "unstable"
+    text = " ".join(result.warnings)
+    assert "UNSTABLE" in text and "array.r5.drives" in text
+    assert result.ios < 20_000  # stopped early: no endless run for a growing queue
+
+
+def test_precision_stopping_stops_when_the_interval_is_tight() -> None:
+    data = free_path("mm1", ios=1, warmup_ios=1000)
+    data["run"] = {"precision": {"metric": "latency_ms_mean", "half_width": 0.05}}
+    data["workloads"] = [{"name": "poisson", "rate": 500.0, "block_size": 4096}]
+    data["array"]["pools"][0]["drive"] = {
+        "model": "textbook",
+        "service": {"dist": "exponential", "mean": "1ms"},
+    }
+    result = run(data)
+    info = result.run_info
+    assert info["stopped_by"] == "precision"
+    assert info["precision"]["latency_ms_mean"] <= 0.05
+    lo, hi = result.ci95["latency_ms_mean"]
+    assert (hi - lo) / 2 <= 0.05 * result.latency_ms["mean"] * 1.0001
+    tighter = run(data, overrides={"run.precision.half_width": 0.02})
+    assert tighter.ios > 3 * result.ios  # four times tighter costs about 6x the I/Os
+
+
+def test_precision_on_a_percentile_uses_batch_histograms() -> None:
+    data = free_path("mm1", ios=1, warmup_ios=1000)
+    data["run"] = {"precision": {"metric": ["latency_ms_p99", "iops"], "half_width": 0.05}}
+    data["workloads"] = [{"name": "poisson", "rate": 500.0, "block_size": 4096}]
+    data["array"]["pools"][0]["drive"] = {
+        "model": "textbook",
+        "service": {"dist": "exponential", "mean": "1ms"},
+    }
+    result = run(data)
+    assert result.run_info["stopped_by"] == "precision"
+    assert set(result.run_info["precision"]) == {"latency_ms_p99", "iops"}
+    assert result.run_info["precision"]["latency_ms_p99"] <= 0.05
+
+
+def test_run_length_keys_are_one_at_a_time() -> None:
+    from sanpath.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError, match="give one of ios"):
+        load_scenario(QUICKSTART, {"run.duration": "5s"})
+    assert load_scenario(QUICKSTART, {"run.ios": None}).run.stop_on is not None
