@@ -43,7 +43,7 @@ import simpy
 
 from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
-from sanpath.precondition import precondition
+from sanpath.precondition import Preconditioner
 from sanpath.results import RunResult, build_result
 from sanpath.runcontrol import RunControl
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
@@ -127,12 +127,14 @@ class Simulation:
         self.run_spec = scenario.run
         self.latency = LatencyHistogram()
         self.command_latency = LatencyHistogram()
+        self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
         self.control = RunControl(
             scenario.run,
             open_loop=any(not w.closed for w in scenario.workloads),
             has_write_back=self.cache.capacity > 0,
             state=self._state,
             scheduled=bool(scenario.schedule),
+            early=self.preconditioner.settle,
         )
         self.batches: BatchMeans = self.control.batches
         self.progress: Callable[[Simulation], None] | None = None
@@ -177,6 +179,7 @@ class Simulation:
                 "read_ahead_hits",
                 "cache_hits",
                 "cached_writes",
+                "write_hits",
                 "write_aside",
                 "forced_flushes",
             ),
@@ -308,9 +311,13 @@ class Simulation:
             now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
             if self.cache.absorbs(size):
                 counters["cached_writes"] += 1
-                ev = self.cache.reserve(lun, cmd.offset, size)
-                if ev is not None:
-                    yield ev
+                hit = lun.write_hit
+                if hit > 0.0 and (hit >= 1.0 or lun.write_hit_draw() < hit):
+                    counters["write_hits"] += 1  # overwrites dirty data: no room, no destage
+                else:
+                    ev = self.cache.reserve(lun, cmd.offset, size)
+                    if ev is not None:
+                        yield ev
                 if self.write_time > 0:
                     yield env.timeout(self.write_time)
                 now = env.now
@@ -810,7 +817,7 @@ class Simulation:
         if self.measuring:
             self._start_window(0.0)
         self._start_schedule()
-        precondition(self.scenario, self.topology, self.streams)
+        self.preconditioner.start(0.0)
         self.start_workloads()
         until: simpy.Event = self.stop
         if self.run_spec.max_time is not None:

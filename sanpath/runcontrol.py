@@ -45,6 +45,9 @@ UNSTABLE_MIN_GROWTH = 64
 UNSTABLE_MIN_IOS = 20_000
 """Arrivals an open loop is watched for before it may be called unstable."""
 
+EARLY_IOS = 1_000
+"""Completions into the warm-up at which the early hook runs (at least; half the minimum
+warm-up if that is more)."""
 DRIFT = 0.02
 """A trend across the measured batches matters when it moves the figure by more than this
 share of it (a significant but smaller one is noise a long run resolves finely)."""
@@ -104,10 +107,17 @@ class RunControl:
         has_write_back: bool,
         state: Callable[[], tuple[float, float, float]],
         scheduled: bool = False,
+        early: Callable[[float], bool] | None = None,
     ) -> None:
         self.spec = spec
         self.state = state
         """The state snapshot at a batch boundary: (dirty bytes, I/Os in flight, issued)."""
+        self.early = early
+        """Called once, :data:`EARLY_IOS` completions into the warm-up (the precondition's
+        top-up: :meth:`sanpath.precondition.Preconditioner.settle`)."""
+        self.min_warmup = spec.warmup_ios
+        """Completions before the warm-up may end."""
+        self.scheduled = scheduled
         self.open_loop = open_loop
         self.has_write_back = has_write_back
         self.stop_on: PrecisionSpec | None = spec.stop_on
@@ -117,6 +127,8 @@ class RunControl:
         # A schedule changes settings during the run: there is no single steady state to
         # wait for, so its warm-up is the fixed warmup_ios (the window holds the schedule).
         self.auto = spec.warmup == "auto" and not scheduled
+        # a fixed warm-up shorter than EARLY_IOS gets its hook half way through
+        self.early_at = max(EARLY_IOS, spec.warmup_ios // 2) if self.auto else spec.warmup_ios // 2
         self.warm: BatchMeans | None = (
             BatchMeans(WARM_BATCH, max_batches=WARM_BATCHES) if self.auto else None
         )
@@ -144,6 +156,12 @@ class RunControl:
         """Account one completion during the warm-up; True when the warm-up is over."""
         self.completed += 1
         warm = self.warm
+        if self.completed == self.early_at and self.early is not None and self.early(now):
+            # the state jumped (the cache was filled): MSER finds transients at the start of
+            # a series only, so the warm-up series starts again from here
+            if warm is not None:
+                warm.start(now)
+            self.min_warmup = self.completed + self.spec.warmup_ios
         if warm is None:
             return self.completed >= self.spec.warmup_ios
         if not warm.add(now, latency):
@@ -156,7 +174,7 @@ class RunControl:
             self.info.unstable = True
             self.info.warmup_settled = False
             return True
-        if self.completed < self.spec.warmup_ios:
+        if self.completed < self.min_warmup:
             return False
         return self._settled()
 
@@ -347,7 +365,12 @@ def diagnose(
     if measured and k < 2:
         out.append("no interval: the measured window holds fewer than 2 batches; run longer")
     states = batches.states()
-    if k >= 8:
+    if control.scheduled:
+        out.append(
+            "the settings change during the run (schedule): whole-window figures mix them, so "
+            "they are not one steady state; read the time series for each setting"
+        )
+    elif k >= 8:
         drift = trend(v.latency_mean)
         if drift.significant and abs(drift.change) > DRIFT * float(v.latency_mean.mean()):
             steady = False
@@ -377,7 +400,7 @@ def diagnose(
                 f"{measured:,} I/Os (asked +/-{100 * info.target:.1f}%); about "
                 f"{need:,.0f} I/Os would reach it (raise run.max_ios)"
             )
-    elif k >= 8:
+    elif k >= 8 and not control.scheduled:
         doubts = interval_doubts(v.latency_mean)
         if doubts:
             out.append(
@@ -410,6 +433,14 @@ def _cache_warning(control: RunControl, now: float, cache: CacheLevel) -> str:
     if cache.dirty_peak > cache.low and not rising:
         return ""
     t_high = cache.high / rate if rate > 0 else math.inf
+    if cache.dirty >= cache.high:
+        return (
+            "the write-back cache was still filling during the measured window "
+            f"({cache.dirty / MIB:,.0f} of {cache.capacity / MIB:,.0f} MiB dirty at the end, "
+            "above its high watermark): once it is full, writes wait for destages and the "
+            "figures change; measure after a warm-up (run.warmup: auto, the default, with "
+            "run.warmup_ios not 0) so the run starts from the full cache"
+        )
     if cache.dirty_peak <= cache.low:
         what = (
             f"the write-back cache never started destaging: {cache.dirty / MIB:,.0f} MiB dirty "

@@ -705,6 +705,8 @@ class CacheSpec(Spec):
       (forced flush). Each RAID pool destages its own dirty data: none at or below
       ``low_watermark``, more in parallel as the dirty level rises, all
       ``destage_concurrency`` writes from ``high_watermark`` up (CLARiiON defaults 60/80%).
+    * ``write_hit``: fraction of cached writes that overwrite data still dirty in cache (no
+      new room taken, no destage): a working set that lives in cache.
     * ``write_aside``: writes larger than this bypass the cache (VNX default 1 MiB).
     * ``hit_time``: time to serve a read from cache, per I/O.
     * ``write_time``: time to land a write in cache (copy and mirror to the peer
@@ -712,6 +714,9 @@ class CacheSpec(Spec):
     """
 
     read_hit: Fraction = 0.0
+    write_hit: Fraction = 0.0
+    """Fraction of cached writes that overwrite data still dirty in cache (a working set that
+    lives in cache): they take no new room and cause no destage."""
     read_ahead: IoBytes = 0
     write_back: Bytes | None = None
     write_aside: PositiveIoBytes | None = None
@@ -783,7 +788,8 @@ class LunSpec(Spec):
     ``size`` defaults to an equal share of the pool; ``ports`` lists the array ports the
     LUNs are presented on (all by default); ``queue_depth`` overrides the array's per-LUN
     queue limit for these LUNs; ``read_hit`` overrides the cache's read hit fraction for
-    them (a working set that lives in cache, or one that never does).
+    them (a working set that lives in cache, or one that never does), ``write_hit`` its write
+    hit fraction.
     """
 
     name: str
@@ -793,6 +799,7 @@ class LunSpec(Spec):
     ports: tuple[Annotated[int, Field(ge=0)], ...] | Literal["all"] = "all"
     queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
     read_hit: Fraction | None = None
+    write_hit: Fraction | None = None
 
 
 class CrossControllerSpec(Spec):
@@ -1042,9 +1049,10 @@ class RunSpec(Spec):
     """Cap on measured I/Os for a precision-stopped run (and on the warm-up of an auto one)."""
     batches: Annotated[int, Field(ge=2)] = 20
     precondition: bool = True
-    """Start with the write-back cache full of dirty data made of the scenario's own writes
-    (see :mod:`sanpath.precondition`), so the run does not spend minutes of simulated time
-    filling it; false starts with an empty cache."""
+    """Start with the write-back cache dirty to its high watermark with the scenario's own
+    writes, and fill it early in the warm-up when writes outpace destaging (see
+    :mod:`sanpath.precondition`), so the run does not spend minutes of simulated time filling
+    it; false starts with an empty cache."""
     max_time: Duration | None = None
     duration: Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None = (
         None

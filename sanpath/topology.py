@@ -207,6 +207,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
                 read_hit=array.cache.read_hit if group.read_hit is None else group.read_hit,
+                write_hit=(array.cache.write_hit if group.write_hit is None else group.write_hit),
+                write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),
                 destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
             )
             used[group.pool] += size

@@ -825,7 +825,10 @@ def _fill_class(
                     c.delay += v * (
                         cache.hit_time if cache.write_time is None else cache.write_time
                     )
-                    c.absorbed_bytes += v * mean_cmd
+                    group_write_hit = s.array.luns[c.lun_group].write_hit
+                    write_hit = cache.write_hit if group_write_hit is None else group_write_hit
+                    v_miss = v * (1.0 - write_hit)  # write hits take no room, no destage
+                    c.absorbed_bytes += v_miss * mean_cmd
                     extent = mean_cmd
                     if w.pattern == "sequential" and seq_private and mean_cmd < merge:
                         extent = (merge // int(mean_cmd)) * mean_cmd
@@ -833,7 +836,7 @@ def _fill_class(
                         _, bg = _drive_work(
                             pool, model, base, size, limit, True, "absorbed", mode, int(extent)
                         )
-                        _scale_into(_get_bg(c, drive_key), bg, v)
+                        _scale_into(_get_bg(c, drive_key), bg, v_miss)
                 else:
                     fg, _ = _drive_work(pool, model, base, size, limit, True, "write", mode, 0)
                     _scale_into(_get(c, drive_key), fg, v)

@@ -49,6 +49,9 @@ class Lun:
     hit: Callable[[], float]
     read_hit: float
     """Fraction of this LUN's reads (outside read-ahead) served from cache."""
+    write_hit: float
+    """Fraction of this LUN's cached writes that overwrite dirty data (no new room, no destage)."""
+    write_hit_draw: Callable[[], float]
     destage_merge: int
     readahead: ReadAhead | None = field(default=None)
 

@@ -198,6 +198,8 @@ class Cache:
         self.dirty_peak = 0
         self.absorbed = 0
         """Bytes written into the cache since the start of the run."""
+        self.destaged = 0
+        """Bytes destaged since the start of the run."""
         """The most dirty bytes seen (a cache that never reached its low watermark never
         destaged: its figures are the filling transient)."""
 
@@ -215,7 +217,11 @@ class Cache:
         """
         if nbytes <= 0:
             return
-        self.destagers[pool].backlog = Backlog(nbytes, draw)
+        destager = self.destagers[pool]
+        if destager.backlog is None:
+            destager.backlog = Backlog(nbytes, draw)
+        else:
+            destager.backlog.remaining += nbytes
         self.dirty += nbytes
         self.dirty_peak = max(self.dirty_peak, self.dirty)
         self._kick()
@@ -299,6 +305,7 @@ class Cache:
         yield from lun.pool.write(lun.base + offset, size)
         destager.active -= 1
         self.dirty -= size
+        self.destaged += size
         # Let writers waiting for room in, in order (a forced flush ends for them).
         while self.space_waiters and self.dirty + self.space_waiters[0][2] <= self.capacity:
             w_lun, w_offset, w_size, event = self.space_waiters.popleft()
