@@ -206,6 +206,10 @@ class CheckReport:
     proposal: dict[str, float] | None = None
     combined: SecondOpinion | None = None
     ios: int | None = None
+    steady: bool = True
+    """False when the simulated proposal did not reach steady state (see ``warnings``)."""
+    warnings: tuple[str, ...] = ()
+    """What makes the simulated proposal's figures less trustworthy."""
 
     @property
     def worst_severity(self) -> Severity | None:
@@ -240,6 +244,8 @@ class CheckReport:
             "ios": self.ios,
             "proposal": dict(self.proposal) if self.proposal is not None else None,
             "combined": self.combined.to_dict() if self.combined is not None else None,
+            "steady": self.steady,
+            "warnings": list(self.warnings),
             "findings": [f.to_dict() for f in self.findings],
         }
 
@@ -2576,6 +2582,7 @@ def check(
     simulate: bool = False,
     ios: int = DEFAULT_CHECK_IOS,
     rules: Sequence[str] | None = None,
+    force: bool = False,
 ) -> CheckReport:
     """Review a proposal: run every rule, and optionally simulate the fixes.
 
@@ -2591,6 +2598,9 @@ def check(
         scenario's own ``run.ios``). The proposal is simulated once.
     ios
         Measured I/Os per simulated run.
+    force
+        Simulate even when :func:`sanpath.budget.check` estimates more memory or time than
+        its limits.
     rules
         Ids (or ``SPnnn`` numbers) of the rules to run; all by default.
 
@@ -2617,11 +2627,12 @@ def check(
     if not simulate:
         return CheckReport(s.name, tuple(found), latency_target=latency_target)
     from sanpath.engine import run
+    from sanpath.explain import explain
 
     base = _shortened(s, ios)
     n_ios = base.run.ios
     assert n_ios is not None  # _shortened fixes the length
-    first = run(base)
+    first = explain(base, run(base, force=force))
     before = result_metrics(first)
     # the whole run: its warm-up and its measured window
     total = first.run_info.get("warmup_seconds", 0.0) + first.sim_seconds
@@ -2638,7 +2649,7 @@ def check(
         if key not in runs:
             try:
                 fixed = base.with_overrides({**fix, **limit})
-                runs[key] = (result_metrics(run(fixed)), None)
+                runs[key] = (result_metrics(run(fixed, force=force)), None)
             except ScenarioError as exc:
                 runs[key] = ({}, str(exc))
         return runs[key]
@@ -2696,6 +2707,8 @@ def check(
         proposal=before,
         combined=combined,
         ios=n_ios,
+        steady=first.steady,
+        warnings=first.warnings,
     )
 
 
@@ -2768,6 +2781,9 @@ def _render_text(report: CheckReport, source: str | None) -> str:
         )
     if report.latency_target is not None:
         lines.append(f"latency target: {report.latency_target * 1e3:g} ms")
+    for w in report.warnings:
+        prefix = "NOT STEADY STATE (simulated proposal): " if not report.steady else "WARNING: "
+        lines += _wrap(w, "", prefix)
     for f in report.findings:
         lines.append("")
         lines.append(f"{f.severity.upper():8} {f.rule}: {f.title}")

@@ -187,6 +187,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="measured I/Os per simulated run (default 20000, at most the scenario's own)",
     )
+    _add_force(p)
 
     p = sub.add_parser("plot", help="draw a sweep table or run JSON as a PNG")
     p.add_argument(
@@ -404,6 +405,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         "latency_ms_mean",
         "latency_ms_p99",
         "qfull",
+        "steady",
     ]
     if not result.table.empty:
         print(
@@ -411,12 +413,30 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                 index=False, float_format=lambda x: f"{x:.4g}"
             )
         )
+        _warn_unsteady(result.table, result.keys)
     if args.out:
         print(f"table written to {args.out}")
     if not result.complete:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
         return 130
     return EXIT_OK
+
+
+def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:
+    """Name, on standard error, every sweep point whose figures are not steady state."""
+    if "steady" not in table.columns:
+        return
+    bad = table[~table["steady"].astype(bool)]
+    if bad.empty:
+        return
+    print(
+        f"NOT STEADY STATE at {len(bad)} of {len(table)} points (their figures are not steady "
+        "state; the table's steady column marks them):",
+        file=sys.stderr,
+    )
+    for _, row in bad.iterrows():
+        label = ", ".join(f"{k}={row[k]}" for k in keys) or "base"
+        print(f"  {label}: {row.get('warning_text', '')}", file=sys.stderr)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -494,6 +514,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         latency_target=args.latency_target,
         simulate=not args.no_simulate,
         ios=args.ios if args.ios is not None else DEFAULT_CHECK_IOS,
+        force=args.force,
     )
     print(report.to_json() if args.json else report.text(args.file))
     if args.fail_on is not None and report.at_least(args.fail_on):

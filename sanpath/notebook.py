@@ -28,6 +28,9 @@ KNOBS: dict[str, str] = {
 }
 """Slider name -> the dotted scenario key it sets."""
 
+QUICK_PRECISION = 0.05
+"""Relative half-width of the mean latency's 95% interval at which a simulated point stops."""
+
 CURVE = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """Outstanding I/Os along the predicted curve."""
 
@@ -41,15 +44,22 @@ class Point:
     latency_ms: float
     twin_iops: float
     twin_latency_ms: float
+    steady: bool = True
+    """False when the simulated figures are not steady state (see ``warnings``)."""
+    warnings: tuple[str, ...] = ()
 
 
 class WhatIf:
     """The state and logic behind the what-if widget."""
 
-    def __init__(self, scenario: Scenario | str | Mapping[str, Any], ios: int = 5_000) -> None:
+    def __init__(
+        self, scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
+    ) -> None:
         base = load_scenario(scenario)
         self.base = base.model_copy(update={"sweep": None, "reference": None, "schedule": ()})
         self.ios = ios
+        """Measured I/Os of a simulated point; None: stop at +/-:data:`QUICK_PRECISION` of
+        the mean latency (after the automatic warm-up)."""
         host, workload = self.base.hosts[0], self.base.workloads[0]
         self.values: dict[str, Any] = {
             "hosts": host.count,
@@ -69,9 +79,20 @@ class WhatIf:
 
     def scenario(self) -> Scenario:
         """The base scenario at the current slider values (run length for a quick look)."""
-        return self.base.with_overrides(
-            {**self.overrides(), "run.ios": self.ios, "run.warmup_ios": self.ios // 10}
-        )
+        if self.ios is None:
+            length: dict[str, Any] = {
+                "run.ios": None,
+                "run.duration": None,
+                "run.precision": {"metric": "latency_ms_mean", "half_width": QUICK_PRECISION},
+            }
+        else:
+            length = {
+                "run.ios": self.ios,
+                "run.duration": None,
+                "run.precision": None,
+                "run.warmup_ios": self.ios // 10,
+            }
+        return self.base.with_overrides({**self.overrides(), **length})
 
     def predict(self) -> tuple[list[float], list[float], Any]:
         """The twin along outstanding I/Os: (IOPS, latency ms) lists and the current point."""
@@ -85,9 +106,10 @@ class WhatIf:
     def simulate(self) -> Point:
         """Run the simulator at the current values and keep the point."""
         from sanpath.engine import run
+        from sanpath.explain import explain
 
         spec = self.scenario()
-        result = run(spec)
+        result = explain(spec, run(spec))
         _, _, twin = self.predict()
         point = Point(
             dict(self.values),
@@ -95,6 +117,8 @@ class WhatIf:
             result.latency_ms["mean"],
             twin.iops,
             twin.latency_ms_mean,
+            result.steady,
+            result.warnings,
         )
         self.points.append(point)
         return point
@@ -131,7 +155,7 @@ class WhatIf:
         return fig
 
 
-def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int = 5_000) -> Any:
+def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None) -> Any:
     """Show the what-if widget for ``scenario`` (returns the ipywidgets box).
 
     The returned box has a ``what_if`` attribute (the :class:`WhatIf` state), ``sliders``
@@ -187,6 +211,8 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int = 5_000) -> A
         point = state.simulate()
         redraw()
         status.value += f" | simulated: {point.iops:,.0f} IOPS, {point.latency_ms:.2f} ms"
+        if not point.steady:
+            status.value += " | NOT STEADY STATE: " + " ".join(point.warnings)
 
     for slider in sliders.values():
         slider.observe(on_change, names="value")

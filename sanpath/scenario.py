@@ -1215,6 +1215,7 @@ class Scenario(Spec):
         Values may be unit strings (``16KiB``).
         """
         data = self.to_data()
+        _replace_run_length(data, overrides)
         for key, value in overrides.items():
             try:
                 set_dotted(data, key, value)
@@ -1662,12 +1663,37 @@ def load_scenario(
         name = str(source)
     if data is None:
         raise ScenarioError([Problem(name, None, None, "", "the file is empty")])
+    _replace_run_length(data, overrides or {})
     for key, value in (overrides or {}).items():
         try:
             set_dotted(data, key, value)
         except KeyError as exc:
             raise ScenarioError([Problem(name, None, None, key, str(exc.args[0]))]) from None
     return validate_scenario(data, source=name)
+
+
+RUN_LENGTH = ("ios", "duration", "precision")
+"""The run-length keys, one at a time (see :class:`RunSpec`)."""
+
+
+def _replace_run_length(data: Any, overrides: Mapping[str, Any]) -> None:
+    """An override that sets one run-length key replaces the length the file gives.
+
+    ``--set run.duration=30s`` on a scenario written with ``run.ios`` means "run for 30 s",
+    so the file's ``ios`` (and ``precision``) are cleared, unless an override sets them too
+    (then validation says they conflict). A file that sets two of them is an error.
+    """
+    given = {
+        key.split(".")[1]
+        for key, value in overrides.items()
+        if key.startswith("run.") and key.count(".") >= 1 and value is not None
+    } & set(RUN_LENGTH)
+    run = data.get("run") if isinstance(data, dict) else None
+    if not given or not isinstance(run, dict):
+        return
+    for key in RUN_LENGTH:
+        if key not in given and not any(k.startswith(f"run.{key}") for k in overrides):
+            run.pop(key, None)
 
 
 def set_dotted(data: Any, key: str, value: Any) -> None:

@@ -128,13 +128,18 @@ class Task:
 def run_task(task: Task) -> dict[str, Any]:
     """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
     from sanpath.engine import run
+    from sanpath.explain import explain
+    from sanpath.scenario import load_scenario
 
-    result = run(task.data, replicate=task.replicate, force=True)  # sweep() checked it
+    scenario = load_scenario(task.data)
+    result = run(scenario, replicate=task.replicate, force=True)  # sweep() checked it
+    result = explain(scenario, result)
     row: dict[str, Any] = dict(task.point)
     row["replicate"] = task.replicate
     row["seed"] = result.seed
     row.update(result.flat())
     row["wall_seconds"] = result.wall_seconds
+    row["warning_text"] = " | ".join(result.warnings)
     return row
 
 

@@ -31,3 +31,17 @@ def test_what_if_widget_headless() -> None:
     assert point.settings["queue_depth"] == 2
     assert point.iops > 0 and point.latency_ms > 0
     assert "simulated:" in box.status.value
+
+
+def test_a_simulated_point_stops_on_precision_and_reports_steadiness() -> None:
+    from sanpath.notebook import QUICK_PRECISION, WhatIf
+
+    state = WhatIf(SCENARIOS / "quickstart.yaml")
+    spec = state.scenario()
+    assert spec.run.ios is None and spec.run.stop_on is not None
+    assert spec.run.stop_on.half_width == QUICK_PRECISION
+    state.values["read_fraction"] = 0.7  # writes into the write-back cache
+    point = state.simulate()
+    assert point.steady, point.warnings
+    fixed = WhatIf(SCENARIOS / "quickstart.yaml", ios=1_000).scenario()
+    assert fixed.run.ios == 1_000 and fixed.run.stop_on is None

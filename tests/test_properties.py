@@ -38,7 +38,13 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     return {
         "name": "prop",
         "seed": draw(st.integers(0, 2**32 - 1)),
-        "run": {"ios": 600, "warmup_ios": draw(st.sampled_from([0, 100])), "batches": 5},
+        "run": {
+            "ios": 600,
+            "warmup": "fixed",
+            "warmup_ios": draw(st.sampled_from([0, 100])),
+            "batches": 5,
+            "precondition": draw(st.booleans()),
+        },
         "hosts": [
             {
                 "name": "h",

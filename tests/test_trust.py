@@ -204,6 +204,15 @@ def test_precision_on_a_percentile_uses_batch_histograms() -> None:
 def test_run_length_keys_are_one_at_a_time() -> None:
     from sanpath.scenario import ScenarioError
 
+    data = load_scenario(QUICKSTART).to_data()
+    data["run"].update(ios=1000, duration=5.0)
     with pytest.raises(ScenarioError, match="give one of ios"):
-        load_scenario(QUICKSTART, {"run.duration": "5s"})
-    assert load_scenario(QUICKSTART, {"run.ios": None}).run.stop_on is not None
+        load_scenario(data)
+    with pytest.raises(ScenarioError, match="give one of ios"):
+        load_scenario(QUICKSTART, {"run.ios": 1000, "run.duration": "5s"})
+    # an override of one length replaces the file's: --set run.duration=5s means 5 s
+    fixed = load_scenario(QUICKSTART, {"run.ios": 1000})
+    assert fixed.run.ios == 1000 and fixed.run.stop_on is None
+    timed = fixed.with_overrides({"run.duration": "5s"})
+    assert timed.run.ios is None and timed.run.duration == 5.0
+    assert load_scenario(QUICKSTART).run.stop_on is not None
