@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from sanpath.runcontrol import UNSTABLE_MIN_IOS, UNSTABLE_WINDOW
 from sanpath.scenario import (
     HddSpec,
     HostSpec,
@@ -464,9 +465,18 @@ def estimate(s: Scenario) -> Estimate:
             busy = load.offered / load.capacity if load.capacity > 0 else 0.0
             flight = load.offered * load.latency / max(1.0 - busy, 0.05)
             late = 0.0
-        else:  # the backlog grows for the whole run; every arrival is an event
-            flight = (load.offered - load.capacity) * sim_seconds
-            late = load.offered * sim_seconds
+        else:  # the backlog grows until the run ends; every arrival is an event
+            horizon = sim_seconds
+            if s.run.warmup == "auto" and not s.schedule:
+                # an automatic warm-up stops an open loop that cannot keep up early
+                # (sanpath.runcontrol): a few times the arrivals it watches for, then a short
+                # measured window
+                horizon = min(
+                    horizon,
+                    4 * UNSTABLE_MIN_IOS / load.offered + UNSTABLE_WINDOW / load.capacity,
+                )
+            flight = (load.offered - load.capacity) * horizon
+            late = load.offered * horizon
         in_flight += flight
         arrivals += late
         memory[f"flight{wi}"] = (flight * BYTES_PER_IN_FLIGHT, load.field)

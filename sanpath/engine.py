@@ -45,7 +45,7 @@ from sanpath.components.array import Lun
 from sanpath.components.host import HostInstance, Route, split_sizes
 from sanpath.precondition import Preconditioner
 from sanpath.results import RunResult, build_result
-from sanpath.runcontrol import RunControl
+from sanpath.runcontrol import UNSTABLE_WINDOW, RunControl
 from sanpath.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
 from sanpath.station import Link, Station
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
@@ -63,10 +63,6 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
-
-UNSTABLE_WINDOW = 10_000
-"""Measured I/Os of a run whose open loop was found unstable during its warm-up: enough to
-show what the path completes; its latency has no steady value to measure."""
 
 Leg = tuple[Link, bool, float, int]
 """One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""

@@ -223,7 +223,8 @@ class RunResult:
         info = self.run_info
         if not info:
             return ""
-        out = f" after a {info['warmup']} warm-up of {info['warmup_ios']:,} I/Os"
+        kind = "an automatic" if info["warmup"] == "auto" else "a fixed"
+        out = f" after {kind} warm-up of {info['warmup_ios']:,} I/Os"
         out += f" ({info['warmup_seconds']:.3g} s)"
         stopped = info.get("stopped_by", "")
         if stopped == "precision":

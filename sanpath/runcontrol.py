@@ -44,6 +44,9 @@ completions fell clearly behind arrivals."""
 UNSTABLE_MIN_GROWTH = 64
 UNSTABLE_MIN_IOS = 20_000
 """Arrivals an open loop is watched for before it may be called unstable."""
+UNSTABLE_WINDOW = 10_000
+"""Measured I/Os of a run whose open loop was found unstable during its warm-up: enough to
+show what the path completes; its latency has no steady value to measure."""
 
 EARLY_IOS = 1_000
 """Completions into the warm-up at which the early hook runs (at least; half the minimum
@@ -355,6 +358,8 @@ def diagnose(
             f"{info.warmup_seconds:.3g} simulated s, the run.max_ios cap): the figures may still "
             "be the start-up transient; raise run.max_ios"
         )
+    if info.unstable:
+        return out, steady  # a growing queue explains every trend: nothing more to say
     cache_note = _cache_warning(control, now, cache)
     if cache_note:
         steady = False
@@ -455,7 +460,7 @@ def _cache_warning(control: RunControl, now: float, cache: CacheLevel) -> str:
     return (
         f"{what}; writes reach the drives only once it destages, so these figures are the "
         f"cache-filling transient, not steady state. At {rate / 1e6:.3g} MB/s into cache it "
-        f"reaches its high watermark after about {t_high:.3g} s: use run.warmup: auto (the "
-        f"default; it waits for the cache) with run.max_ios large enough, or measure from "
-        f"about {2 * t_high:.3g} s on"
+        f"reaches its high watermark after about {t_high:.3g} s: leave run.precondition on "
+        "(the default: the run starts with the cache at its high watermark) and run.warmup: "
+        f"auto (it waits for the cache to settle), or measure from about {2 * t_high:.3g} s on"
     )

@@ -1428,7 +1428,9 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
                 extra = new_extra
                 core_n = _closed_core(arr, infl_n, n, [n], extra)
                 core.x[n - 1] = core_n.x[n - 1]
-                core.util[n] = core_n.util[n]
+                # the closed demands were inflated by 1 / (1 - U): the closed commands keep a
+                # member busy (1 - U) of what the inflated solution says, the destage U
+                core.util[n] = core_n.util[n] * (1.0 - u)
                 core.queue[n] = core_n.queue[n]
                 bg_util[n] = u
                 if done:

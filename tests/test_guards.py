@@ -222,7 +222,7 @@ def test_cli_validate_accepts_every_shipped_file(capsys: pytest.CaptureFixture[s
 
 
 def test_estimate_counts_what_the_topology_builds() -> None:
-    one = budget.estimate(load_scenario(QUICKSTART))
+    one = budget.estimate(load_scenario(QUICKSTART, {"run.ios": 50_000}))
     # 1 host x 8 LUNs x (2 HBA ports x 4 array ports); 8 LUNs x 8 outstanding
     assert (one.hosts, one.paths, one.luns, one.drives, one.processes) == (1, 64, 8, 30, 64)
     many = budget.estimate(load_scenario(QUICKSTART, {"hosts.0.count": 10}))
@@ -232,7 +232,7 @@ def test_estimate_counts_what_the_topology_builds() -> None:
     threads = budget.estimate(load_scenario(QUICKSTART, {"workloads.0.threads": 4}))
     assert threads.processes == 256
     assert one.ios == 55_000  # run.ios + run.warmup_ios
-    precision = budget.estimate(load_scenario(QUICKSTART, {"run.ios": None}))
+    precision = budget.estimate(load_scenario(QUICKSTART))
     assert precision.ios == 2_000_000 + 5_000  # run.max_ios, the cap, and the warm-up
     assert "run.max_ios" in precision.length
 
