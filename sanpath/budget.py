@@ -2,7 +2,7 @@
 
 A scenario that validates can still be impossible to run: ten million hosts, a trillion
 I/Os, an open loop offered a million times what the array can carry. :func:`estimate` counts
-what :mod:`sanpath.topology` and the engine would build and how many events the run would
+what ``sanpath.topology`` and the engine would build and how many events the run would
 process, from the validated scenario alone (no simulation, well under a millisecond per host
 group); :func:`check` refuses a run beyond :data:`MAX_MEMORY_BYTES` (or the memory the
 machine has available) or :data:`MAX_SECONDS`, with a :class:`~sanpath.scenario.ScenarioError`

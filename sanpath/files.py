@@ -1,11 +1,11 @@
 """Output files that never lose work: checked before the work starts, written atomically.
 
-Every ``--out`` of the command line (and the ``out`` of :func:`sanpath.sweep.sweep`) goes
+Every ``--out`` of the command line (and the ``out`` of :func:`sanpath.sweep`) goes
 through :func:`check_output` before any simulation runs, so a directory, a missing parent
 directory, a location that cannot be written or an extension sanpath cannot write is an
 error at once, not a traceback after an hour of work. Files are then written with
 :func:`atomic_path` (or :func:`write_text`): into a temporary file in the same directory,
-then moved over the target with :func:`os.replace`, so a reader never sees half a file and
+then moved over the target with ``os.replace``, so a reader never sees half a file and
 an interrupted write leaves the old file as it was. A file that records who wrote it (a
 ``sweep_id`` in JSON, or a sidecar JSON file beside a CSV) is overwritten only by the same
 writer, unless forced (:func:`check_overwrite`).

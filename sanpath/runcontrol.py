@@ -311,7 +311,7 @@ def metric_interval(
         q = _QUANTILES[metric]
         estimate = histogram.quantile(q)
         sections = batches.quantiles(q)
-    return estimate, sections, section_ci(estimate, sections, confidence)
+    return estimate, sections, section_ci(estimate, sections, confidence, in_time_order=True)
 
 
 class CacheLevel(NamedTuple):

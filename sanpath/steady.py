@@ -102,13 +102,14 @@ class Trend(NamedTuple):
     tau: float
     """Kendall's tau between the values and their order (-1 falling .. +1 climbing)."""
     p_value: float
-    """Two-sided p-value for no trend (1.0 when the test cannot run: constant or short)."""
+    """The two-sided p-value of "no trend"; 1 when the test cannot run (a constant or short
+    series)."""
     change: float
     """Mean of the last quarter minus mean of the first quarter (the series' unit)."""
 
     @property
     def significant(self) -> bool:
-        """True when the trend is clear (p below :data:`TREND_P`)."""
+        """True when the trend is clear (p below ``TREND_P``, 0.001)."""
         return self.p_value < TREND_P
 
 

@@ -178,11 +178,11 @@ def sweep_identity(base: Scenario, points: Sequence[Mapping[str, Any]], replicat
 
 
 def check_table_path(path: str | Path, identity: str, force: bool = False) -> Path:
-    """Refuse ``path`` for a sweep table before the sweep runs (see :func:`check_overwrite`).
+    """Refuse ``path`` for a sweep table before the sweep runs (see :func:`sanpath.files.check_overwrite`).
 
     Raises
     ------
-    OutputError
+    sanpath.files.OutputError
         Naming the file, and ``--force`` where that would help.
     """
     path = check_output(path, TABLE_SUFFIXES, "sweep table")
@@ -294,7 +294,7 @@ class SweepResult:
 
         Raises
         ------
-        OutputError
+        sanpath.files.OutputError
             For a path that cannot be written (see :func:`check_table_path`).
         """
         path = check_table_path(path, self.identity, force)
@@ -393,7 +393,7 @@ def sweep(
     ScenarioError
         For a point that is not a valid scenario, or (without ``force``) one beyond the
         budget, before anything runs.
-    OutputError
+    sanpath.files.OutputError
         For an ``out`` that cannot or may not be written, before anything runs.
     """
     base = load_scenario(scenario)

@@ -216,3 +216,26 @@ def test_run_length_keys_are_one_at_a_time() -> None:
     timed = fixed.with_overrides({"run.duration": "5s"})
     assert timed.run.ios is None and timed.run.duration == 5.0
     assert load_scenario(QUICKSTART).run.stop_on is not None
+
+
+def test_a_progress_bar_follows_a_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from sanpath.progress import RunProgress
+
+    seen: list[str] = []
+
+    class Recording(RunProgress):
+        def _show(self, fraction: float, text: str) -> None:
+            seen.append(text)
+            super()._show(fraction, text)
+
+    from sanpath.engine import Simulation
+
+    scenario = load_scenario(QUICKSTART, {"run.ios": 4000})
+    sim = Simulation(scenario)
+    bar = Recording("quickstart", disable=False)
+    sim.progress = bar
+    sim.run()
+    bar.close()
+    assert any(text.startswith("warming up") for text in seen)
+    assert any(text.endswith("of 4,000 I/Os") for text in seen)
+    assert run(scenario, progress=True).ios == 4000  # the bar on the public API
