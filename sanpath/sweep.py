@@ -178,7 +178,9 @@ def sweep_identity(base: Scenario, points: Sequence[Mapping[str, Any]], replicat
 
 
 def check_table_path(path: str | Path, identity: str, force: bool = False) -> Path:
-    """Refuse ``path`` for a sweep table before the sweep runs (see :func:`sanpath.files.check_overwrite`).
+    """Refuse ``path`` for a sweep table before the sweep runs.
+
+    See :func:`sanpath.files.check_overwrite`.
 
     Raises
     ------
