@@ -86,6 +86,6 @@ clean:
 		docs/_build docs/notebooks
 
 validation: $(CORE)
-	$(BIN)/python -c "import glob; from sanpath.reference import write_report; \
+	$(BIN)/python -c "import glob; from sanpath.experiments.reference import write_report; \
 	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
 	@echo "docs/validation.md regenerated"

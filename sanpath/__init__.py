@@ -14,11 +14,11 @@ from sanpath.compiled import use_selected_core
 
 use_selected_core()  # the compiled core or its Python source: before any core module loads
 
-from sanpath.check import CheckReport, Finding, check
-from sanpath.engine import run
+from sanpath.advice.check import CheckReport, Finding, check
+from sanpath.experiments.sweep import SweepResult, sweep
 from sanpath.results import RunResult
-from sanpath.scenario import Scenario, ScenarioError, load_scenario
-from sanpath.sweep import SweepResult, sweep
+from sanpath.sim.engine import run
+from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario
 
 __all__ = [
     "CheckReport",

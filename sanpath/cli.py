@@ -46,7 +46,7 @@ def _add_set(parser: argparse.ArgumentParser, text: str) -> None:
 
 
 def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
-    """``--force``: run beyond the estimated memory and time limits (sanpath.budget)."""
+    """``--force``: run beyond the estimated memory and time limits (sanpath.sim.budget)."""
     parser.add_argument(
         "--force",
         action="store_true",
@@ -260,7 +260,7 @@ def _positive_int(text: str) -> int:
 
 
 def _overrides(items: Sequence[str]) -> dict[str, Any]:
-    from sanpath.scenario import parse_assignment
+    from sanpath.spec.scenario import parse_assignment
 
     out: dict[str, Any] = {}
     for item in items:
@@ -270,7 +270,7 @@ def _overrides(items: Sequence[str]) -> dict[str, Any]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from sanpath.scenario import ScenarioError, load_scenario
+    from sanpath.spec.scenario import ScenarioError, load_scenario
 
     status = EXIT_OK
     for path in args.files:
@@ -286,16 +286,16 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _in_file(exc: Exception, file: str) -> Exception:
     """A ScenarioError about a loaded scenario, located in ``file`` (line and column)."""
-    from sanpath.scenario import ScenarioError
+    from sanpath.spec.scenario import ScenarioError
 
     return exc.in_file(file) if isinstance(exc, ScenarioError) else exc
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from sanpath import budget
-    from sanpath.engine import run
-    from sanpath.explain import explain
-    from sanpath.scenario import load_scenario
+    from sanpath.sim import budget
+    from sanpath.sim.engine import run
+    from sanpath.spec.scenario import load_scenario
+    from sanpath.theory.explain import explain
 
     overrides = _overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
@@ -305,7 +305,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = explain(scenario, result)
     twin = None
     if args.analytic:
-        from sanpath.twin import predict
+        from sanpath.theory.twin import predict
 
         twin = predict(scenario)
     if args.json:
@@ -364,8 +364,8 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from sanpath.scenario import ScenarioError, load_scenario
-    from sanpath.sweep import DEFAULT_CACHE, sweep
+    from sanpath.experiments.sweep import DEFAULT_CACHE, sweep
+    from sanpath.spec.scenario import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, _overrides(args.overrides))
     grid = _parse_vary(args.vary) or None
@@ -440,8 +440,8 @@ def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from sanpath import reference
-    from sanpath.scenario import load_scenario
+    from sanpath.experiments import reference
+    from sanpath.spec.scenario import load_scenario
 
     overrides = _overrides(args.overrides)
     if args.seed is not None:
@@ -473,7 +473,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from sanpath.calibrate import RMS_WARNING, calibrate, read_measurements, write_calibrated
+    from sanpath.experiments.calibrate import (
+        RMS_WARNING,
+        calibrate,
+        read_measurements,
+        write_calibrated,
+    )
     from sanpath.files import OutputError, check_output
 
     out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
@@ -505,8 +510,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from sanpath.check import DEFAULT_CHECK_IOS, check
-    from sanpath.scenario import load_scenario
+    from sanpath.advice.check import DEFAULT_CHECK_IOS, check
+    from sanpath.spec.scenario import load_scenario
 
     scenario = load_scenario(args.file)
     report = check(
@@ -539,14 +544,14 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(_args: argparse.Namespace) -> int:
-    from sanpath.scenario import json_schema
+    from sanpath.spec.scenario import json_schema
 
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
 
 
 def _cmd_profiles(args: argparse.Namespace) -> int:
-    from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
+    from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 
     kinds = {
         "drive": ("array.pools.N.drive", DRIVE_PROFILES),
@@ -573,7 +578,7 @@ def _profile_value(value: Any) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from sanpath.scenario import ScenarioError
+    from sanpath.spec.scenario import ScenarioError
 
     parser = _parser()
     args = parser.parse_args(argv)

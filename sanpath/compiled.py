@@ -40,18 +40,21 @@ from pathlib import Path
 from types import ModuleType
 
 CORE_MODULES = (
-    "sanpath.station",
-    "sanpath.stats",
-    "sanpath.streams",
-    "sanpath.workload",
-    "sanpath.components.array",
-    "sanpath.components.cache",
-    "sanpath.components.drive",
-    "sanpath.components.hba",
-    "sanpath.components.host",
-    "sanpath.components.raid",
-    "sanpath.runcontrol",
-    "sanpath.engine",
+    "sanpath.sim.station",
+    "sanpath.stats.histogram",
+    "sanpath.stats.intervals",
+    "sanpath.stats.batches",
+    "sanpath.stats.timeseries",
+    "sanpath.sim.streams",
+    "sanpath.sim.load",
+    "sanpath.sim.components.array",
+    "sanpath.sim.components.cache",
+    "sanpath.sim.components.drive",
+    "sanpath.sim.components.hba",
+    "sanpath.sim.components.host",
+    "sanpath.sim.components.raid",
+    "sanpath.sim.control",
+    "sanpath.sim.engine",
 )
 """The modules mypyc compiles, those a simulated command runs through."""
 
@@ -148,9 +151,9 @@ def use_selected_core() -> None:
 
 def core() -> str:
     """``compiled`` or ``python``: the core this process runs (as imported)."""
-    import sanpath.engine
+    import sanpath.sim.engine
 
-    return "compiled" if _is_extension(sanpath.engine) else "python"
+    return "compiled" if _is_extension(sanpath.sim.engine) else "python"
 
 
 def describe() -> str:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.scenario import Scenario, load_scenario
+from sanpath.spec.scenario import Scenario, load_scenario
 
 KNOBS: dict[str, str] = {
     "hosts": "hosts.0.count",
@@ -96,7 +96,7 @@ class WhatIf:
 
     def predict(self) -> tuple[list[float], list[float], Any]:
         """The twin along outstanding I/Os: (IOPS, latency ms) lists and the current point."""
-        from sanpath.twin import predict, predict_many
+        from sanpath.theory.twin import predict, predict_many
 
         spec = self.scenario()
         curve = predict_many(spec, [{KNOBS["outstanding"]: n} for n in CURVE])
@@ -105,8 +105,8 @@ class WhatIf:
 
     def simulate(self) -> Point:
         """Run the simulator at the current values and keep the point."""
-        from sanpath.engine import run
-        from sanpath.explain import explain
+        from sanpath.sim.engine import run
+        from sanpath.theory.explain import explain
 
         spec = self.scenario()
         result = explain(spec, run(spec))

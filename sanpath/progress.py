@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from sanpath.engine import Simulation
+    from sanpath.sim.engine import Simulation
 
 DELAY = 3.0
 """Seconds of wall time before the bar appears."""
 
 
 class RunProgress:
-    """Progress of one :class:`~sanpath.engine.Simulation` as a tqdm bar (percent)."""
+    """Progress of one :class:`~sanpath.sim.engine.Simulation` as a tqdm bar (percent)."""
 
     def __init__(self, label: str = "", disable: bool | None = None) -> None:
         self.bar: Any = tqdm(

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sanpath.runcontrol import CacheLevel, diagnose, metric_interval
-from sanpath.station import StationStats
+from sanpath.sim.control import CacheLevel, diagnose, metric_interval
+from sanpath.sim.station import StationStats
 from sanpath.stats import LatencyHistogram
 
 if TYPE_CHECKING:
-    from sanpath.engine import Simulation
+    from sanpath.sim.engine import Simulation
 
 PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99_9": 0.999}
 
@@ -296,8 +296,8 @@ def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
 
 
 def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
-    """Collect a finished :class:`~sanpath.engine.Simulation` into a RunResult."""
-    from sanpath.topology import LAYERS
+    """Collect a finished :class:`~sanpath.sim.engine.Simulation` into a RunResult."""
+    from sanpath.sim.topology import LAYERS
 
     now = sim.env.now
     span = now - sim.window_start

@@ -1,4 +1,4 @@
-"""Tests for :mod:`sanpath.analytic` against closed forms and independent exact solutions."""
+"""Tests for :mod:`sanpath.theory.queues` against closed forms and independent exact solutions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanpath.analytic import (
+from sanpath.theory.queues import (
     MvaResult,
     OpenQueueResult,
     asymptotic_bounds,

@@ -11,8 +11,8 @@ import pytest
 from ruamel.yaml import YAML
 
 import sanpath
-from sanpath import textbook
-from sanpath.calibrate import (
+from sanpath.cli import main
+from sanpath.experiments.calibrate import (
     CalibrationError,
     MeasuredPoint,
     calibrate,
@@ -20,8 +20,8 @@ from sanpath.calibrate import (
     read_measurements,
     reference_points,
 )
-from sanpath.cli import main
-from sanpath.reference import Comparison, compare, error_summary, is_bound
+from sanpath.experiments.reference import Comparison, compare, error_summary, is_bound
+from sanpath.theory import textbook
 
 EXP = "exponential"
 
@@ -296,7 +296,7 @@ def test_exchange_times_in_the_time_series_exclude_host_waits() -> None:
 
 
 def test_comparison_plot_shows_ratios_bands_and_verdicts() -> None:
-    from sanpath.reference import Comparison, plot
+    from sanpath.experiments.reference import Comparison, plot
 
     rows = [
         Comparison("base", "mb_per_s", math.nan, 400.0, math.nan, "base", None),

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, SCENARIOS
 
-from sanpath.check import (
+from sanpath.advice.check import (
     RULES,
     CheckReport,
     Limits,
@@ -31,7 +31,7 @@ from sanpath.check import (
     verdict,
 )
 from sanpath.cli import main
-from sanpath.scenario import Scenario, load_scenario, set_dotted
+from sanpath.spec.scenario import Scenario, load_scenario, set_dotted
 
 PROPOSALS = SCENARIOS / "proposals"
 IOS = 2_000
@@ -526,7 +526,7 @@ def test_a_run_by_duration_is_simulated_by_io_count() -> None:
 
 def test_a_fix_run_is_stopped_at_the_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     # sanpath.check is also the name of the exported function: take the module itself
-    monkeypatch.setattr(sys.modules["sanpath.check"], "FIX_TIME_LIMIT", 0.3)
+    monkeypatch.setattr(sys.modules["sanpath.advice.check"], "FIX_TIME_LIMIT", 0.3)
     changes, kwargs, _ = TRIGGERS["SP010-queue-too-shallow"]
     report = check(variant(changes), rules=["SP010"], simulate=True, ios=IOS, **kwargs)
     op = report.by_rule("SP010")[0].second_opinion

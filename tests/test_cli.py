@@ -224,7 +224,7 @@ def test_schema(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> None:
-    from sanpath.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
+    from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 
     assert main(["profiles", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)

@@ -113,7 +113,7 @@ def test_environment_variable_forces_python(tmp_path: Path, value: str, mode: st
 
 def test_an_edited_source_makes_the_build_stale(tmp_path: Path) -> None:
     package = _package(tmp_path)
-    os.utime(compiled.source_path("sanpath.components.raid", package), (3000, 3000))
+    os.utime(compiled.source_path("sanpath.sim.components.raid", package), (3000, 3000))
     mode, why = compiled.select_core(package, environ={})
     assert mode == "python"
     assert why == "stale: raid.py changed after it was compiled"
@@ -129,9 +129,9 @@ def test_an_incomplete_build_is_stale(tmp_path: Path) -> None:
 def test_source_finder_imports_the_python_file(tmp_path: Path) -> None:
     package = _package(tmp_path)
     finder = compiled._SourceFinder(package)
-    spec = finder.find_spec("sanpath.engine", None)
-    assert spec is not None and spec.origin == str(package / "engine.py")
-    assert finder.find_spec("sanpath.scenario", None) is None  # not a core module
+    spec = finder.find_spec("sanpath.sim.engine", None)
+    assert spec is not None and spec.origin == str(package / "sim" / "engine.py")
+    assert finder.find_spec("sanpath.spec.scenario", None) is None  # not a core module
 
 
 def test_stale_build_warns_and_runs_python(tmp_path: Path) -> None:
@@ -147,7 +147,7 @@ def test_stale_build_warns_and_runs_python(tmp_path: Path) -> None:
         os.utime(extension, (2000, 2000))
     for module in compiled.CORE_MODULES:
         os.utime(compiled.source_path(module, package), (1000, 1000))
-    os.utime(compiled.source_path("sanpath.station", package), (3000, 3000))
+    os.utime(compiled.source_path("sanpath.sim.station", package), (3000, 3000))
     env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
     env["PYTHONPATH"] = str(tmp_path)
     out = subprocess.run(
@@ -167,7 +167,7 @@ def test_sanpath_imports_select_the_core_first() -> None:
     source = Path(sanpath.__file__).read_text()
     first_import = source.index("\nfrom sanpath.")
     assert source[first_import:].startswith("\nfrom sanpath.compiled import use_selected_core")
-    assert source.index("use_selected_core()") < source.index("from sanpath.check")
+    assert source.index("use_selected_core()") < source.index("from sanpath.advice.check")
 
 
 def test_build_without_a_compiler_leaves_the_pure_python_core(

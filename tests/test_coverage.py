@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 import scipy.stats
 
-from sanpath import analytic, textbook
-from sanpath.engine import run
-from sanpath.scenario import load_scenario
+from sanpath.sim.engine import run
+from sanpath.spec.scenario import load_scenario
+from sanpath.theory import queues as analytic
+from sanpath.theory import textbook
 
 REPS = 100
 LOW, HIGH = (int(scipy.stats.binom.ppf(q, REPS, 0.95)) for q in (0.005, 0.995))

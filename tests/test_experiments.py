@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sanpath import load_scenario
-from sanpath.reference import compare
+from sanpath.experiments.reference import compare
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 

@@ -13,10 +13,12 @@ import pytest
 from conftest import SCENARIOS
 
 import sanpath
-from sanpath import budget, scenario, textbook
 from sanpath.cli import main
-from sanpath.scenario import ScenarioError, Spec, load_scenario, parse_assignment
-from sanpath.sweep import Task, run_task, sweep
+from sanpath.experiments.sweep import Task, run_task, sweep
+from sanpath.sim import budget
+from sanpath.spec import scenario
+from sanpath.spec.scenario import ScenarioError, Spec, load_scenario, parse_assignment
+from sanpath.theory import textbook
 from sanpath.units import UnitError, parse_bytes, parse_duration, parse_rate
 
 QUICKSTART = SCENARIOS / "quickstart.yaml"
@@ -372,7 +374,7 @@ def test_sweep_checks_every_point_before_running(monkeypatch: pytest.MonkeyPatch
         calls.append(task)
         return run_task(task)
 
-    monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", counting)
+    monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", counting)
     with pytest.raises(ScenarioError) as info:
         sweep(small(), {"run.ios": [500, 10**12]}, cache=None)
     assert calls == []
@@ -397,7 +399,7 @@ def test_sweep_cli_refusal_names_the_file(
 
 
 def test_compare_and_calibrate_check_before_running(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sanpath import calibrate, reference
+    from sanpath.experiments import calibrate, reference
 
     data = small()
     data["reference"] = {
@@ -408,7 +410,7 @@ def test_compare_and_calibrate_check_before_running(monkeypatch: pytest.MonkeyPa
         ],
     }
     ran: list[Any] = []
-    monkeypatch.setattr(sys.modules["sanpath.engine"], "run", lambda *a, **k: ran.append(a))
+    monkeypatch.setattr(sys.modules["sanpath.sim.engine"], "run", lambda *a, **k: ran.append(a))
     with pytest.raises(ScenarioError, match=r"reference point 'huge'.*--force"):
         reference.compare(data)
     points = [calibrate.MeasuredPoint("huge", {"run.ios": 10**12}, {"iops": 1000.0})]

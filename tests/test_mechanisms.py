@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath import textbook
-from sanpath.components.host import split_sizes
-from sanpath.components.raid import RaidLayout
-from sanpath.scenario import PoolSpec
+from sanpath.sim.components.host import split_sizes
+from sanpath.sim.components.raid import RaidLayout
+from sanpath.spec.scenario import PoolSpec
+from sanpath.theory import textbook
 
 
 def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
@@ -91,7 +91,7 @@ def test_a_switch_probe_sees_each_queue_full_as_an_exchange_of_its_own() -> None
     base["hosts"][0]["qfull"] = {"retry_delay": "3ms", "throttle": "none"}
     base["run"]["record_interval"] = "50ms"
     base["array"]["port_queue_depth"] = 64
-    sim = sanpath.engine.Simulation(sanpath.load_scenario(base))
+    sim = sanpath.sim.engine.Simulation(sanpath.load_scenario(base))
     result = sim.run()
     qfull = result.counters["qfull"]
     assert qfull > 100
@@ -290,7 +290,7 @@ def test_copy_job_files_start_on_io_size_boundaries() -> None:
     writes stay full-stripe whatever the LUN size and the number of files."""
     data = copy_job(files=3)
     data["array"]["luns"][1]["size"] = "10000MB"  # not a multiple of 3 x 256 KiB
-    sim = sanpath.engine.Simulation(sanpath.load_scenario(data))
+    sim = sanpath.sim.engine.Simulation(sanpath.load_scenario(data))
     sim.start_workloads()
     (job,) = sim.copy_jobs.values()
     assert len(job.files) == 3

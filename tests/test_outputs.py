@@ -15,12 +15,13 @@ from conftest import SCENARIOS
 from ruamel.yaml import YAML
 
 import sanpath
-from sanpath import files, textbook
-from sanpath.calibrate import CalibrationResult, MeasuredPoint, calibrate
+from sanpath import files
 from sanpath.cli import main
+from sanpath.experiments.calibrate import CalibrationResult, MeasuredPoint, calibrate
+from sanpath.experiments.sweep import SIDECAR_SUFFIX, SweepResult, Task, run_task, sweep
 from sanpath.files import OutputError, atomic_path, check_output, write_text
 from sanpath.plotting import plot_files
-from sanpath.sweep import SIDECAR_SUFFIX, SweepResult, Task, run_task, sweep
+from sanpath.theory import textbook
 
 OIO = "workloads.0.outstanding"
 
@@ -52,8 +53,8 @@ def no_runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         calls.append(args)
         raise AssertionError("a simulation started before the output was checked")
 
-    monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", forbidden)
-    monkeypatch.setattr(sys.modules["sanpath.engine"], "run", forbidden)
+    monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", forbidden)
+    monkeypatch.setattr(sys.modules["sanpath.sim.engine"], "run", forbidden)
     return calls
 
 
@@ -219,7 +220,7 @@ def test_same_sweep_resumes_and_overwrites_its_own_table(
         calls.append(task)
         return run_task(task)
 
-    monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", counting)
+    monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", counting)
     out.write_text(out.read_text() + "stale,line\n")
     again = sweep(small(), {OIO: [1, 4]}, cache=cache, out=out)
     assert calls == []  # every point came from the cache
@@ -237,7 +238,7 @@ def test_a_different_sweep_may_not_overwrite_the_table(
         mine = sweep(small(), {OIO: [1, 4]}, cache=None, out=out)
         before = out.read_text()
         calls: list[Task] = []
-        monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", calls.append)
+        monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", calls.append)
         with pytest.raises(OutputError) as info:
             sweep(small(), {OIO: [2, 8]}, cache=None, out=out)
         message = str(info.value)
@@ -245,7 +246,7 @@ def test_a_different_sweep_may_not_overwrite_the_table(
         assert calls == [] and out.read_text() == before
         with pytest.raises(OutputError, match="different sweep"):  # replicates count too
             sweep(small(), {OIO: [1, 4]}, replicates=2, cache=None, out=out)
-        monkeypatch.setattr(sys.modules["sanpath.sweep"], "run_task", run_task)
+        monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", run_task)
         theirs = sweep(small(), {OIO: [2, 8]}, cache=None, out=out, force=True)
         assert theirs.identity != mine.identity
         assert SweepResult.load(out).identity == theirs.identity

@@ -28,6 +28,7 @@ from matplotlib.lines import Line2D
 import sanpath
 from sanpath import plotting
 from sanpath.cli import main
+from sanpath.experiments.sweep import SweepResult
 from sanpath.plotting import (
     LAYER_COLORS,
     PlotInputError,
@@ -36,8 +37,7 @@ from sanpath.plotting import (
     short_name,
 )
 from sanpath.results import RunResult
-from sanpath.scenario import load_scenario
-from sanpath.sweep import SweepResult
+from sanpath.spec.scenario import load_scenario
 
 PNG = b"\x89PNG\r\n\x1a\n"
 QD = "hosts.0.hbas.0.queue_depth"

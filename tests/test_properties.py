@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sanpath
-from sanpath import textbook
+from sanpath.theory import textbook
 
 DRIVES = st.sampled_from(
     ["hdd-15k", "hdd-7k2", "ssd", {"dist": "exponential", "mean": "2ms"}, "1ms"]

@@ -1,4 +1,4 @@
-"""Tests for sanpath.scenario: validation, units in fields, located errors and overrides."""
+"""Tests for sanpath.spec.scenario: validation, units in fields, located errors and overrides."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from conftest import ROOT, SCENARIOS
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanpath import textbook
-from sanpath.scenario import (
+from sanpath.spec.scenario import (
     ArraySpec,
     DistSpec,
     HddSpec,
@@ -32,6 +31,7 @@ from sanpath.scenario import (
     set_dotted,
     validate_scenario,
 )
+from sanpath.theory import textbook
 
 SHIPPED = sorted(SCENARIOS.rglob("*.yaml"))
 QUICKSTART = SCENARIOS / "quickstart.yaml"
@@ -825,7 +825,7 @@ def test_expand_names_unique_and_sorted(count: int) -> None:
 
 def test_shipped_schema_file_is_current() -> None:
     """docs/scenario.schema.json (referenced by the scenarios) matches `sanpath schema`."""
-    from sanpath.scenario import json_schema
+    from sanpath.spec.scenario import json_schema
 
     shipped = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
     assert shipped == json.loads(json.dumps(json_schema()))
@@ -856,8 +856,8 @@ def _with_hba_and_array(hba: dict[str, Any], array: dict[str, Any]) -> dict[str,
 def test_profile_names_in_the_schema_are_the_profiles() -> None:
     from typing import get_args
 
-    from sanpath.profiles import ARRAY_PROFILES, HBA_PROFILES
-    from sanpath.scenario import ArrayProfile, HbaProfile
+    from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES
+    from sanpath.spec.scenario import ArrayProfile, HbaProfile
 
     assert set(get_args(HbaProfile)) == set(HBA_PROFILES)
     assert set(get_args(ArrayProfile)) == set(ARRAY_PROFILES)
@@ -865,7 +865,7 @@ def test_profile_names_in_the_schema_are_the_profiles() -> None:
 
 @pytest.mark.parametrize("name", ["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"])
 def test_hba_profile_fields_are_applied(name: str) -> None:
-    from sanpath.profiles import HBA_PROFILES
+    from sanpath.spec.profiles import HBA_PROFILES
 
     plain = load_scenario(_with_hba_and_array(dict(HBA_PROFILES[name]), {}))
     named = load_scenario(_with_hba_and_array({"profile": name}, {}))

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanpath.stats import BatchMeans, LatencyHistogram, section_ci
-from sanpath.steady import interval_doubts, mser, relative_half_width, settled, trend
+from sanpath.stats.steady import interval_doubts, mser, relative_half_width, settled, trend
 
 RNG = np.random.default_rng(20261124)
 

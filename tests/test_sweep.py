@@ -13,9 +13,9 @@ import pytest
 from conftest import SCENARIOS
 
 import sanpath
-from sanpath import textbook
 from sanpath.cli import main
-from sanpath.sweep import SweepResult, Task, expand_grid, run_task, sweep
+from sanpath.experiments.sweep import SweepResult, Task, expand_grid, run_task, sweep
+from sanpath.theory import textbook
 
 QD = "hosts.0.hbas.0.queue_depth"
 OIO = "workloads.0.outstanding"
@@ -124,7 +124,7 @@ def test_dask_local_cluster_gives_the_serial_table() -> None:
 def test_resume_after_interruption(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     grid = {OIO: [1, 2, 4, 8]}
     calls: list[dict[str, Any]] = []
-    sweep_module = sys.modules["sanpath.sweep"]
+    sweep_module = sys.modules["sanpath.experiments.sweep"]
 
     def interrupted(task: Task) -> dict[str, Any]:
         if len(calls) == 2:

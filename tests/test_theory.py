@@ -1,7 +1,7 @@
 """The simulator against textbook queueing theory.
 
 Each configuration reduces the path to a queue whose answer is known (see
-``sanpath.textbook``). The simulated figure must contain the exact answer in its own 95%
+``sanpath.theory.textbook``). The simulated figure must contain the exact answer in its own 95%
 batch-means interval and be within 3% of it.
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 import sanpath
-from sanpath import analytic, textbook
 from sanpath.stats import mean_ci
+from sanpath.theory import queues as analytic
+from sanpath.theory import textbook
 
 EXP = "exponential"
 

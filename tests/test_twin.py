@@ -1,7 +1,7 @@
-"""The analytic twin (``sanpath.twin``): exact on textbook cases, close to the simulator.
+"""The analytic twin (``sanpath.theory.twin``): exact on textbook cases, close to the simulator.
 
 * Textbook open queues and closed loops: the twin's mapping must reduce to the formulas of
-  ``sanpath.analytic`` exactly (to 1e-9).
+  ``sanpath.theory.queues`` exactly (to 1e-9).
 * Textbook-reducible scenarios: within 5% of the simulator.
 * Every shipped scenario: the error against the simulator is computed and printed (run
   ``pytest -s tests/test_twin.py`` to see the table); only sanity is asserted there, since
@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath import analytic, textbook
 from sanpath.cli import main
-from sanpath.scenario import load_scenario
-from sanpath.twin import TwinPrediction, predict, predict_many
+from sanpath.spec.scenario import load_scenario
+from sanpath.theory import queues as analytic
+from sanpath.theory import textbook
+from sanpath.theory.twin import TwinPrediction, predict, predict_many
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -133,11 +134,6 @@ def test_hba_queue_depth_is_mva_at_population_q(queue_depth: int) -> None:
     bounded = analytic.mva_bounded([d / 1e3 for d in DEMANDS_MS], 32, limit=queue_depth)
     assert p.iops == pytest.approx(float(bounded.throughput[-1]), rel=EXACT)
     assert any("bound the population" in note for note in p.notes)
-
-
-def test_reexported_from_analytic() -> None:
-    data = textbook.closed_path(4, *(exp(d) for d in DEMANDS_MS))
-    assert analytic.predict(data) == predict(data)
 
 
 # -- the SPTF drive as a load-dependent station --------------------------------------------
@@ -273,7 +269,7 @@ def test_destage_modes() -> None:
 
 
 def test_sweep_adds_twin_columns() -> None:
-    from sanpath.sweep import sweep
+    from sanpath.experiments.sweep import sweep
 
     data = textbook.closed_path(4, *(exp(d) for d in DEMANDS_MS), ios=2_000, warmup_ios=200)
     result = sweep(data, {"workloads.0.outstanding": [1, 4]}, cache=None, analytic=True)

@@ -4,7 +4,7 @@
   artefact, ignored by git) so the Tutorials page can list them with a glob, and warn when
   ``docs/scenario.schema.json`` no longer matches ``sanpath schema``.
 * ``sanpath-schema-fields``: one table per section of the scenario schema (field, type,
-  default, notes), generated from ``sanpath.scenario.json_schema()`` at build time.
+  default, notes), generated from ``sanpath.spec.scenario.json_schema()`` at build time.
 * ``sanpath-cli-help``: the ``--help`` text of the ``sanpath`` command or one of its
   subcommands, taken from the installed command line at build time.
 * ``optional-glob-toctree``: a ``toctree`` whose glob may match nothing (the Tutorials page
@@ -67,7 +67,7 @@ def _sync_notebooks(docs: Path) -> None:
 
 def _check_schema(docs: Path) -> None:
     """Warn (an error in the strict build) when the shipped schema is out of date."""
-    from sanpath.scenario import json_schema
+    from sanpath.spec.scenario import json_schema
 
     shipped = docs / "scenario.schema.json"
     try:
@@ -387,10 +387,10 @@ class SchemaFields(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        import sanpath.scenario
-        from sanpath.scenario import json_schema
+        import sanpath.spec.scenario
+        from sanpath.spec.scenario import json_schema
 
-        self.env.note_dependency(str(sanpath.scenario.__file__))  # re-read when specs change
+        self.env.note_dependency(str(sanpath.spec.scenario.__file__))  # re-read when specs change
         schema = json_schema()
         specs: dict[str, dict[str, Any]] = {"Scenario": schema, **schema.get("$defs", {})}
         order = [n for n in SCHEMA_ORDER if n in specs]

@@ -52,8 +52,8 @@ import simpy
 
 import sanpath
 from sanpath import compiled
-from sanpath.scenario import Scenario, TextbookDriveSpec
-from sanpath.textbook import closed_path
+from sanpath.spec.scenario import Scenario, TextbookDriveSpec
+from sanpath.theory.textbook import closed_path
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
@@ -613,7 +613,7 @@ SWEEP_SPEEDUP_TARGET = 1.7
 
 def bench_sweep(ios: int) -> dict[str, Any]:
     """Time a 40-point sweep serially and with ``jobs=2`` (same table both ways)."""
-    from sanpath.sweep import sweep
+    from sanpath.experiments.sweep import sweep
 
     base = sanpath.load_scenario(
         ROOT / "scenarios" / "quickstart.yaml",

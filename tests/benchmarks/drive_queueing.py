@@ -6,7 +6,7 @@ Run: .venv/bin/python tests/benchmarks/drive_queueing.py
 from __future__ import annotations
 
 import sanpath
-from sanpath import textbook
+from sanpath.theory import textbook
 
 OUTSTANDING = (1, 4, 8, 16, 32, 64)
 

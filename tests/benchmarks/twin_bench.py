@@ -20,8 +20,8 @@ import argparse
 import time
 from pathlib import Path
 
-from sanpath.scenario import Scenario, load_scenario
-from sanpath.twin import predict, predict_many
+from sanpath.spec.scenario import Scenario, load_scenario
+from sanpath.theory.twin import predict, predict_many
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "qd_sweep_2007.yaml"

@@ -1,0 +1,475 @@
+"""Calibration: fit a scenario's unknown parameters to measured points.
+
+A write-up (or your own fio run) gives figures at a few settings; what it does not give
+(controller time per I/O, host stack time, cache behaviour) is a parameter to fit.
+:func:`calibrate` adjusts the named dotted keys so the model's figures match the measured
+ones, with ``scipy.optimize.least_squares`` on log-relative residuals
+``log(model / measured)``, every evaluation using the same seed (common random numbers keep
+the objective smooth enough to differentiate).
+
+Before fitting it checks that the data can identify the parameters: the sensitivity of every
+measured figure to every parameter (a finite-difference Jacobian) must have full rank. A
+parameter that moves no figure, or two parameters that move them the same way, are refused
+with a message that says which.
+
+Measured points come from fio's JSON output (``--output-format=json``) or a CSV whose
+columns are dotted scenario keys (the settings) and metrics (``iops``, ``mb_per_s``,
+``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import least_squares
+
+from sanpath.files import atomic_path
+from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
+
+METRICS = ("iops", "mb_per_s", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99")
+"""Measured figures calibration can fit."""
+
+STEP = 0.05
+"""Relative parameter step for the sensitivity check and the fit's Jacobian."""
+
+WEAK = 0.02
+"""Smallest sensitivity (relative change of the figures per relative change of the
+parameter, over all measured figures) for a parameter to count as identifiable."""
+
+RMS_WARNING = 0.10
+"""RMS relative error above which a fit is reported as poor (``sanpath calibrate`` warns)."""
+
+WORST_POINTS = 3
+"""How many of the worst-fitted points a poor fit's warning names."""
+
+
+class CalibrationError(ValueError):
+    """Calibration cannot go on (parameters not identifiable, bad data)."""
+
+
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """Figures measured at one setting (dotted overrides of the scenario)."""
+
+    label: str
+    settings: dict[str, Any]
+    metrics: dict[str, float]
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Fitted parameters, the fit error per point, and the calibrated scenario."""
+
+    parameters: dict[str, float]
+    start: dict[str, float]
+    points: list[dict[str, Any]]
+    scenario: Scenario
+    singular_values: list[float]
+    evaluations: int
+    rms_error: float = field(default=math.nan)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "parameters": self.parameters,
+            "start": self.start,
+            "points": self.points,
+            "singular_values": self.singular_values,
+            "evaluations": self.evaluations,
+            "rms_error": self.rms_error,
+        }
+
+    def text(self) -> str:
+        lines = ["fitted parameters (SI units: seconds, bytes, bytes/s):"]
+        for key, value in self.parameters.items():
+            lines.append(f"  {key:<40} {self.start[key]:.6g} -> {value:.6g}")
+        lines.append("fit per point:")
+        for p in self.points:
+            lines.append(
+                f"  {p['label']:<30} {p['metric']:<16} measured {p['measured']:10.4g}"
+                f"  model {p['model']:10.4g}  error {100 * p['error']:+6.1f}%"
+            )
+        lines.append(
+            f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
+        )
+        return "\n".join(lines)
+
+    def worst(self, n: int = WORST_POINTS) -> list[dict[str, Any]]:
+        """The ``n`` points with the largest relative error (``|model / measured - 1|``)."""
+        return sorted(self.points, key=lambda p: -abs(p["error"]))[:n]
+
+    def warning(self, threshold: float = RMS_WARNING) -> str | None:
+        """A warning naming the worst-fitted points when the RMS error exceeds ``threshold``."""
+        if not self.rms_error > threshold:
+            return None
+        worst = "; ".join(
+            f"{p['label']} {p['metric']}: measured {p['measured']:.4g}, model {p['model']:.4g} "
+            f"({100 * p['error']:+.1f}%)"
+            for p in self.worst()
+        )
+        return (
+            f"poor fit: rms relative error {100 * self.rms_error:.1f}% is above "
+            f"{100 * threshold:.0f}%; the model fits these points worst: {worst}. The fitted "
+            "parameters cannot explain these figures: check the scenario's set-up for these "
+            "points, or fit other parameters"
+        )
+
+
+# -- reading measurements ------------------------------------------------------------------
+
+
+def read_measurements(path: str | Path) -> list[MeasuredPoint]:
+    """Read fio JSON output or a CSV of settings and metrics."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CalibrationError(f"{path}: cannot read measurements: {exc}") from None
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            return read_fio_json(json.loads(text), str(path))
+        except json.JSONDecodeError as exc:
+            raise CalibrationError(
+                f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}"
+            ) from None
+    return _read_csv(text, str(path))
+
+
+def _number(text: str, where: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise CalibrationError(f"{where}: expected a number, got {text!r}") from None
+
+
+def _read_csv(text: str, source: str) -> list[MeasuredPoint]:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe")
+    rows = list(csv.DictReader(text.splitlines()))
+    if not rows:
+        raise CalibrationError(f"{source}: no rows")
+    columns = list(rows[0])
+    metrics = [c for c in columns if c in METRICS]
+    if not metrics:
+        raise CalibrationError(f"{source}: no metric column; expected one of {', '.join(METRICS)}")
+    settings = [c for c in columns if c not in METRICS and c != "label"]
+    points = []
+    for i, row in enumerate(rows, start=2):
+        values = {c: _number(row[c], f"{source}:{i} column {c}") for c in metrics if row[c]}
+        setting = {c: yaml.load(row[c]) for c in settings if row[c] != ""}
+        label = row.get("label") or ", ".join(f"{k}={v}" for k, v in setting.items())
+        points.append(MeasuredPoint(label or f"row {i}", setting, values))
+    return points
+
+
+_FIO_RW = {
+    "read": ("sequential", 1.0),
+    "randread": ("random", 1.0),
+    "write": ("sequential", 0.0),
+    "randwrite": ("random", 0.0),
+    "rw": ("sequential", None),
+    "readwrite": ("sequential", None),
+    "randrw": ("random", None),
+}
+
+
+def read_fio_json(data: Mapping[str, Any], source: str = "<fio>") -> list[MeasuredPoint]:
+    """One measured point per fio job: IOPS, bandwidth and completion latency.
+
+    Job options map to the first workload: ``iodepth`` -> ``outstanding``, ``bs`` ->
+    ``block_size``, ``numjobs`` -> ``threads``, ``rw``/``rwmixread`` -> ``pattern`` and
+    ``read_fraction``.
+    """
+    jobs = data.get("jobs")
+    if not isinstance(jobs, list) or not jobs:
+        raise CalibrationError(f"{source}: no 'jobs' list: is this fio --output-format=json?")
+    common = dict(data.get("global options", {}))
+    points: list[MeasuredPoint] = []
+    for job in jobs:
+        options = {**common, **job.get("job options", {})}
+        settings: dict[str, Any] = {}
+        if "iodepth" in options:
+            settings["workloads.0.outstanding"] = int(options["iodepth"])
+        if "bs" in options:
+            settings["workloads.0.block_size"] = str(options["bs"])
+        if "numjobs" in options:
+            settings["workloads.0.threads"] = int(options["numjobs"])
+        if "rw" in options and options["rw"] in _FIO_RW:
+            pattern, fraction = _FIO_RW[options["rw"]]
+            settings["workloads.0.pattern"] = pattern
+            if fraction is None:
+                fraction = float(options.get("rwmixread", 50)) / 100.0
+            settings["workloads.0.read_fraction"] = fraction
+        metrics: dict[str, float] = {}
+        read, write = job.get("read", {}), job.get("write", {})
+        iops = float(read.get("iops", 0.0)) + float(write.get("iops", 0.0))
+        metrics["iops"] = iops
+        metrics["mb_per_s"] = (
+            float(read.get("bw_bytes", 0)) + float(write.get("bw_bytes", 0))
+        ) / 1e6
+        lat = [(float(d.get("iops", 0.0)), d.get("clat_ns", {})) for d in (read, write)]
+        weighted = [(w, c) for w, c in lat if w > 0 and c]
+        if weighted:
+            total = sum(w for w, _ in weighted)
+            metrics["latency_ms_mean"] = (
+                sum(w * float(c["mean"]) for w, c in weighted) / total / 1e6
+            )
+            main = max(weighted, key=lambda wc: wc[0])[1]
+            pct = main.get("percentile", {})
+            for key, name in (("50.000000", "latency_ms_p50"), ("99.000000", "latency_ms_p99")):
+                if key in pct:
+                    metrics[name] = float(pct[key]) / 1e6
+        points.append(
+            MeasuredPoint(str(job.get("jobname", f"job {len(points)}")), settings, metrics)
+        )
+    return points
+
+
+# -- fitting -------------------------------------------------------------------------------
+
+
+def _lookup(data: Any, key: str) -> Any:
+    node = data
+    for part in key.split("."):
+        if isinstance(node, list):
+            node = node[int(part)]
+        elif isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
+            raise CalibrationError(f"--fit {key}: no such field in the scenario")
+    return node
+
+
+def _parameter_key(data: Any, key: str) -> str:
+    """The numeric field behind ``key`` (a service-time spec fits its mean)."""
+    value = _lookup(data, key)
+    if isinstance(value, Mapping):
+        if value.get("mean") is not None:
+            return f"{key}.mean"
+        raise CalibrationError(
+            f"--fit {key}: a {value.get('dist')} distribution has no mean field to fit"
+        )
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CalibrationError(f"--fit {key}: {value!r} is not a number that can be fitted")
+    if value <= 0:
+        raise CalibrationError(f"--fit {key}: starting value {value} must be positive")
+    return key
+
+
+def calibrate(
+    scenario: Scenario | str | Path | Mapping[str, Any],
+    measured: Sequence[MeasuredPoint],
+    fit: Sequence[str],
+    ios: int | None = None,
+    max_evaluations: int = 60,
+    metrics: Sequence[str] | None = None,
+    force: bool = False,
+) -> CalibrationResult:
+    """Fit the dotted keys ``fit`` so the model reproduces ``measured``.
+
+    Every measured point's run is estimated first (:mod:`sanpath.sim.budget`); ``force`` runs
+    those beyond its memory or time limits too.
+
+    Raises
+    ------
+    CalibrationError
+        When the data cannot identify the parameters, or a key cannot be fitted.
+    ScenarioError
+        Without ``force``, for a point whose run is estimated beyond the limits.
+    """
+    from sanpath.sim import budget
+    from sanpath.sim.engine import run
+
+    base = load_scenario(scenario).model_copy(update={"sweep": None, "reference": None})
+    data = base.to_data()
+    if ios is not None:
+        data["run"]["ios"] = ios
+        data["run"]["warmup_ios"] = max(ios // 10, 1)
+    keys = [_parameter_key(data, k) for k in fit]
+    start = np.array([float(_lookup(data, k)) for k in keys])
+    wanted = list(metrics) if metrics else list(METRICS)
+    targets = [(p, m) for p in measured for m in wanted if m in p.metrics and p.metrics[m] > 0]
+    if not targets:
+        raise CalibrationError("the measurements hold none of the fitted metrics")
+    if len(targets) < len(keys):
+        raise CalibrationError(
+            f"{len(keys)} parameters cannot be identified from {len(targets)} measured figures"
+        )
+    if not force:
+        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+        for point in measured:
+            case = copy.deepcopy(data)
+            for key, value in point.settings.items():
+                set_dotted(case, key, value)
+            try:
+                spec = load_scenario(case)
+            except ScenarioError as exc:
+                raise CalibrationError(f"point {point.label}: {exc}") from None
+            budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
+    evaluations = 0
+
+    def model(x: np.ndarray) -> np.ndarray:
+        nonlocal evaluations
+        trial = copy.deepcopy(data)
+        for key, value in zip(keys, start * np.exp(x), strict=True):
+            set_dotted(trial, key, float(value))
+        out = []
+        cache: dict[str, Any] = {}
+        for point, metric in targets:
+            tag = json.dumps(point.settings, sort_keys=True, default=str)
+            if tag not in cache:
+                case = copy.deepcopy(trial)
+                for key, value in point.settings.items():
+                    set_dotted(case, key, value)
+                try:
+                    cache[tag] = run(case, force=True)  # estimated above
+                except ScenarioError as exc:
+                    raise CalibrationError(f"point {point.label}: {exc}") from None
+                evaluations += 1
+            result = cache[tag]
+            value = result.flat().get(metric, math.nan)
+            out.append(math.log(max(value, 1e-300) / point.metrics[metric]))
+        return np.array(out)
+
+    x0 = np.zeros(len(keys))
+    r0 = model(x0)
+    jac = np.empty((len(r0), len(keys)))
+    for j in range(len(keys)):
+        step = np.zeros(len(keys))
+        step[j] = STEP
+        jac[:, j] = (model(step) - r0) / STEP
+    singular = np.linalg.svd(jac, compute_uv=False)
+    norms = np.linalg.norm(jac, axis=0)
+    dead = [keys[j] for j in range(len(keys)) if norms[j] < WEAK]
+    if dead:
+        raise CalibrationError(
+            "not identifiable from these measurements: changing "
+            + ", ".join(dead)
+            + " moves the measured figures by less than 2% of its own change (it barely limits "
+            "anything in these runs)"
+        )
+    if len(keys) > 1 and singular[-1] < 1e-3 * singular[0]:
+        raise CalibrationError(
+            "not identifiable from these measurements: the parameters "
+            + ", ".join(keys)
+            + " move the measured figures the same way (add points where they differ)"
+        )
+    solution = least_squares(
+        model,
+        x0,
+        method="trf",
+        diff_step=np.full(len(keys), STEP),
+        x_scale=1.0,
+        bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
+        max_nfev=max_evaluations,
+    )
+    fitted = start * np.exp(solution.x)
+    residuals = model(solution.x)
+    final = copy.deepcopy(base.to_data())
+    for key, value in zip(keys, fitted, strict=True):
+        set_dotted(final, key, float(value))
+    points = []
+    for (point, metric), r in zip(targets, residuals, strict=True):
+        measured_value = point.metrics[metric]
+        points.append(
+            {
+                "label": point.label,
+                "metric": metric,
+                "measured": measured_value,
+                "model": measured_value * math.exp(r),
+                "error": math.exp(r) - 1.0,
+            }
+        )
+    return CalibrationResult(
+        parameters={k: float(v) for k, v in zip(keys, fitted, strict=True)},
+        start={k: float(v) for k, v in zip(keys, start, strict=True)},
+        points=points,
+        scenario=load_scenario(final),
+        singular_values=[float(s) for s in singular],
+        evaluations=evaluations,
+        rms_error=float(np.sqrt(np.mean(np.expm1(residuals) ** 2))),
+    )
+
+
+def _expand_profiles(data: Any, parts: list[str]) -> None:
+    """Turn a drive written as a profile name on the way to ``parts`` into a mapping."""
+    node = data
+    for part in parts[:-1]:
+        child = node[int(part)] if isinstance(node, list) else node.get(part)
+        if isinstance(child, str):
+            replacement = {"profile": child}
+            if isinstance(node, list):
+                node[int(part)] = replacement
+            else:
+                node[part] = replacement
+            return
+        if child is None:
+            return
+        node = child
+
+
+def write_calibrated(source: str | Path, result: CalibrationResult, out: str | Path) -> None:
+    """Write ``source`` with the fitted values set, keeping its comments, to ``out``.
+
+    Durations the file wrote with units (``20us``) are written back with units; a service
+    time written as a plain duration stays a plain duration.
+    """
+    from ruamel.yaml import YAML
+
+    from sanpath.units import UnitError, format_duration, parse_duration
+
+    data = read_yaml(source)
+    for key, value in result.parameters.items():
+        parts = key.split(".")
+        _expand_profiles(data, parts)
+        if parts[-1] == "mean":
+            try:
+                holder = _lookup(data, ".".join(parts[:-1]))
+            except CalibrationError:
+                holder = None
+            if not isinstance(holder, Mapping):
+                set_dotted(data, ".".join(parts[:-1]), format_duration(value))
+                continue
+        try:
+            current = _lookup(data, key)
+        except CalibrationError:
+            current = None
+        text: Any = float(f"{value:.6g}")
+        if isinstance(current, str):
+            try:
+                parse_duration(current)
+                text = format_duration(value)
+            except UnitError:
+                pass
+        set_dotted(data, key, text)
+    yaml = YAML(typ="rt")
+    yaml.version = (1, 2)
+    with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as handle:
+        yaml.dump(data, handle)
+
+
+def reference_points(scenario: Scenario, role: str = "fitted") -> list[MeasuredPoint]:
+    """The scenario's own reference points with ``role`` as measured points.
+
+    Only absolute figures (not ratios, not time windows) of the fittable metrics qualify.
+    """
+    if scenario.reference is None:
+        raise CalibrationError("the scenario has no reference section")
+    points = []
+    for p in scenario.reference.points:
+        if p.role != role or p.relative_to is not None or p.window is not None:
+            continue
+        if p.metric not in METRICS or p.value is None:
+            continue
+        points.append(MeasuredPoint(p.label, dict(p.set), {p.metric: p.value}))
+    if not points:
+        raise CalibrationError(f"no {role} reference points with a fittable metric")
+    return points

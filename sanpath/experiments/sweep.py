@@ -1,0 +1,563 @@
+"""Sweeps: run a scenario at every point of a grid of knob values, in parallel if asked.
+
+A capacity planner never asks for one point: ``sweep`` varies dotted keys (every
+combination of ``grid``, crossed with keys varied together in ``zipped``), runs each point
+``replicates`` times and returns a :class:`SweepResult` whose ``table`` is a tidy pandas
+DataFrame: one row per point and replicate, the varied keys as columns, then the headline
+figures of :meth:`sanpath.results.RunResult.flat`.
+
+Seeds and streams: replicate ``r`` of every point runs with the scenario's seed and
+replicate index ``r``, so each random source draws from
+``SeedSequence(seed, spawn_key=(r, crc32(source)))`` (see :mod:`sanpath.sim.streams`). The same
+replicate uses the same random numbers at every point (common random numbers), and a point
+gives the same numbers whichever executor runs it: serially, in local processes or on a Dask
+cluster (``executor=client.get_executor()``).
+
+Finished points are kept in an on-disk cache keyed by the content of the point's scenario
+and of sanpath's own code, so an interrupted sweep resumes where it stopped and a changed
+model never reuses old points; Ctrl-C returns the points finished so far.
+
+A table written with ``out`` (``sanpath sweep --out``) records the sweep's identity (a hash
+of the base scenario, the points and the replicates: a ``sweep_id`` key in JSON, a sidecar
+``<table>.csv.sweep.json`` beside CSV). The same sweep run again with the same ``out`` takes
+its finished points from the cache and overwrites its own table; a different sweep refuses
+to overwrite it unless ``force=True`` (``--force``), so two sweeps never silently share one
+file. ``out`` is checked, and every point's cost estimated (:mod:`sanpath.sim.budget`), before
+the first point runs.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import functools
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sanpath import __version__
+from sanpath.files import (
+    OutputError,
+    atomic_path,
+    check_output,
+    check_overwrite,
+    write_text,
+)
+from sanpath.sim import budget
+from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario
+from sanpath.stats import mean_ci
+
+DEFAULT_CACHE = Path(".sanpath-cache")
+"""Where finished sweep points are kept (``cache=None`` turns the cache off)."""
+
+METRICS = (
+    "iops",
+    "mb_per_s",
+    "latency_ms_mean",
+    "latency_ms_p50",
+    "latency_ms_p90",
+    "latency_ms_p99",
+    "latency_ms_p99_9",
+    "latency_ms_max",
+    "qfull",
+    "retries",
+    "commands",
+    "split_children",
+)
+"""Columns :meth:`SweepResult.summary` aggregates over replicates."""
+
+
+TABLE_SUFFIXES = (".csv", ".json")
+"""Extensions a sweep table can be written with."""
+
+SIDECAR_SUFFIX = ".sweep.json"
+"""Appended to a CSV table's name for the file holding its identity, keys and metadata."""
+
+Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
+
+
+def expand_grid(
+    grid: Grid | None = None, zipped: Mapping[str, Sequence[Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Points of a sweep: the product of ``grid`` crossed with ``zipped`` lists.
+
+    A tuple key in ``grid`` (``("hosts.0.count", "array.port_queue_depth")``) varies its
+    keys together; its values are tuples.
+    """
+    axes: list[list[dict[str, Any]]] = []
+    for key, values in (grid or {}).items():
+        if isinstance(key, tuple):
+            axes.append([dict(zip(key, v, strict=True)) for v in values])
+        else:
+            axes.append([{key: v} for v in values])
+    if zipped:
+        lengths = {len(v) for v in zipped.values()}
+        if len(lengths) != 1:
+            raise ValueError("zipped keys need lists of the same length")
+        n = lengths.pop()
+        axes.append([{k: zipped[k][i] for k in zipped} for i in range(n)])
+    points = []
+    for combo in itertools.product(*axes):
+        point: dict[str, Any] = {}
+        for part in combo:
+            point.update(part)
+        points.append(point)
+    return points
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run of a sweep: picklable, pure, and the unit of work for any executor."""
+
+    data: dict[str, Any]
+    point: dict[str, Any]
+    replicate: int
+    key: str
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.point.items()) or "base"
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
+    from sanpath.sim.engine import run
+    from sanpath.spec.scenario import load_scenario
+    from sanpath.theory.explain import explain
+
+    scenario = load_scenario(task.data)
+    result = run(scenario, replicate=task.replicate, force=True)  # sweep() checked it
+    result = explain(scenario, result)
+    row: dict[str, Any] = dict(task.point)
+    row["replicate"] = task.replicate
+    row["seed"] = result.seed
+    row.update(result.flat())
+    row["wall_seconds"] = result.wall_seconds
+    row["warning_text"] = " | ".join(result.warnings)
+    return row
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of sanpath's own source: cached points from other code are not reused."""
+    digest = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _task_key(data: Mapping[str, Any], replicate: int) -> str:
+    text = json.dumps(
+        {"scenario": data, "replicate": replicate, "code": code_fingerprint()},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def sweep_identity(base: Scenario, points: Sequence[Mapping[str, Any]], replicates: int) -> str:
+    """A hash of what a sweep computes: its base scenario, its points and its replicates."""
+    text = json.dumps(
+        {
+            "scenario": base.model_copy(update={"sweep": None}).to_data(),
+            "points": [dict(point) for point in points],
+            "replicates": replicates,
+        },
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_table_path(path: str | Path, identity: str, force: bool = False) -> Path:
+    """Refuse ``path`` for a sweep table before the sweep runs.
+
+    See :func:`sanpath.files.check_overwrite`.
+
+    Raises
+    ------
+    sanpath.files.OutputError
+        Naming the file, and ``--force`` where that would help.
+    """
+    path = check_output(path, TABLE_SUFFIXES, "sweep table")
+    check_overwrite(path, identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep")
+    return path
+
+
+def _json_value(value: Any) -> Any:
+    """Make an override value usable as a DataFrame cell (dicts become JSON text)."""
+    if isinstance(value, Mapping | list | tuple):
+        return json.dumps(value, sort_keys=True, default=str)
+    return value
+
+
+@dataclass
+class SweepResult:
+    """The table of a sweep, and ways to look at it.
+
+    Attributes
+    ----------
+    table
+        One row per point and replicate: the varied keys, ``replicate``, ``seed``, then
+        ``iops, mb_per_s, latency_ms_mean, latency_ms_p50, ..., qfull, ...``.
+    keys
+        The varied keys, in grid order.
+    complete
+        False when the sweep was interrupted before every point finished.
+    """
+
+    table: pd.DataFrame
+    keys: list[str]
+    scenario_name: str = ""
+    complete: bool = True
+    attrs: dict[str, Any] = field(default_factory=dict)
+    identity: str = ""
+    """The sweep's identity (:func:`sweep_identity`); empty for a table built by hand."""
+
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """Mean and interval over replicates for each point (``<metric>_lo/_hi`` columns)."""
+        metrics = [m for m in METRICS if m in self.table.columns]
+        if not self.keys:
+            groups: Iterator[tuple[Any, pd.DataFrame]] = iter([((), self.table)])
+        else:
+            groups = iter(self.table.groupby(self.keys, sort=False, dropna=False))
+        rows = []
+        for key, frame in groups:
+            values = key if isinstance(key, tuple) else (key,)
+            row: dict[str, Any] = dict(zip(self.keys, values, strict=False))
+            row["replicates"] = len(frame)
+            for metric in metrics:
+                column = frame[metric].to_numpy(dtype=float)
+                row[metric] = float(np.mean(column))
+                lo, hi = mean_ci(column, confidence) if len(column) > 1 else (math.nan, math.nan)
+                row[f"{metric}_lo"], row[f"{metric}_hi"] = lo, hi
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_xarray(self) -> Any:
+        """The summary as an ``xarray.Dataset`` with one dimension per varied key."""
+        try:
+            import xarray  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - optional extra
+            raise ImportError("to_xarray needs xarray: pip install sanpath[xarray]") from exc
+        frame = (
+            self.table.set_index([*self.keys, "replicate"])
+            if self.keys
+            else self.table.set_index(["replicate"])
+        )
+        return frame.select_dtypes("number").to_xarray()
+
+    @property
+    def plot(self) -> Any:
+        """Plot functions bound to this result (see :mod:`sanpath.plotting`)."""
+        from sanpath.plotting import SweepPlots
+
+        return SweepPlots(self)
+
+    def _metadata(self) -> dict[str, Any]:
+        return {
+            "sweep_id": self.identity or None,
+            "scenario": self.scenario_name,
+            "keys": self.keys,
+            "complete": self.complete,
+            "attrs": self.attrs,
+        }
+
+    def to_csv(self, path: str | Path) -> None:
+        """Write the table as CSV (atomically), and its identity and keys beside it.
+
+        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader.
+        """
+        with atomic_path(path) as tmp:
+            self.table.to_csv(tmp, index=False)
+        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
+
+    def to_json(self, path: str | Path) -> None:
+        """Write the table and its metadata (with ``sweep_id``) as JSON, atomically."""
+        payload = {
+            **self._metadata(),
+            "rows": json.loads(self.table.to_json(orient="records")),
+        }
+        write_text(path, json.dumps(payload, indent=1))
+
+    def save(self, path: str | Path, force: bool = False) -> Path:
+        """Write CSV or JSON according to the file's extension; return the path.
+
+        An existing table is overwritten only when it records this sweep's identity, or with
+        ``force=True``.
+
+        Raises
+        ------
+        sanpath.files.OutputError
+            For a path that cannot be written (see :func:`check_table_path`).
+        """
+        path = check_table_path(path, self.identity, force)
+        if path.suffix.lower() == ".json":
+            self.to_json(path)
+        else:
+            self.to_csv(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> SweepResult:
+        """Read a table written by :meth:`save` (CSV: keys from the sidecar, else the
+        columns before ``replicate``)."""
+        path = Path(path)
+        if path.suffix == ".json":
+            payload = json.loads(path.read_text())
+            return cls(
+                pd.DataFrame(payload["rows"]),
+                list(payload["keys"]),
+                payload.get("scenario", ""),
+                bool(payload.get("complete", True)),
+                dict(payload.get("attrs", {})),
+                payload.get("sweep_id") or "",
+            )
+        table = pd.read_csv(path)
+        keys = (
+            list(table.columns[: list(table.columns).index("replicate")])
+            if "replicate" in table.columns
+            else []
+        )
+        try:
+            meta = json.loads(Path(f"{path}{SIDECAR_SUFFIX}").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls(table, keys)
+        if not isinstance(meta, dict):
+            return cls(table, keys)
+        return cls(
+            table,
+            [k for k in meta.get("keys", keys) if k in table.columns],
+            str(meta.get("scenario", "")),
+            bool(meta.get("complete", True)),
+            dict(meta.get("attrs", {})),
+            meta.get("sweep_id") or "",
+        )
+
+
+def sweep(
+    scenario: Scenario | str | Path | Mapping[str, Any],
+    grid: Grid | None = None,
+    replicates: int | None = None,
+    executor: cf.Executor | None = None,
+    progress: bool = False,
+    *,
+    zipped: Mapping[str, Sequence[Any]] | None = None,
+    jobs: int | None = None,
+    cache: str | Path | None = DEFAULT_CACHE,
+    analytic: bool = False,
+    out: str | Path | None = None,
+    force: bool = False,
+) -> SweepResult:
+    """Run ``scenario`` at every point of ``grid`` and return the table.
+
+    Parameters
+    ----------
+    scenario
+        A Scenario, a YAML path or a dict. Without ``grid`` and ``zipped``, its own
+        ``sweep:`` section is used.
+    grid
+        ``{dotted key: [values]}``; every combination is a point. Keys may use ``*``
+        (``hosts.*.hbas.*.queue_depth``); a tuple of keys varies them together.
+    replicates
+        Independent replications per point (default: the ``sweep`` section's, or 1).
+    executor
+        Any ``concurrent.futures.Executor`` (e.g. Dask's ``client.get_executor()``).
+    progress
+        Show a progress bar (tqdm; notebook-aware).
+    zipped
+        Keys varied together (equal-length lists), crossed with ``grid``.
+    jobs
+        Run in this many local processes when no executor is given.
+    cache
+        Folder keeping finished points (None: no cache).
+    analytic
+        Add the analytic twin's IOPS and mean latency as ``twin_iops`` and
+        ``twin_latency_ms_mean`` columns.
+    out
+        Write the table here (``.csv`` or ``.json``), also when interrupted. Checked before
+        the first point runs; an existing table is overwritten only if this same sweep wrote
+        it (see :meth:`SweepResult.save`).
+    force
+        Run points whose estimated memory or time is beyond :mod:`sanpath.sim.budget`'s limits,
+        and overwrite ``out`` whatever wrote it.
+
+    Raises
+    ------
+    ScenarioError
+        For a point that is not a valid scenario, or (without ``force``) one beyond the
+        budget, before anything runs.
+    sanpath.files.OutputError
+        For an ``out`` that cannot or may not be written, before anything runs.
+    """
+    base = load_scenario(scenario)
+    if grid is None and zipped is None and base.sweep is not None:
+        grid = {key: list(values) for key, values in base.sweep.vary.items()}
+        zipped = {key: list(values) for key, values in base.sweep.zip.items()} or None
+        if replicates is None:
+            replicates = base.sweep.replicates
+    replicates = replicates or 1
+    points = expand_grid(grid, zipped)
+    keys = list(points[0]) if points and points[0] else []
+    source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+    identity = sweep_identity(base, points, replicates)
+    if out is not None:
+        check_table_path(out, identity, force)
+    tasks = []
+    specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
+    for point in points:
+        try:
+            spec = (
+                base.model_copy(update={"sweep": None}).with_overrides(point)
+                if point
+                else base.model_copy(update={"sweep": None})
+            )
+        except ScenarioError as exc:
+            reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
+            raise ScenarioError.at(
+                "sweep", f"point {point} is not a valid scenario ({reasons})", source
+            ) from None
+        data = spec.to_data()
+        for r in range(replicates):
+            tasks.append(Task(data, point, r, _task_key(data, r)))
+        specs[tasks[-1].key] = (point, spec)
+
+    rows: dict[str, dict[str, Any]] = {}
+    cache_dir = Path(cache) if cache is not None else None
+    if cache_dir is not None:
+        for task in tasks:
+            path = cache_dir / f"{task.key}.json"
+            if path.exists():
+                rows[task.key] = json.loads(path.read_text())
+    todo = [t for t in tasks if t.key not in rows]
+    if not force:
+        at_once = jobs if executor is None and jobs else 1
+        for key in {t.key for t in todo} & set(specs):
+            point, spec = specs[key]
+            label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base scenario"
+            budget.check(spec, source=source, runs_at_once=at_once, context=f"sweep ({label}): ")
+    complete = True
+    bar = _progress(len(tasks), len(tasks) - len(todo), progress)
+    try:
+        for task, row in _execute(todo, executor, jobs):
+            rows[task.key] = row
+            if cache_dir is not None:
+                cache_dir.mkdir(parents=True, exist_ok=True)
+                write_text(cache_dir / f"{task.key}.json", json.dumps(row, default=str))
+            if bar is not None:
+                bar.update(1)
+    except KeyboardInterrupt:
+        complete = False
+    finally:
+        if bar is not None:
+            bar.close()
+    ordered = [rows[t.key] for t in tasks if t.key in rows]
+    for row, task in zip(ordered, [t for t in tasks if t.key in rows], strict=True):
+        for k, v in task.point.items():
+            row[k] = _json_value(v)
+    table = pd.DataFrame(ordered)
+    if analytic and not table.empty:
+        table = _add_twin(table, tasks, rows)
+    if not table.empty:
+        front = [*keys, "replicate", "seed"]
+        table = table[front + [c for c in table.columns if c not in front]]
+    attrs: dict[str, Any] = {"replicates": replicates, "points": len(points)}
+    attrs.update(fan_in_figures(base))
+    result = SweepResult(table, keys, base.name, complete, attrs, identity)
+    if out is not None:
+        try:
+            result.save(out, force=force)
+        except OutputError as exc:
+            if cache_dir is None:
+                raise
+            raise OutputError(
+                f"{exc} (the finished points are kept in {cache_dir}: the same sweep with "
+                "another --out writes its table without running them again)"
+            ) from None
+    return result
+
+
+def fan_in_figures(scenario: Scenario) -> dict[str, Any]:
+    """The fan-in arithmetic for plots: a port's queue and one host's commands at it.
+
+    ``commands_per_host`` is what one host of the first group can have outstanding at one
+    array port: its active paths x the LUNs it uses x the per-LUN depth (the smaller of the
+    host queue depth and the HBA queue depth), spread evenly over the array ports it sees.
+    """
+    from sanpath.spec.scenario import lun_groups_used, visible_ports
+
+    out: dict[str, Any] = {}
+    if scenario.array.port_queue_depth is None:
+        return out
+    out["port_queue_depth"] = scenario.array.port_queue_depth
+    host = scenario.hosts[0]
+    depths = [d for d in (host.lun_queue_depth, host.hbas[0].queue_depth) if d is not None]
+    if not depths:
+        return out
+    groups = set(lun_groups_used(scenario, host.name))
+    luns = sum(g.count for g in scenario.array.luns if g.name in groups)
+    visible = visible_ports(scenario, host)
+    ports_seen = {a for ports in visible for a in ports} or {0}
+    paths = sum(len(ports) for ports in visible)
+    active = 1 if host.multipath == "failover" else paths
+    out["commands_per_host"] = active * luns * min(depths) // len(ports_seen)
+    return out
+
+
+def _execute(
+    tasks: list[Task], executor: cf.Executor | None, jobs: int | None
+) -> Iterator[tuple[Task, dict[str, Any]]]:
+    """Run tasks serially, in a local process pool, or on the given executor."""
+    if executor is None and (jobs is None or jobs <= 1 or len(tasks) <= 1):
+        for task in tasks:
+            yield task, run_task(task)
+        return
+    own = executor is None
+    pool = executor if executor is not None else cf.ProcessPoolExecutor(max_workers=jobs)
+    futures: dict[cf.Future[dict[str, Any]], Task] = {}
+    try:
+        futures = {pool.submit(run_task, task): task for task in tasks}
+        for future in cf.as_completed(futures):
+            yield futures[future], future.result()
+    except KeyboardInterrupt:
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _progress(total: int, done: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, initial=done, unit="run", desc="sweep")
+
+
+def _add_twin(
+    table: pd.DataFrame, tasks: list[Task], rows: dict[str, dict[str, Any]]
+) -> pd.DataFrame:
+    from sanpath.theory.twin import predict
+
+    twin_iops, twin_latency = [], []
+    for task in tasks:
+        if task.key not in rows:
+            continue
+        prediction = predict(load_scenario(task.data))
+        twin_iops.append(prediction.iops)
+        twin_latency.append(prediction.latency_ms_mean)
+    table = table.copy()
+    table["twin_iops"] = twin_iops
+    table["twin_latency_ms_mean"] = twin_latency
+    return table

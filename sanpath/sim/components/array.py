@@ -1,0 +1,61 @@
+"""The array's front end and LUNs.
+
+* :class:`ArrayPort` - a front-end FC port: the link in each direction and the port's
+  command queue, ``port_queue_depth`` slots shared by every initiator logged in. A command
+  that finds the queue full is answered QUEUE FULL (it is not queued).
+* :class:`Lun` - a LUN: its place in the pool's address space, the array's per-LUN queue
+  (again answering QUEUE FULL when full), and its read-ahead state.
+
+The controller is a :class:`~sanpath.sim.station.FcfsServer` with ``cores`` servers, built in
+:mod:`sanpath.sim.topology`; the cache lives in :mod:`sanpath.sim.components.cache`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sanpath.sim.components.cache import ReadAhead
+from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.station import Link, SlotPool
+
+
+@dataclass(eq=False)
+class ArrayPort:
+    """One front-end port of the array."""
+
+    index: int
+    queue: SlotPool
+    link_in: Link
+    link_out: Link
+
+    @property
+    def controller(self) -> int:
+        """The controller (storage processor) the port belongs to: 0 for even ports, 1 odd."""
+        return self.index % 2
+
+
+@dataclass(eq=False)
+class Lun:
+    """One LUN (a member of a LUN group in the scenario)."""
+
+    name: str
+    group: str
+    index: int
+    size: int
+    base: int
+    pool: RaidPool
+    queue: SlotPool
+    hit: Callable[[], float]
+    read_hit: float
+    """Fraction of this LUN's reads (outside read-ahead) served from cache."""
+    write_hit: float
+    """Fraction of this LUN's cached writes that overwrite dirty data (no new room, no destage)."""
+    write_hit_draw: Callable[[], float]
+    destage_merge: int
+    readahead: ReadAhead | None = field(default=None)
+
+    @property
+    def owner(self) -> int:
+        """The controller that owns the LUN (LUNs alternate between the two)."""
+        return self.index % 2

@@ -1,0 +1,304 @@
+"""Drives: the spindles (or flash) at the end of the path.
+
+* :class:`Hdd` - a hard disk. Positioning is a seek (a curve through the datasheet's
+  track-to-track, average and full-stroke times) plus the rotational wait until the sector
+  passes under the head; then the media transfer at the zone's rate. The drive holds up to
+  ``queue_depth`` commands (TCQ/NCQ) and, with ``scheduling: sptf``, serves the one with the
+  shortest positioning time next: the deeper its queue, the shorter the average positioning
+  and the more IOPS it delivers. Commands beyond its queue wait in the array, FIFO.
+* :class:`FcfsDrive` - ``servers`` first-come-first-served servers: an SSD's parallel flash
+  units (service = fixed time + size over the per-unit bandwidth share) or a textbook server
+  whose service time follows a given distribution (for validation against M/M/1, M/D/1...).
+
+A drive receives :class:`DriveOp` objects grouped by a :class:`Join`: the RAID layer
+submits every member-drive operation of one array I/O and waits on the join's event.
+
+Seek curve: for a seek over a fraction ``x`` of the full stroke,
+``t(x) = track + A x + B sqrt(x)``. Datasheet "average seek" weights every start/end pair
+(a triangular distance distribution, E[x] = 1/3, E[sqrt x] = 8/15), which gives
+``B = (15 avg - 10 track - 5 full) / 3`` and ``A = full - track - B``. For the Cheetah 15K.7
+(0.2 / 3.4 / 6.6 ms): A = 1.07 ms, B = 5.33 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final
+
+import simpy
+from simpy.events import NORMAL
+
+from sanpath.sim.station import FcfsServer, Station
+from sanpath.spec.scenario import HddSpec, SsdSpec, TextbookDriveSpec
+
+CYLINDERS: Final = 100_000
+"""Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
+
+
+class DriveOp:
+    """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
+
+    __slots__ = (
+        "join",
+        "offset",
+        "read_offset",
+        "size",
+        "t_accept",
+        "t_start",
+        "t_submit",
+        "theta",
+        "write",
+        "x",
+        "xfer",
+    )
+
+    def __init__(self, offset: int, size: int, write: bool, join: Join) -> None:
+        self.offset = offset
+        self.size = size
+        self.write = write
+        self.read_offset = -2 if write else offset
+        """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
+        self.join = join
+        self.t_submit = 0.0
+        self.t_accept = 0.0
+        self.t_start = 0.0
+        self.x = 0.0
+        self.theta = 0.0
+        self.xfer = 0.0
+
+
+class Join(simpy.Event):
+    """Waits for every operation of one array I/O: an event that fires when the last is done.
+
+    Operations on FCFS drives know their completion time when submitted; those on an HDD
+    report back when served. ``queue_wait`` is the time the last-finishing operation spent
+    in the array's queue before the drive accepted it (the LUN-queue part of the latency).
+    """
+
+    def __init__(self, env: simpy.Environment, now: float) -> None:
+        super().__init__(env)
+        self.remaining = 0
+        self.latest = now
+        self.queue_wait = 0.0
+        self._deferred: list[tuple[Station, float, float, float]] = []
+
+    def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
+        """An operation whose departure ``t_done`` is already known."""
+        self._deferred.append((station, t_arrive, t_start, t_done))
+        if t_done >= self.latest:
+            self.latest = t_done
+            self.queue_wait = 0.0
+
+    def done(self, now: float, queue_wait: float) -> None:
+        """An event-driven operation completed at ``now``."""
+        self.remaining -= 1
+        if now >= self.latest:
+            self.latest = now
+            self.queue_wait = queue_wait
+        if self.remaining == 0:
+            self._fire(now)
+
+    def close(self, now: float) -> Join:
+        """Every operation submitted (at ``now``): return the event to wait on (the join)."""
+        if self.remaining == 0:
+            self._fire(now)
+        return self
+
+    def _fire(self, now: float) -> None:
+        delay = self.latest - now
+        self._ok = True
+        self._value = None
+        self.env.schedule(self, delay=delay if delay > 0 else 0.0)
+
+    def settle(self, now: float) -> None:
+        """Record the departures of the FCFS operations (call once the event fired)."""
+        for station, t_arrive, t_start, t_done in self._deferred:
+            station.depart(now, t_arrive, t_start, t_done)
+
+
+class Drive:
+    """Common interface: ``submit(op, now)`` and ``outstanding``."""
+
+    capacity: int
+    station: Station
+    event_driven: bool = False
+    """True when completions are reported later through ``Join.done``."""
+
+    def submit(self, op: DriveOp, now: float) -> None:  # pragma: no cover - interface
+        """Hand ``op`` to the drive at ``now`` (the current simulated time, s)."""
+        raise NotImplementedError
+
+    @property
+    def outstanding(self) -> int:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class Hdd(Drive):
+    """A hard disk with a seek curve, rotation, zoned transfer and SPTF command queueing."""
+
+    event_driven = True
+
+    def __init__(self, env: simpy.Environment, spec: HddSpec, station: Station) -> None:
+        self.env = env
+        self.spec = spec
+        self.station = station
+        self.capacity = spec.capacity
+        self.rev = 60.0 / spec.rpm
+        self.track = spec.track_to_track
+        b = (15.0 * spec.average_seek - 10.0 * spec.track_to_track - 5.0 * spec.full_stroke) / 3.0
+        self.seek_b = max(b, 0.0)
+        self.seek_a = spec.full_stroke - spec.track_to_track - self.seek_b
+        self.overhead = spec.overhead
+        self.depth = spec.queue_depth
+        self.sptf = spec.scheduling == "sptf"
+        self.aging = spec.aging
+        self.lookahead = spec.read_lookahead
+        self.rate_outer = spec.media_rate_outer
+        self.rate_span = spec.media_rate_outer - spec.media_rate_inner
+        self.pending: deque[DriveOp] = deque()
+        self.tcq: list[DriveOp] = []
+        self.busy = False
+        self.head = 0.0
+        self.last_read_end = -1
+        self.current: DriveOp | None = None
+        # The end of the current operation: one event, scheduled again for every operation
+        # (the drive serves one at a time), instead of a new Timeout each time.
+        self._served = simpy.Event(env)
+        self._served._ok = True
+        self._served._value = None
+        self._on_served: list[Callable[[Any], None]] = [self._finish]
+
+    @property
+    def outstanding(self) -> int:
+        return len(self.pending) + len(self.tcq) + (1 if self.busy else 0)
+
+    def submit(self, op: DriveOp, now: float) -> None:
+        op.t_submit = now
+        x = op.offset / self.capacity
+        rate = self.rate_outer - self.rate_span * x
+        op.x = x
+        op.xfer = op.size / rate
+        op.theta = (op.offset / (rate * self.rev)) % 1.0
+        self.station.arrive(now)
+        if len(self.tcq) < self.depth:
+            op.t_accept = now
+            self.tcq.append(op)
+        else:
+            self.pending.append(op)
+        if not self.busy:
+            self._start(now)
+
+    def _start(self, now: float) -> None:
+        tcq = self.tcq
+        # SPTF chooses among every queued command; FIFO takes the oldest.
+        op, positioning = self._shortest(tcq if self.sptf else tcq[:1], now)
+        tcq.remove(op)
+        self.busy = True
+        self.current = op
+        op.t_start = now
+        served = self._served
+        served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
+        self.env.schedule(served, NORMAL, positioning + op.xfer)
+
+    def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
+        """The command of ``tcq`` with the shortest positioning time, and that time (s).
+
+        Positioning is the seek (zero within one cylinder) plus the rotational wait until the
+        sector passes under the head; a read that continues the last one comes from the
+        drive's look-ahead buffer and needs none.
+
+        With ``aging`` each second a command has waited in the drive counts as that many
+        seconds less positioning, so commands far from the head are not starved (aged SPTF).
+
+        The loop is written out with local names: it runs for every operation a drive serves.
+        """
+        head, rev, overhead = self.head, self.rev, self.overhead
+        track, a, b = self.track, self.seek_a, self.seek_b
+        aging = self.aging
+        streaming = self.last_read_end if self.lookahead else -1
+        t_ready = now + overhead
+        best_op = tcq[0]
+        best = best_score = math.inf
+        for op in tcq:
+            credit = aging * (now - op.t_accept)
+            if op.read_offset == streaming:
+                p = 0.0  # the drive's look-ahead buffer already holds it
+            else:
+                d = op.x - head
+                if d < 0.0:
+                    d = -d
+                seek = track + a * d + b * math.sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                if seek - credit >= best_score:
+                    continue  # the rotational wait only adds to the seek: cannot be shorter
+                p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
+            score = p - credit
+            if score < best_score:
+                best, best_score, best_op = p, score, op
+        return best_op, overhead + best
+
+    def _finish(self, _event: simpy.Event) -> None:
+        now = self.env.now
+        op = self.current
+        assert op is not None
+        self.busy = False
+        self.current = None
+        self.head = op.x
+        self.last_read_end = -1 if op.write else op.offset + op.size
+        self.station.depart(now, op.t_submit, op.t_start, now)
+        if self.pending:
+            nxt = self.pending.popleft()
+            nxt.t_accept = now
+            self.tcq.append(nxt)
+        op.join.done(now, op.t_accept - op.t_submit)
+        if self.tcq:
+            self._start(now)
+
+
+class FcfsDrive(Drive):
+    """``servers`` FCFS servers: an SSD's flash units or a textbook server."""
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        server: FcfsServer,
+        service: Callable[[DriveOp], float],
+        capacity: int,
+    ) -> None:
+        self.env = env
+        self.server = server
+        self.station = server.station
+        self.service = service
+        self.capacity = capacity
+
+    @property
+    def outstanding(self) -> int:
+        return max(self.station.n, 0)
+
+    def submit(self, op: DriveOp, now: float) -> None:
+        op.t_submit = op.t_accept = now
+        start, done = self.server.reserve(now, self.service(op))
+        op.join.known(self.station, now, start, done)
+
+
+def make_drive(
+    env: simpy.Environment,
+    spec: HddSpec | SsdSpec | TextbookDriveSpec,
+    station: Station,
+    sampler: Callable[[], float] | None,
+) -> Drive:
+    """Build the running drive for ``spec`` (``sampler`` draws textbook service times)."""
+    if isinstance(spec, HddSpec):
+        return Hdd(env, spec, station)
+    if isinstance(spec, SsdSpec):
+        per_unit = spec.bandwidth / spec.units
+        read_t, write_t = spec.read_time, spec.write_time
+
+        def ssd_service(op: DriveOp) -> float:
+            return (write_t if op.write else read_t) + op.size / per_unit
+
+        return FcfsDrive(env, FcfsServer(env, spec.units, station), ssd_service, spec.capacity)
+    assert sampler is not None
+    draw = sampler
+    return FcfsDrive(env, FcfsServer(env, spec.servers, station), lambda _op: draw(), spec.capacity)

@@ -1,0 +1,190 @@
+"""The host side: splitting, multipath path selection, per-LUN queues and QUEUE FULL throttling.
+
+A host instance owns, for every LUN it uses, a list of :class:`Route` objects, one per path
+(an HBA port zoned to an array port that presents the LUN). Each route carries its own host
+queue (HP-UX max_q_depth is per LUN *path*), so with two paths a LUN can have twice the
+queue depth in flight.
+
+Multipath policies (``select``):
+
+* ``failover`` - one active path per LUN; LUNs are spread over the paths statically
+  (LUN i uses path i mod n), as balanced legacy device files do.
+* ``round-robin`` - rotate over the paths every ``rr_ios`` I/Os (dm-multipath
+  round-robin, VMware PSP_RR, MSDSM Round Robin).
+* ``least-queue-depth`` / ``least-cmd-load`` - the path with the fewest commands queued or
+  in flight for this LUN (MSDSM Least Queue Depth, HP-UX least_cmd_load).
+* ``service-time`` - the path whose HBA port has the fewest bytes in flight per unit of
+  link speed (dm-multipath service-time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sanpath.sim.components.array import ArrayPort, Lun
+from sanpath.sim.components.hba import Hba, HbaPort
+from sanpath.sim.station import FcfsServer, Link, SlotPool
+from sanpath.spec.scenario import QfullSpec
+
+
+class Throttle:
+    """A host's reaction to QUEUE FULL: lowers and restores the depth of its LUN queues.
+
+    ``pools`` are the host queues it governs (one LUN's paths for VMware and Storport, every
+    LUN behind one target port for Linux, which throttles all LUNs of the target).
+    """
+
+    def __init__(self, spec: QfullSpec, pools: Sequence[SlotPool]) -> None:
+        self.policy = spec.throttle
+        self.pools = list(pools)
+        self.sample_size = spec.effective_sample_size
+        self.threshold = spec.threshold
+        self.ramp_up_period = spec.ramp_up_period
+        self.min_depth = spec.min_depth
+        self.recovery_time = spec.recovery_time
+        self.original: int | None = pools[0].capacity if pools else None
+        self.depth: int | None = self.original
+        self.qfulls = 0
+        self.good = 0
+        self.t_last_qfull = 0.0
+        self.t_last_change = 0.0
+
+    def _set(self, depth: int, now: float) -> None:
+        depth = max(self.min_depth, depth)
+        if depth != self.depth:
+            self.depth = depth
+            self.t_last_change = now
+            for pool in self.pools:
+                pool.set_capacity(depth)
+
+    def on_qfull(self, now: float) -> None:
+        """A QUEUE FULL came back for one of the governed queues."""
+        if self.depth is None:
+            # Unlimited queues: start throttling from what is in flight now.
+            in_flight = max(pool.held for pool in self.pools)
+            self.original = None
+            self.depth = max(in_flight, self.min_depth)
+            for pool in self.pools:
+                pool.set_capacity(self.depth)
+        self.qfulls += 1
+        self.good = 0
+        self.t_last_qfull = now
+        if self.policy == "linux":
+            if self.qfulls > self.sample_size:
+                self.qfulls = 0
+                self._set(self.depth - 1, now)
+        elif self.policy == "vmware":
+            if self.qfulls >= self.sample_size:
+                self.qfulls = 0
+                self._set(self.depth // 2, now)
+        elif self.policy == "storport":
+            self.qfulls = 0
+            self._set(self.min_depth, now)
+
+    def on_good(self, now: float) -> None:
+        """A command completed with good status."""
+        depth = self.depth
+        if depth is None:
+            return
+        ceiling = self.original
+        if ceiling is not None and depth >= ceiling:
+            return
+        if self.policy == "linux":
+            if (
+                now - self.t_last_qfull >= self.ramp_up_period
+                and now - self.t_last_change >= self.ramp_up_period
+            ):
+                self._raise(depth + 1, now)
+        elif self.policy == "vmware":
+            self.good += 1
+            if self.good >= self.threshold:
+                self.good = 0
+                self._raise(depth + 1, now)
+        elif self.policy == "storport":
+            since = now - self.t_last_qfull
+            target = ceiling if ceiling is not None else depth + 1
+            if self.recovery_time <= 0 or since >= self.recovery_time:
+                self._raise(target, now)
+            else:
+                step = self.min_depth + int((target - self.min_depth) * since / self.recovery_time)
+                if step > depth:
+                    self._raise(step, now)
+
+    def _raise(self, depth: int, now: float) -> None:
+        if self.original is not None:
+            depth = min(depth, self.original)
+        self._set(depth, now)
+
+
+@dataclass(eq=False)
+class Route:
+    """One path for one LUN from one host instance: every queue and link it crosses."""
+
+    host_queue: SlotPool
+    hba: Hba
+    hba_port: HbaPort
+    hba_slots: SlotPool
+    array_port: ArrayPort
+    lun: Lun
+    throttle: Throttle | None = None
+    write_legs: tuple[tuple[Link, bool, float, int], ...] = ()
+    """The links a write's data crosses (set by the engine: link, framed, latency, layer)."""
+    read_legs: tuple[tuple[Link, bool, float, int], ...] = ()
+    """The links a read's data crosses, in order."""
+
+
+@dataclass(eq=False)
+class HostInstance:
+    """One running host (a member of a host group with ``count`` identical hosts)."""
+
+    name: str
+    group: str
+    split_limit: int | None
+    policy: str
+    rr_ios: int
+    retry_delay: float
+    io_time: Callable[[], float]
+    cpu_time: Callable[[], float]
+    """Draws the processor time (s) of one command (used when ``cpu`` is set)."""
+    cpu: FcfsServer | None = None
+    """The host's processors (``cpus``), or None when they are not modelled."""
+    routes: dict[int, list[Route]] = field(default_factory=dict)
+    _rr: dict[int, int] = field(default_factory=dict)
+
+    def select(self, lun_index: int, size: int) -> Route:
+        """Choose the path for one command to LUN ``lun_index`` by the multipath policy."""
+        routes = self.routes[lun_index]
+        n = len(routes)
+        if n == 1:
+            return routes[0]
+        policy = self.policy
+        if policy == "round-robin":
+            count = self._rr.get(lun_index, 0)
+            self._rr[lun_index] = count + 1
+            return routes[(count // self.rr_ios) % n]
+        if policy in ("least-queue-depth", "least-cmd-load"):
+            best = routes[0]
+            best_n = best.host_queue.outstanding
+            for route in routes[1:]:
+                k = route.host_queue.outstanding
+                if k < best_n:
+                    best, best_n = route, k
+            return best
+        if policy == "service-time":
+            best = routes[0]
+            best_t = best.hba_port.service_time(size)
+            for route in routes[1:]:
+                t = route.hba_port.service_time(size)
+                if t < best_t:
+                    best, best_t = route, t
+            return best
+        return routes[lun_index % n]  # failover: a fixed path per LUN
+
+
+def split_sizes(size: int, limit: int | None) -> list[int]:
+    """Sizes of the commands an I/O of ``size`` bytes becomes under ``limit`` (bytes)."""
+    if limit is None or size <= limit:
+        return [size]
+    full, rest = divmod(size, limit)
+    return [limit] * full + ([rest] if rest else [])

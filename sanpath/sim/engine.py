@@ -1,0 +1,904 @@
+"""The engine: runs one scenario in SimPy and returns a :class:`~sanpath.results.RunResult`.
+
+Simulated time is in seconds. The model is in :meth:`Simulation.command`, which reads like
+the path a SCSI command takes:
+
+1. the host picks a path (multipath policy), waits for a slot in its per-LUN queue and
+   spends its own time on the command (``cpu_time`` on one of ``cpus`` processors, then
+   ``io_time``);
+2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time``;
+3. the command frame crosses the fabric to the array port;
+4. the port admits it into its shared queue, or answers QUEUE FULL;
+5. the controller spends ``io_time`` on it (``cores`` servers);
+6. the LUN admits it into its queue, or answers QUEUE FULL;
+7. writes: the array asks for the data (XFER_RDY) and the data crosses PCIe, the host link,
+   the fabric and the array link; then it lands in write-back cache or goes through RAID;
+8. reads: the cache serves it (hit or read-ahead) or RAID reads the member drives; then the
+   data crosses the array link, the fabric, the host link and PCIe back to memory;
+9. the status returns and every slot is given back.
+
+After QUEUE FULL the host gives the HBA slot back, waits ``retry_delay`` (keeping its place
+in the host queue) and tries again; its throttle policy may lower its queue depth.
+
+An application I/O larger than the host's split limit becomes several commands that run in
+parallel; it completes when the last one does (fork-join).
+
+The engine keeps streaming statistics (a latency histogram, batch means, per-station
+accumulators) and prints nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import math
+import operator
+import re
+import time
+import tracemalloc
+from collections.abc import Callable, Generator
+from typing import Any
+
+import simpy
+
+from sanpath.results import RunResult, build_result
+from sanpath.sim.components.array import Lun
+from sanpath.sim.components.host import HostInstance, Route, split_sizes
+from sanpath.sim.control import UNSTABLE_WINDOW, RunControl
+from sanpath.sim.load import Command, CopyJob, IoSource
+from sanpath.sim.precondition import Preconditioner
+from sanpath.sim.station import Link, Station
+from sanpath.sim.streams import Streams
+from sanpath.sim.topology import LAYERS, Topology, build_topology, slot_servers
+from sanpath.spec.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
+from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
+
+HOST, HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(10)
+
+RESERVE_AHEAD = 2e-6
+"""How far ahead (s) a transfer may reserve the next link of its way without waking up first.
+
+A multi-link transfer is pipelined: the next link is reserved when the first frame reaches
+it. Reserving slightly early saves an event per link at the cost of at most this much idle
+time on that link."""
+
+Proc = Generator[simpy.Event, Any, Any]
+
+Leg = tuple[Link, bool, float, int]
+"""One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""
+
+SCHEDULABLE = (
+    r"hosts\.(\d+|\*)\.lun_queue_depth",
+    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
+    r"array\.port_queue_depth",
+    r"array\.lun_queue_depth",
+    r"array\.luns\.(\d+|\*)\.queue_depth",
+    r"workloads\.(\d+|\*)\.outstanding",
+    r"workloads\.(\d+|\*)\.rate",
+)
+"""Keys a ``schedule`` may change during a run: queue depths and the load."""
+
+
+class _ChildJoin:
+    """Fork-join of the commands a split I/O became.
+
+    ``event`` is made only when the I/O has to wait for commands still running; the last
+    command to finish fires it.
+    """
+
+    __slots__ = ("event", "last_layers", "remaining")
+
+    def __init__(self, n: int) -> None:
+        self.remaining = n
+        self.event: simpy.Event | None = None
+        self.last_layers: list[float] = []
+
+
+class Simulation:
+    """One run of one scenario (``seed``, ``replicate``)."""
+
+    def __init__(self, scenario: Scenario, seed: int | None = None, replicate: int = 0) -> None:
+        self.scenario = scenario
+        self.seed = scenario.seed if seed is None else seed
+        self.replicate = replicate
+        self.env = simpy.Environment()
+        self.streams = Streams(self.seed, replicate)
+        self.topology: Topology = build_topology(self.env, scenario, self.streams)
+        fabric = scenario.fabric
+        self.one_way = fabric.one_way_latency
+        self.frame_payload = fabric.frame_payload
+        self.frame_overhead = fabric.frame_overhead
+        cache = scenario.array.cache
+        self.hit_time = cache.hit_time
+        self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
+        self.controller = self.topology.controller
+        cross = scenario.array.cross_controller
+        self.cross_time = cross.time if cross is not None else 0.0
+        self.cross_link = self.topology.cross_link
+        self.controller_link = self.topology.controller_link
+        self.controller_time = self.topology.controller_time
+        self.controller_write_time = self.topology.controller_write_time
+        self.cache = self.topology.cache
+        # statistics
+        self.run_spec = scenario.run
+        self.latency = LatencyHistogram()
+        self.command_latency = LatencyHistogram()
+        self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
+        self.control = RunControl(
+            scenario.run,
+            open_loop=any(not w.closed for w in scenario.workloads),
+            has_write_back=self.cache.capacity > 0,
+            state=self._state,
+            scheduled=bool(scenario.schedule),
+            early=self.preconditioner.settle,
+        )
+        self.batches: BatchMeans = self.control.batches
+        self.progress: Callable[[Simulation], None] | None = None
+        """Called at every batch boundary (warm-up and measured) when set: a progress bar."""
+        self.timeseries: TimeSeries | None = None
+        self.exchanges: TimeSeries | None = None
+        """Per-interval exchange completion times (commands, as a switch probe sees them)."""
+        self.settings: list[tuple[float, str, Any]] = []
+        self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
+        self.rates = [w.rate for w in scenario.workloads]
+        self.copy_jobs: dict[tuple[int, str], CopyJob] = {}
+        self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
+            [] for _ in scenario.workloads
+        ]
+        self._check_schedule()
+        self.breakdown = [0.0] * len(LAYERS)
+        self.completed = 0
+        self.measured = 0
+        self.measuring = self.control.measure_from_start
+        self.window_start = 0.0
+        self.stop_after: float = (
+            float(scenario.run.ios) if scenario.run.ios is not None else math.inf
+        )
+        """Measured I/Os after which the run stops (a fixed ``run.ios``)."""
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.reads = 0
+        self.read_latency = 0.0
+        """Sum of the measured reads' latencies (s)."""
+        self.write_latency = 0.0
+        """Sum of the measured writes' latencies (s)."""
+        self.lun_bytes = [0] * len(self.topology.luns)
+        self.counters = dict.fromkeys(
+            (
+                "commands",
+                "split_ios",
+                "split_children",
+                "qfull",
+                "port_qfull",
+                "lun_qfull",
+                "retries",
+                "read_ahead_hits",
+                "cache_hits",
+                "cached_writes",
+                "write_hits",
+                "write_aside",
+                "forced_flushes",
+            ),
+            0,
+        )
+        self.stop = simpy.Event(self.env)
+        self.totals = dict.fromkeys(
+            (
+                "ios_issued",
+                "ios_completed",
+                "bytes_issued",
+                "bytes_completed",
+                "commands_issued",
+                "commands_completed",
+                "command_bytes_completed",
+            ),
+            0,
+        )
+        """Whole-run counts (warm-up included) for conservation checks."""
+        self.in_flight: dict[int, float] = {}
+        """Issue time of every application I/O not yet complete (by issue number)."""
+        for host in self.topology.hosts:
+            for routes in host.routes.values():
+                for route in routes:
+                    self._legs(route)
+
+    # -- the path ---------------------------------------------------------------------------
+
+    def wire_bytes(self, nbytes: int) -> int:
+        """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
+        frames = -(-nbytes // self.frame_payload) + 1
+        return nbytes + frames * self.frame_overhead
+
+    def command(
+        self, cmd: Command, fork: _ChildJoin | None = None
+    ) -> Generator[simpy.Event, Any, float]:
+        """One command's trip through the path (see the module docstring).
+
+        ``fork`` is the fork-join of a split I/O the command is part of. ``now`` is the
+        simulated time (s), read again after every wait. Returns the completion time.
+        """
+        env = self.env
+        layers = cmd.layers
+        host = cmd.host
+        lun = cmd.lun
+        size = cmd.size
+        route = host.select(lun.index, size)
+        counters = self.counters
+        counters["commands"] += 1
+        self.totals["commands_issued"] += 1
+        one_way = self.one_way
+        # 1. host per-LUN (per path) queue
+        now = t_host = env.now
+        host_queue = route.host_queue
+        ev = host_queue.acquire(now)
+        if ev is not None:
+            yield ev
+            now = env.now
+        t_host_start = now
+        layers[HOST_QUEUE] += t_host_start - t_host
+        # the host's own I/O stack (driver, interrupt and completion) while the command
+        # holds its queue slot: processor time on one of the host's CPUs, then the rest
+        cpu = host.cpu
+        if cpu is not None:
+            start, done = cpu.reserve(now, host.cpu_time())
+            if done > now:
+                yield env.timeout(done - now)
+                now = env.now
+            cpu.station.depart(now, t_host_start, start, done)
+            layers[HOST] += done - t_host_start
+        host_time = host.io_time()
+        if host_time > 0:
+            yield env.timeout(host_time)
+            now = env.now
+            layers[HOST] += host_time
+        hba, hba_port, port = route.hba, route.hba_port, route.array_port
+        hba_slots, hba_cpu, controller = route.hba_slots, hba.cpu, self.controller
+        hba_port.bytes_in_flight += size
+        while True:
+            # 2. HBA command slot and processing; 3. command frame to the array
+            t_slot = now
+            ev = hba_slots.acquire(now)
+            if ev is not None:
+                yield ev
+                now = env.now
+            t_slot_start = now
+            start, done = hba_cpu.reserve(now, hba.command_time())
+            arrive = done + one_way
+            if arrive > now:
+                yield env.timeout(arrive - now)
+                now = env.now
+            hba_cpu.station.depart(now, t_slot_start, start, done)
+            t_sent = done  # the command frame leaves the HBA: an exchange begins
+            layers[HBA] += done - t_slot
+            layers[FABRIC] += arrive - done
+            # 4. array port queue
+            t_port = now
+            if not port.queue.try_acquire(now):
+                counters["port_qfull"] += 1
+                yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, ARRAY_PORT)
+                now = env.now
+                continue
+            # 5. controller
+            start, done = controller.reserve(
+                now, self.controller_write_time() if cmd.write else self.controller_time()
+            )
+            if done > now:
+                yield env.timeout(done - now)
+                now = env.now
+            controller.station.depart(now, t_port, start, done)
+            layers[CONTROLLER] += done - t_port
+            if self.cross_time > 0.0 and port.controller != lun.owner:
+                yield env.timeout(self.cross_time)
+                now = env.now
+                layers[CONTROLLER] += self.cross_time
+            # 6. array per-LUN queue
+            if lun.queue.try_acquire(now):
+                break
+            port.queue.release(now, t_port, t_port)
+            counters["lun_qfull"] += 1
+            yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, LUN_QUEUE)
+            now = env.now
+        t_lun = now
+        if cmd.write:
+            # 7. XFER_RDY back to the host, then the data to the array
+            if one_way > 0:
+                yield env.timeout(one_way)
+                layers[FABRIC] += one_way
+            now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
+            if self.cache.absorbs(size):
+                counters["cached_writes"] += 1
+                hit = lun.write_hit
+                if hit > 0.0 and (hit >= 1.0 or lun.write_hit_draw() < hit):
+                    counters["write_hits"] += 1  # overwrites dirty data: no room, no destage
+                else:
+                    ev = self.cache.reserve(lun, cmd.offset, size)
+                    if ev is not None:
+                        yield ev
+                if self.write_time > 0:
+                    yield env.timeout(self.write_time)
+                now = env.now
+                layers[CACHE] += now - t
+            else:
+                counters["write_aside"] += 1
+                wait = yield from lun.pool.write(lun.base + cmd.offset, size)
+                now = env.now
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
+            # 9. status back to the host
+            if one_way > 0:
+                yield env.timeout(one_way)
+                now = env.now
+                layers[FABRIC] += one_way
+        else:
+            # 8. cache or drives, then the data back to the host
+            t = now
+            events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
+            if events is not None:
+                counters["read_ahead_hits"] += 1
+                for ev in events:
+                    if not ev.processed:
+                        yield ev
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                now = env.now
+                layers[CACHE] += now - t
+            elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
+                counters["cache_hits"] += 1
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                    now = env.now
+                layers[CACHE] += now - t
+            else:
+                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+                yield join
+                now = env.now
+                join.settle(now)
+                wait = join.queue_wait
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_lun, t_lun)
+            now = yield from self._transfer(layers, route.read_legs, size, now)
+        # 9. give every slot back
+        port.queue.release(now, t_port, t_port)
+        hba_slots.release(now, t_slot, t_slot_start)
+        host_queue.release(now, t_host, t_host_start)
+        hba_port.bytes_in_flight -= size
+        if route.throttle is not None:
+            route.throttle.on_good(now)
+        totals = self.totals
+        totals["commands_completed"] += 1
+        totals["command_bytes_completed"] += size
+        if self.measuring:
+            latency = sum(layers)
+            self.command_latency.record(latency)
+            if self.exchanges is not None:
+                # What a switch probe sees: from the command frame leaving the HBA to the
+                # status coming back (host queue and HBA slot waits excluded).
+                self.exchanges.add(now, now - t_sent, size)
+        if fork is not None:
+            fork.remaining -= 1
+            if fork.remaining == 0:
+                fork.last_layers = layers
+                if fork.event is not None:
+                    fork.event.succeed()
+        return now
+
+    def _queue_full(
+        self,
+        cmd: Command,
+        route: Route,
+        t_slot: float,
+        t_slot_start: float,
+        t_sent: float,
+        layer: int,
+    ) -> Proc:
+        """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay.
+
+        To a switch probe the refused command is an exchange of its own, from ``t_sent``
+        (its frame left the HBA) to the QUEUE FULL status; the retry is a new exchange.
+        """
+        env = self.env
+        t = env.now
+        self.counters["qfull"] += 1
+        if self.timeseries is not None:
+            self.timeseries.add_qfull(t)
+        yield env.timeout(self.one_way)
+        now = env.now
+        if self.exchanges is not None:
+            self.exchanges.add(now, now - t_sent, 0)
+        route.hba_slots.release(now, t_slot, t_slot_start)
+        if route.throttle is not None:
+            route.throttle.on_qfull(now)
+        yield env.timeout(cmd.host.retry_delay)
+        self.counters["retries"] += 1
+        cmd.layers[layer] += env.now - t
+
+    def _legs(self, route: Route) -> None:
+        """Set the links the data of ``route``'s writes and reads cross, in order."""
+        port, hba, hba_port = route.array_port, route.hba, route.hba_port
+        write: list[Leg] = [
+            (hba.pcie_down, False, 0.0, PCIE),
+            (hba_port.link_out, True, 0.0, FABRIC),
+            (port.link_in, True, self.one_way, FABRIC),
+        ]
+        read: list[Leg] = [
+            (port.link_out, True, 0.0, FABRIC),
+            (hba_port.link_in, True, self.one_way, FABRIC),
+            (hba.pcie_up, False, 0.0, PCIE),
+        ]
+        cross_link = self.cross_link
+        if cross_link is not None and port.controller != route.lun.owner:
+            write.append((cross_link, False, 0.0, CONTROLLER))
+            read.insert(0, (cross_link, False, 0.0, CONTROLLER))
+        if self.controller_link is not None:
+            write.append((self.controller_link, False, 0.0, CONTROLLER))
+            read.insert(0, (self.controller_link, False, 0.0, CONTROLLER))
+        route.write_legs = tuple(write)
+        route.read_legs = tuple(read)
+
+    def _transfer(
+        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
+    ) -> Generator[simpy.Event, Any, float]:
+        """Move ``size`` bytes over ``legs`` (link, framed, latency before it, layer), pipelined.
+
+        Starts at ``now`` and returns the time the data has arrived.
+
+        A framed leg is an FC link: it carries the data in frames plus the status frame
+        (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
+        first frame reaches it (``latency`` after the previous link started sending); the
+        data has fully arrived when the slowest link has sent it.
+        """
+        env = self.env
+        t0 = now
+        wire = self.wire_bytes(size)
+        prev_start = prev_done = t0
+        booked: list[tuple[Station, float, float, float]] = []
+        for link, framed, latency, layer in legs:
+            arrive = prev_start + latency
+            if arrive - now > RESERVE_AHEAD:
+                yield env.timeout(arrive - now)
+                now = env.now
+            if link.rate is None:
+                start = end = arrive
+            else:
+                start, end = link.reserve(now, arrive, wire if framed else size)
+                booked.append((link.station, now, start, end))
+            done = end if end > prev_done + latency else prev_done + latency
+            layers[layer] += done - prev_done
+            prev_start, prev_done = start, done
+        if prev_done > now:
+            yield env.timeout(prev_done - now)
+            now = env.now
+        for station, t_booked, start, end in booked:
+            station.depart(now, t_booked, start, end)
+        return now
+
+    # -- application I/Os -------------------------------------------------------------------
+
+    def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
+        """One application I/O, split into commands when larger than the host's limit."""
+        t_issue, key = self._issue(size)
+        limit = host.split_limit
+        if limit is None or size <= limit:
+            cmd = Command(host, lun, offset, size, write)
+            now = yield from self.command(cmd)
+            layers = cmd.layers
+        else:
+            layers = yield from self._split(host, lun, offset, size, write, limit)
+            now = self.env.now
+        self._complete(now, key, t_issue, lun, size, write, layers)
+
+    def _issue(self, size: int) -> tuple[float, int]:
+        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
+        t_issue = self.env.now
+        totals = self.totals
+        key = totals["ios_issued"]
+        totals["ios_issued"] += 1
+        totals["bytes_issued"] += size
+        self.in_flight[key] = t_issue
+        return t_issue, key
+
+    def _split(
+        self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, limit: int
+    ) -> Generator[simpy.Event, Any, list[float]]:
+        """Run the commands an I/O larger than ``limit`` becomes, in parallel (fork-join).
+
+        Returns the latency breakdown of the command that finished last.
+        """
+        env = self.env
+        sizes = split_sizes(size, limit)
+        self.counters["split_ios"] += 1
+        self.counters["split_children"] += len(sizes)
+        join = _ChildJoin(len(sizes))
+        # The first command runs in this process, the others in their own; they start in
+        # order, each as soon as the one before it first waits.
+        position = offset + sizes[0]
+        for part in sizes[1:]:
+            env.process(self.command(Command(host, lun, position, part, write), join))
+            position += part
+        yield from self.command(Command(host, lun, offset, sizes[0], write), join)
+        if join.remaining:
+            join.event = simpy.Event(env)
+            yield join.event
+        return join.last_layers
+
+    def _complete(
+        self,
+        now: float,
+        key: int,
+        t_issue: float,
+        lun: Lun,
+        size: int,
+        write: bool,
+        layers: list[float],
+    ) -> None:
+        """Account application I/O number ``key``, complete at ``now``."""
+        totals = self.totals
+        totals["ios_completed"] += 1
+        totals["bytes_completed"] += size
+        del self.in_flight[key]
+        if self.stop.triggered:
+            return  # the run is over; I/Os finishing at the same instant are not measured
+        self.completed += 1
+        latency = now - t_issue
+        if not self.measuring:
+            if self.control.warm_up(now, latency):
+                self._start_window(now)
+            elif self.progress is not None and self.completed % 1024 == 0:
+                self.progress(self)
+            return
+        self.latency.record(latency)
+        if self.batches.add(now, latency):
+            if self.control.batch_closed(self.measured + 1, self.latency, now - self.window_start):
+                self.stop.succeed()
+            if self.progress is not None:
+                self.progress(self)
+        if self.timeseries is not None:
+            self.timeseries.add(now, latency, size)
+        self.breakdown = list(map(operator.add, self.breakdown, layers))
+        if write:
+            self.bytes_written += size
+            self.write_latency += latency
+        else:
+            self.reads += 1
+            self.bytes_read += size
+            self.read_latency += latency
+        self.lun_bytes[lun.index] += size
+        self.measured += 1
+        if self.measured >= self.stop_after and not self.stop.triggered:
+            self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
+            self.stop.succeed()
+
+    def _state(self) -> tuple[float, float, float]:
+        """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
+        return (
+            float(self.cache.dirty),
+            float(len(self.in_flight)),
+            float(self.totals["ios_issued"]),
+        )
+
+    def _start_window(self, now: float) -> None:
+        self.measuring = True
+        self.window_start = now
+        self.control.start_window(now)
+        if self.control.info.unstable:
+            # an open loop that cannot keep up: measure a short window of what it completes
+            self.stop_after = float(UNSTABLE_WINDOW)
+        for station in self.topology.stations.values():
+            station.reset(now)
+        self.lun_bytes = [0] * len(self.topology.luns)
+        for key in self.counters:
+            self.counters[key] = 0
+        self.cache.forced_flushes = 0
+        interval = self.run_spec.record_interval
+        if interval is not None:
+            self.timeseries = TimeSeries(interval, t0=now)
+            self.exchanges = TimeSeries(interval, t0=now)
+        if self.run_spec.duration is not None:
+            self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
+
+    def _end_of_duration(self, _event: simpy.Event) -> None:
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "duration"
+            self.stop.succeed()
+
+    # -- load generators --------------------------------------------------------------------
+
+    def _closed_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        limit = self.outstanding
+        while slot < limit[workload]:
+            size, write, offset = source.next_io()
+            yield from self.io(host, lun, offset, size, write)
+
+    def _copy_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """A closed-loop slot of a copy job: take a buffer, read into it, write it out."""
+        env = self.env
+        limit = self.outstanding
+        job = self.copy_jobs[workload, host.name]
+        buffers = job.buffers
+        while slot < limit[workload]:
+            t_wait = env.now
+            ev = buffers.acquire(t_wait)
+            if ev is not None:
+                yield ev
+            t_start = env.now
+            size, write, offset = source.next_io()
+            yield from self.io(host, lun, offset, size, write)
+            file = job.next_file()
+            t_full = env.now
+            writer = file.writer
+            if writer is not None:
+                # the file's writer thread works on the buffer, then waits for a write slot
+                ev = writer.acquire(t_full)
+                if ev is not None:
+                    yield ev
+                t_writer = env.now
+                assert job.writer_time is not None
+                yield env.timeout(job.writer_time())
+            t_slot = env.now
+            ev = file.writes.acquire(t_slot)
+            if ev is not None:
+                yield ev
+            t_write = env.now
+            if writer is not None:
+                writer.release(t_write, t_full, t_writer)
+            offset, size = job.write_of(file, size)
+            yield from self.io(host, file.lun, offset, size, True)
+            now = env.now
+            file.writes.release(now, t_slot, t_write)
+            buffers.release(now, t_wait, t_start)
+
+    def _open_loop(
+        self,
+        host: HostInstance,
+        luns: list[Lun],
+        sources: list[IoSource],
+        workload: int,
+        name: str,
+    ) -> Proc:
+        env = self.env
+        gaps = self.streams.generator(f"{name}.arrivals")
+        n = len(luns)
+        pick = self.streams.uniform(f"{name}.lun")
+        rates = self.rates
+        while True:
+            for gap in gaps.exponential(1.0, 1024).tolist():
+                current = rates[workload]
+                assert current is not None
+                yield env.timeout(gap / current)
+                i = int(pick() * n) if n > 1 else 0
+                size, write, offset = sources[i].next_io()
+                env.process(self.io(host, luns[i], offset, size, write))
+
+    def start_workloads(self) -> None:
+        """Start every workload process on every host it names."""
+        topo = self.topology
+        for wi, wspec in enumerate(self.scenario.workloads):
+            hosts = (
+                topo.hosts
+                if wspec.hosts == "all"
+                else [h for g in wspec.hosts for h in topo.hosts_by_group[g]]
+            )
+            groups = list(topo.luns_by_group) if wspec.luns == "all" else list(wspec.luns)
+            luns = [lun for g in groups for lun in topo.luns_by_group[g]]
+            for host in hosts:
+                self._start_host(wi, wspec, host, luns)
+
+    def _start_host(
+        self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
+    ) -> None:
+        name = f"workload.{wspec.name}.{host.name}"
+        loop = self._closed_loop
+        if wspec.copy_to is not None:
+            loop = self._copy_loop
+            self.copy_jobs[wi, host.name] = self._copy_job(wspec, host)
+        if wspec.closed:
+            for lun in luns:
+                for thread in range(wspec.threads):
+                    u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
+                    source = IoSource(wspec, lun.size, u, thread)
+                    self.closed_sources[wi].append((host, lun, source))
+                    for slot in range(wspec.outstanding_per_lun):
+                        self.env.process(loop(host, lun, source, wi, slot))
+        else:
+            assert wspec.rate is not None
+            sources = [
+                IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
+                for lun in luns
+            ]
+            self.env.process(self._open_loop(host, luns, sources, wi, name))
+
+    # -- settings that change during a run ---------------------------------------------------
+
+    def _check_schedule(self) -> None:
+        """Every scheduled key must be changeable at run time and its value valid."""
+        for i, change in enumerate(self.scenario.schedule):
+            for key, value in change.set.items():
+                if not any(re.fullmatch(p, key) for p in SCHEDULABLE):
+                    raise ScenarioError.at(
+                        f"schedule.{i}.set.{key}",
+                        "cannot change during a run; a schedule can change queue depths "
+                        "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
+                        "array.port_queue_depth, array.lun_queue_depth, "
+                        "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
+                        "workloads.N.rate)",
+                    )
+                self.scenario.with_overrides({key: value})  # raises if the value is invalid
+
+    def _start_schedule(self) -> None:
+        data = self.scenario.to_data()
+        keys = {k for change in self.scenario.schedule for k in change.set}
+        for key in sorted(keys):
+            self.settings.append((0.0, key, _lookup(data, key)))
+        for change in self.scenario.schedule:
+            ev = self.env.timeout(change.at)
+            ev.callbacks.append(functools.partial(self._apply_event, change.set))
+
+    def _apply_event(self, changes: dict[str, Any], _event: simpy.Event) -> None:
+        self._apply(changes)
+
+    def _apply(self, changes: dict[str, Any]) -> None:
+        now = self.env.now
+        for key, value in changes.items():
+            self.settings.append((now, key, value))
+            if key == "array.lun_queue_depth":
+                array = self.scenario.array
+                pool_specs = {p.name: p for p in array.pools}
+                for gi, group in enumerate(array.luns):
+                    if group.queue_depth is None:
+                        spec = array.model_copy(update={"lun_queue_depth": value})
+                        limit = lun_queue_limit(spec, group, pool_specs[group.pool])
+                        for queue in self.topology.knobs.get(f"array.luns.{gi}.queue_depth", []):
+                            queue.set_capacity(limit)
+                continue
+            match = re.fullmatch(r"workloads\.(\d+|\*)\.(outstanding|rate)", key)
+            if match:
+                indices = range(len(self.rates)) if match[1] == "*" else [int(match[1])]
+                for wi in indices:
+                    if match[2] == "rate":
+                        if self.rates[wi] is not None:
+                            self.rates[wi] = float(value)
+                    else:
+                        self._set_outstanding(wi, int(value))
+                continue
+            for knob, queues in self.topology.knobs.items():
+                if fnmatch.fnmatchcase(knob, key):
+                    for queue in queues:
+                        queue.set_capacity(value)
+
+    def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
+        """The write side and buffer pool of copy workload ``wspec`` on ``host``."""
+        assert wspec.copy_to is not None
+        topo = self.topology
+        targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
+        spec = wspec.copy_to
+        depth = spec.depth
+        buffers, writes = [
+            Station(f"{host.name}.{wspec.name}.{name}", "slots", servers, "host")
+            for name, servers in (
+                ("buffers", slot_servers(spec.buffers)),
+                ("file_writes", slot_servers(None if depth is None else depth * spec.files)),
+            )
+        ]
+        topo.stations[buffers.name] = buffers
+        topo.stations[writes.name] = writes
+        writers, writer_time = None, None
+        if spec.writer_time is not None:
+            writers = Station(f"{host.name}.{wspec.name}.writers", "slots", spec.files, "host")
+            topo.stations[writers.name] = writers
+            writer_time = self.streams.sampler(spec.writer_time, writers.name)
+        align = max(size for size, _ in wspec.block_size)
+        return CopyJob(self.env, spec, targets, buffers, writes, writers, writer_time, align)
+
+    def _set_outstanding(self, wi: int, value: int) -> None:
+        old = self.outstanding[wi]
+        self.outstanding[wi] = value
+        copy = self.scenario.workloads[wi].copy_to is not None
+        loop = self._copy_loop if copy else self._closed_loop
+        for host, lun, source in self.closed_sources[wi]:
+            for slot in range(old, value):
+                self.env.process(loop(host, lun, source, wi, slot))
+
+    # -- running ------------------------------------------------------------------------------
+
+    def run(self) -> RunResult:
+        """Simulate until the measured I/Os have completed; return the result."""
+        wall0 = time.perf_counter()
+        if self.measuring:
+            self._start_window(0.0)
+        self._start_schedule()
+        self.preconditioner.start(0.0)
+        self.start_workloads()
+        until: simpy.Event = self.stop
+        if self.run_spec.max_time is not None:
+            limit = self.env.timeout(self.run_spec.max_time)
+            until = self.env.any_of([self.stop, limit])
+        self.env.run(until=until)
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "max_time"
+        if self.measuring:
+            self.batches.finish(self.env.now)
+        return build_result(self, wall_seconds=time.perf_counter() - wall0)
+
+
+def run(
+    scenario: Scenario | Any,
+    seed: int | None = None,
+    overrides: dict[str, Any] | None = None,
+    replicate: int = 0,
+    trace_memory: bool = False,
+    force: bool = False,
+    progress: bool | None = False,
+) -> RunResult:
+    """Run one scenario and return its :class:`~sanpath.results.RunResult`.
+
+    Parameters
+    ----------
+    scenario
+        A :class:`~sanpath.spec.scenario.Scenario`, a path to a YAML file, or a dict.
+    seed
+        Overrides the scenario's seed.
+    overrides
+        Dotted keys to change first, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``.
+    replicate
+        Index of an independent replication (separate random streams, same seed).
+    trace_memory
+        Record the peak Python memory of the run (slower; for benchmarks).
+    force
+        Run even when :func:`sanpath.sim.budget.check` estimates more memory or time than its
+        limits (without it such a run raises :class:`~sanpath.spec.scenario.ScenarioError` at the
+        field that drives the estimate, before anything is built).
+    progress
+        Show a progress bar on standard error (:class:`sanpath.progress.RunProgress`): True
+        always, None when standard error is a terminal and the run lasts more than a few
+        seconds, False (the default) never.
+    """
+    from pathlib import Path
+
+    from sanpath.sim import budget
+    from sanpath.spec.scenario import load_scenario
+
+    spec = load_scenario(scenario, overrides)
+    if not force:
+        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+        budget.check(spec, source=source)
+    if trace_memory:
+        tracemalloc.start()
+    sim = Simulation(spec, seed=seed, replicate=replicate)
+    bar = None
+    if progress is not False:
+        from sanpath.progress import RunProgress
+
+        bar = RunProgress(spec.name, disable=None if progress is None else False)
+        sim.progress = bar
+    try:
+        result = sim.run()
+    finally:
+        if bar is not None:
+            bar.close()
+    if trace_memory:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        result = result.with_extra(peak_memory_mb=peak / 1e6)
+    return result
+
+
+def _lookup(data: Any, key: str) -> Any:
+    """The value at a dotted key (the first match of a ``*``)."""
+    node = data
+    for part in key.split("."):
+        if part == "*":
+            part = "0"
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            return None
+    return node
+
+
+__all__ = ["Simulation", "run"]

@@ -1,0 +1,366 @@
+"""Topology: the running components of one scenario, wired into paths.
+
+``build_topology`` turns a validated :class:`~sanpath.spec.scenario.Scenario` into components
+(HBAs, links, array ports, controller, cache, RAID pools, drives, LUNs) and, for every host
+instance and LUN, the list of :class:`~sanpath.sim.components.host.Route` objects its multipath
+policy chooses from. Zoning decides which host ports see which array ports; a LUN's
+``ports`` decide where it is presented. A host that cannot reach a LUN its workload uses is
+an error, reported against the scenario.
+
+Statistics are kept per *group*: the 64 identical hosts of a group share one ``db.hba.slots``
+station, every LUN of a group one ``array.lun.data`` station, so a result stays readable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import simpy
+
+from sanpath.sim.components.array import ArrayPort, Lun
+from sanpath.sim.components.cache import Cache, ReadAhead
+from sanpath.sim.components.drive import Drive, make_drive
+from sanpath.sim.components.hba import Hba, HbaPort
+from sanpath.sim.components.host import HostInstance, Route, Throttle
+from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
+from sanpath.sim.streams import Streams
+from sanpath.spec.scenario import (
+    HbaSpec,
+    QfullSpec,
+    Scenario,
+    SsdSpec,
+    TextbookDriveSpec,
+    expand_names,
+    lun_groups_used,
+    lun_queue_limit,
+    lun_sizes,
+    visible_ports,
+)
+
+LAYERS = (
+    "host",
+    "host_queue",
+    "hba",
+    "pcie",
+    "fabric",
+    "array_port",
+    "controller",
+    "cache",
+    "lun_queue",
+    "drive",
+)
+"""Latency-breakdown layers, in path order."""
+
+PREFETCH_CHUNK = 1 << 20
+"""Read-ahead fetches in chunks of at least this many bytes (or one stripe row if larger).
+
+Destaging merges contiguous dirty data of a LUN into writes of up to four stripe rows (or
+``cache.destage_size`` if larger), so sequential writes reach the drives as full stripes."""
+
+
+@dataclass(eq=False)
+class Topology:
+    """Every running component of one scenario."""
+
+    env: simpy.Environment
+    stations: dict[str, Station]
+    ports: list[ArrayPort]
+    controller: FcfsServer
+    controller_time: Callable[[], float]
+    controller_write_time: Callable[[], float]
+    cache: Cache
+    pools: dict[str, RaidPool]
+    luns: list[Lun]
+    luns_by_group: dict[str, list[Lun]]
+    hosts: list[HostInstance]
+    hosts_by_group: dict[str, list[HostInstance]]
+    throttles: list[Throttle] = field(default_factory=list)
+    cross_link: Link | None = None
+    """The link between the array's controllers (for commands on non-owner ports)."""
+    controller_link: Link | None = None
+    """The controllers' data bandwidth (``controller.bandwidth``)."""
+    knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
+    """Queues a schedule may resize, by the dotted scenario key that sets them."""
+
+
+def slot_servers(depth: int | None) -> float:
+    """A slot station's server count for a depth limit (infinite when there is none)."""
+    return math.inf if depth is None else float(depth)
+
+
+def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams) -> Topology:
+    """Build and wire every component of ``scenario`` in ``env``.
+
+    Raises
+    ------
+    ScenarioError
+        When LUNs do not fit in their pool or a host cannot reach a LUN it uses.
+    """
+    array = scenario.array
+    stations: dict[str, Station] = {}
+    knobs: dict[str, list[SlotPool]] = {}
+
+    def knob(key: str, pool: SlotPool) -> SlotPool:
+        knobs.setdefault(key, []).append(pool)
+        return pool
+
+    def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
+        st = stations.get(name)
+        if st is None:
+            st = stations[name] = Station(name, kind, 0.0, layer)
+        st.servers += servers
+        return st
+
+    # -- array front end ------------------------------------------------------------------
+    ports = []
+    for i in range(array.ports):
+        queue = knob(
+            "array.port_queue_depth",
+            SlotPool(
+                env,
+                array.port_queue_depth,
+                station(
+                    f"array.port{i}.queue",
+                    "slots",
+                    "array_port",
+                    slot_servers(array.port_queue_depth),
+                ),
+            ),
+        )
+        link_in = Link(
+            env, array.port_speed, station(f"array.port{i}.link.in", "link", "fabric", 1)
+        )
+        link_out = Link(
+            env, array.port_speed, station(f"array.port{i}.link.out", "link", "fabric", 1)
+        )
+        ports.append(ArrayPort(i, queue, link_in, link_out))
+    controller_link = None
+    if array.controller.bandwidth is not None:
+        controller_link = Link(
+            env,
+            array.controller.bandwidth,
+            station("array.controller.bandwidth", "link", "controller", 1),
+            setup=array.controller.transfer_setup,
+        )
+    cross_link = None
+    if array.cross_controller is not None:
+        cross_link = Link(
+            env,
+            array.cross_controller.rate,
+            station("array.cross_controller", "link", "controller", 1),
+        )
+    cores = array.controller.cores
+    controller = FcfsServer(env, cores, station("array.controller", "server", "controller", cores))
+    controller_time = streams.sampler(array.controller.io_time, "array.controller")
+    write_spec = array.controller.write_io_time
+    controller_write_time = (
+        controller_time
+        if write_spec is None
+        else streams.sampler(write_spec, "array.controller.write")
+    )
+    cache = Cache(env, array.cache)
+
+    # -- pools and drives -----------------------------------------------------------------
+    pools: dict[str, RaidPool] = {}
+    for pool_spec in array.pools:
+        st = station(f"array.{pool_spec.name}.drives", "server", "drive")
+        groups: list[list[Drive]] = []
+        for g in range(pool_spec.groups):
+            members: list[Drive] = []
+            for m in range(pool_spec.drives):
+                spec = pool_spec.drive
+                sampler = None
+                if isinstance(spec, TextbookDriveSpec):
+                    sampler = streams.sampler(spec.service, f"array.{pool_spec.name}.g{g}.d{m}")
+                    st.servers += spec.servers
+                elif isinstance(spec, SsdSpec):
+                    st.servers += spec.units
+                else:
+                    st.servers += 1
+                members.append(make_drive(env, spec, st, sampler))
+            groups.append(members)
+        pools[pool_spec.name] = RaidPool(env, pool_spec, groups)
+        cache.add_pool(pools[pool_spec.name], pool_spec)
+
+    # -- LUNs ------------------------------------------------------------------------------
+    luns: list[Lun] = []
+    luns_by_group: dict[str, list[Lun]] = {}
+    pool_specs = {p.name: p for p in array.pools}
+    used = dict.fromkeys(pools, 0)
+    for gi, (group, size) in enumerate(zip(array.luns, lun_sizes(scenario), strict=True)):
+        pool = pools[group.pool]
+        limit = lun_queue_limit(array, group, pool_specs[group.pool])
+        st = station(f"array.lun.{group.name}", "slots", "lun_queue")
+        lun_members: list[Lun] = []
+        for name in expand_names(group.name, group.count):
+            st.servers += slot_servers(limit)
+            lun = Lun(
+                name=name,
+                group=group.name,
+                index=len(luns),
+                size=size,
+                base=used[group.pool],
+                pool=pool,
+                queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
+                hit=streams.uniform(f"array.lun.{name}.hit"),
+                read_hit=array.cache.read_hit if group.read_hit is None else group.read_hit,
+                write_hit=(array.cache.write_hit if group.write_hit is None else group.write_hit),
+                write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),
+                destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
+            )
+            used[group.pool] += size
+            if array.cache.read_ahead > 0:
+                chunk = min(array.cache.read_ahead, max(pool.row_bytes, PREFETCH_CHUNK))
+                lun.readahead = ReadAhead(env, lun, array.cache.read_ahead, chunk)
+            lun_members.append(lun)
+            luns.append(lun)
+        luns_by_group[group.name] = lun_members
+
+    # -- hosts, HBAs and routes ---------------------------------------------------------------
+    hosts: list[HostInstance] = []
+    hosts_by_group: dict[str, list[HostInstance]] = {}
+    throttles: list[Throttle] = []
+    lun_ports = {
+        lg.name: (range(array.ports) if lg.ports == "all" else lg.ports) for lg in array.luns
+    }
+    for hi, hspec in enumerate(scenario.hosts):
+        hg = hspec.name
+        limits = [
+            x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
+        ]
+        instances = []
+        for iname in expand_names(hg, hspec.count):
+            host = HostInstance(
+                name=iname,
+                group=hg,
+                split_limit=min(limits) if limits else None,
+                policy=hspec.multipath,
+                rr_ios=hspec.rr_ios,
+                retry_delay=hspec.qfull.retry_delay,
+                io_time=streams.sampler(hspec.io_time, f"{iname}.io_time"),
+                cpu_time=streams.sampler(hspec.cpu_time, f"{iname}.cpu"),
+            )
+            if hspec.cpus is not None:
+                cpus = hspec.cpus
+                host.cpu = FcfsServer(env, cpus, station(f"{hg}.cpu", "server", "host", cpus))
+            host_ports: list[tuple[Hba, HbaPort, int, int]] = []
+            hba_specs: list[HbaSpec] = []
+            for spec_index, hba_spec in enumerate(hspec.hbas):
+                for _card in range(hba_spec.count):
+                    cname = f"{iname}.hba{len(hba_specs)}"
+                    hba_specs.append(hba_spec)
+                    rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
+                    hba = Hba(
+                        name=cname,
+                        cpu=FcfsServer(env, 1, station(f"{hg}.hba.cpu", "server", "hba", 1)),
+                        command_time=streams.sampler(hba_spec.command_time, f"{cname}.cpu"),
+                        pcie_down=Link(env, rate, station(f"{hg}.pcie.down", "link", "pcie", 1)),
+                        pcie_up=Link(env, rate, station(f"{hg}.pcie.up", "link", "pcie", 1)),
+                        ports=[],
+                    )
+                    for p in range(hba_spec.ports):
+                        port = HbaPort(
+                            name=f"{cname}.port{p}",
+                            link_out=Link(
+                                env, hba_spec.speed, station(f"{hg}.link.out", "link", "fabric", 1)
+                            ),
+                            link_in=Link(
+                                env, hba_spec.speed, station(f"{hg}.link.in", "link", "fabric", 1)
+                            ),
+                        )
+                        hba.ports.append(port)
+                        host_ports.append((hba, port, len(hba_specs) - 1, spec_index))
+            visible = visible_ports(scenario, hspec)
+            wanted = [lun for name in lun_groups_used(scenario, hg) for lun in luns_by_group[name]]
+            for lun in wanted:
+                routes = []
+                for p, (hba, port, si, spec_index) in enumerate(host_ports):
+                    hba_spec = hba_specs[si]
+                    for a in visible[p]:
+                        if a not in lun_ports[lun.group]:
+                            continue
+                        key = (
+                            ("lun", lun.index) if hba_spec.queue_target == "lun" else ("target", a)
+                        )
+                        slots = port.slots.get(key)
+                        if slots is None:
+                            slots = port.slots[key] = knob(
+                                f"hosts.{hi}.hbas.{spec_index}.queue_depth",
+                                SlotPool(
+                                    env,
+                                    hba_spec.queue_depth,
+                                    station(
+                                        f"{hg}.hba.slots",
+                                        "slots",
+                                        "hba",
+                                        slot_servers(hba_spec.queue_depth),
+                                    ),
+                                ),
+                            )
+                        routes.append(
+                            Route(
+                                host_queue=knob(
+                                    f"hosts.{hi}.lun_queue_depth",
+                                    SlotPool(
+                                        env,
+                                        hspec.lun_queue_depth,
+                                        station(
+                                            f"{hg}.lun_queue",
+                                            "slots",
+                                            "host_queue",
+                                            slot_servers(hspec.lun_queue_depth),
+                                        ),
+                                    ),
+                                ),
+                                hba=hba,
+                                hba_port=port,
+                                hba_slots=slots,
+                                array_port=ports[a],
+                                lun=lun,
+                            )
+                        )
+                assert routes, f"{iname} cannot reach {lun.name} (validation checks paths)"
+                host.routes[lun.index] = routes
+            if hspec.qfull.throttle != "none":
+                throttles.extend(_throttles(host, hspec.qfull))
+            instances.append(host)
+            hosts.append(host)
+        hosts_by_group[hg] = instances
+
+    return Topology(
+        env=env,
+        stations=stations,
+        ports=ports,
+        controller=controller,
+        controller_time=controller_time,
+        controller_write_time=controller_write_time,
+        cache=cache,
+        pools=pools,
+        luns=luns,
+        luns_by_group=luns_by_group,
+        hosts=hosts,
+        hosts_by_group=hosts_by_group,
+        throttles=throttles,
+        cross_link=cross_link,
+        controller_link=controller_link,
+        knobs=knobs,
+    )
+
+
+def _throttles(host: HostInstance, spec: QfullSpec) -> list[Throttle]:
+    """Throttles for one host: per target port (Linux) or per LUN (VMware, Storport)."""
+    groups: dict[object, list[Route]] = {}
+    for lun_index, routes in host.routes.items():
+        for route in routes:
+            key: object = route.array_port.index if spec.throttle == "linux" else lun_index
+            groups.setdefault(key, []).append(route)
+    made = []
+    for routes in groups.values():
+        throttle = Throttle(spec, [r.host_queue for r in routes])
+        for route in routes:
+            route.throttle = throttle
+        made.append(throttle)
+    return made

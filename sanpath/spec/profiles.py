@@ -1,0 +1,160 @@
+"""Named hardware profiles: drives, HBAs and arrays users can name instead of writing numbers.
+
+A profile is plain data: the fields of a scenario section plus the sources they come from. A
+scenario names one (``drive: hdd-15k``) or starts from one and changes a field
+(``drive: {profile: hdd-15k, queue_depth: 64}``, ``hbas: [{profile: qlogic-qle2562,
+max_transfer: 2MiB}]``, ``array: {profile: emc-vnx, pools: ..., luns: ...}``). Fields the
+scenario writes win over the profile's; an array profile's ``cache`` fields are merged with
+the scenario's ``cache`` mapping field by field.
+
+A profile holds only what a vendor or driver documents. What differs between installations
+or is not published (per-command processing times, the PCIe slot a card sits in, cache size,
+the drives behind the array) stays in the scenario.
+
+Numbers and their sources (see also ``docs/model.md``):
+
+* Seek curves use three datasheet points, track-to-track, average and full stroke. The
+  curve between them is fitted in :mod:`sanpath.sim.components.drive`.
+* ``hdd-15k`` is a Seagate Cheetah 15K.7 (ST3450857SS): 0.2 / 3.4 / 6.6 ms read seeks, 15,000
+  rpm, 450 GB, 122-204 MB/s sustained (Seagate product manual 100516226, as quoted in
+  Seagate/cortx-motr ``desim/ut/chs_test.c``).
+* ``hdd-10k`` uses 0.5 / 4.5 / 9 ms at 10,000 rpm and 67-124 MB/s (Seagate Savvio 10K.3 data
+  sheet range).
+* ``hdd-7k2`` uses 1.0 / 8.5 / 16 ms at 7,200 rpm, 60-140 MB/s: a nearline SATA drive.
+* Rules of thumb to check these against: 75-100, 125-150 and 175-210 random IOPS at queue
+  depth 1 for 7.2k, 10k and 15k drives (Wikipedia "IOPS").
+* ``ssd`` is a SATA data-centre SSD: 94K random 4 KiB reads and 65K random writes per second,
+  560/530 MB/s sequential (Kingston DC600M, Puget Systems review), and 63 us mean latency at
+  queue depth 1 (an fio log in shaojwa/tools). Six parallel units at 58 us per read give
+  about 94K IOPS.
+* Capacities are vendor gigabytes (10^9 bytes), written here in bytes.
+* Per-command drive overhead of 0.1 ms is an estimate in the range 0.1-0.5 ms given for
+  modern drives; drive command queues of 32 (NCQ) and 64 (SAS/FC TCQ) are typical.
+
+HBAs (:data:`HBA_PROFILES`):
+
+* ``emulex-lp10000``: Emulex LightPulse LP10000, one 2 Gb/s FC port on 64-bit/133 MHz PCI-X
+  (1064 MB/s, shared by the card), Windows Storport miniport: QueueDepth 32 by default ("the
+  vendor suggested default, which is 32 for this Emulex card", Linchi Shea, 2007), counted
+  per LUN (QueueTarget 0); largest transfer (MaximumSGList - 1) x 4 KiB with MaximumSGList at
+  its maximum of 255, 1016 KiB (HP Data Protector guide; smallvoid.com).
+* ``qlogic-qle2562``: QLogic QLE2562, two 8 Gb/s FC ports; 64 commands per LUN
+  (``ql2xmaxqdepth`` "Default is 64", Linux ``qla_os.c``); largest transfer 512 KiB by
+  default, 2 MiB after ``qlfcx64 -tsize /fc /set 2048`` (Lonny Niederstadt, 2013). The PCIe
+  slot is the server's: set ``pcie`` in the scenario.
+* ``hp-ab379b``: HP AB379B, two 4 Gb/s FC ports on PCI-X 2.0 266 MHz (2133 MB/s); HP-UX
+  ``max_fcp_reqs`` 512 commands per adapter port by default (counted per target port here;
+  NetApp host configuration documentation).
+
+Arrays (:data:`ARRAY_PROFILES`):
+
+* ``emc-clariion`` (CX3, 4 Gb/s front end) and ``emc-vnx`` (8 Gb/s): 2048 commands per FC
+  port, "do the math with 1600" (EMC connectivity guide; 50mu.net, 2011); per-LUN limit
+  32 + 14 x data drives; write cache watermarks 60/80%; write-aside 2048 blocks (1 MiB)
+  (EMC CLARiiON best practices; emcstorageinfo.com, 2008).
+* ``hitachi-ams``: 512 commands per port, at most 32 per LUN (Hitachi
+  ``README_queue_depth.txt``, DF 9500V / AMS / WMS).
+* ``hitachi-usp-v``: 2048 commands per port, at most 32 per LUN, 4 Gb/s ports (same source).
+* ``netapp-ontap-fc``: 2048 commands per FC target port (NetApp ONTAP SAN configuration,
+  "calculate queue depth").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DRIVE_PROFILES: dict[str, dict[str, Any]] = {
+    "hdd-15k": {
+        "model": "hdd",
+        "rpm": 15000,
+        "track_to_track": "0.2ms",
+        "average_seek": "3.4ms",
+        "full_stroke": "6.6ms",
+        "media_rate_outer": "204MB/s",
+        "media_rate_inner": "122MB/s",
+        "capacity": 450_000_000_000,
+        "overhead": "0.1ms",
+        "queue_depth": 64,
+    },
+    "hdd-10k": {
+        "model": "hdd",
+        "rpm": 10000,
+        "track_to_track": "0.5ms",
+        "average_seek": "4.5ms",
+        "full_stroke": "9ms",
+        "media_rate_outer": "124MB/s",
+        "media_rate_inner": "67MB/s",
+        "capacity": 300_000_000_000,
+        "overhead": "0.1ms",
+        "queue_depth": 64,
+    },
+    "hdd-7k2": {
+        "model": "hdd",
+        "rpm": 7200,
+        "track_to_track": "1ms",
+        "average_seek": "8.5ms",
+        "full_stroke": "16ms",
+        "media_rate_outer": "140MB/s",
+        "media_rate_inner": "60MB/s",
+        "capacity": 1_000_000_000_000,
+        "overhead": "0.1ms",
+        "queue_depth": 32,
+    },
+    "ssd": {
+        "model": "ssd",
+        "units": 6,
+        "read_time": "58us",
+        "write_time": "85us",
+        "bandwidth": "560MB/s",
+        "capacity": 960_000_000_000,
+    },
+}
+"""Drive profiles by name; values are unit strings as a user would write them."""
+
+
+HBA_PROFILES: dict[str, dict[str, Any]] = {
+    "emulex-lp10000": {
+        "ports": 1,
+        "speed": "2GFC",
+        "queue_depth": 32,
+        "queue_target": "lun",
+        "max_transfer": "1016KiB",
+        "pcie": {"rate": "1064MB/s"},
+    },
+    "qlogic-qle2562": {
+        "ports": 2,
+        "speed": "8GFC",
+        "queue_depth": 64,
+        "queue_target": "lun",
+        "max_transfer": "512KiB",
+    },
+    "hp-ab379b": {
+        "ports": 2,
+        "speed": "4GFC",
+        "queue_depth": 512,
+        "queue_target": "target",
+        "pcie": {"rate": "2133MB/s"},
+    },
+}
+"""HBA profiles by name (fields of ``hosts.N.hbas.M``)."""
+
+_EMC_CACHE = {"write_aside": "1MiB", "low_watermark": 0.6, "high_watermark": 0.8}
+
+ARRAY_PROFILES: dict[str, dict[str, Any]] = {
+    "emc-clariion": {
+        "port_speed": "4GFC",
+        "port_queue_depth": 1600,
+        "lun_queue_depth": "clariion",
+        "cache": dict(_EMC_CACHE),
+    },
+    "emc-vnx": {
+        "port_speed": "8GFC",
+        "port_queue_depth": 1600,
+        "lun_queue_depth": "clariion",
+        "cache": dict(_EMC_CACHE),
+    },
+    "hitachi-ams": {"port_queue_depth": 512, "lun_queue_depth": 32},
+    "hitachi-usp-v": {"port_speed": "4GFC", "port_queue_depth": 2048, "lun_queue_depth": 32},
+    "netapp-ontap-fc": {"port_queue_depth": 2048},
+}
+"""Array profiles by name (fields of ``array``)."""
