@@ -40,6 +40,9 @@ from pathlib import Path
 from types import ModuleType
 
 CORE_MODULES = (
+    "sanpath.layout.wiring",
+    "sanpath.layout.raid",
+    "sanpath.layout.geometry",
     "sanpath.sim.station",
     "sanpath.stats.histogram",
     "sanpath.stats.intervals",

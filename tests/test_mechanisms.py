@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath.sim.components.host import split_sizes
-from sanpath.sim.components.raid import RaidLayout
+from sanpath.layout import RaidLayout, split_sizes
 from sanpath.spec.scenario import PoolSpec
 from sanpath.theory import textbook
 

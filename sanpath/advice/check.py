@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sanpath import units
+from sanpath.layout.wiring import HostPort, LunPlace, PathInfo, Wiring, wire_bytes
 from sanpath.spec.scenario import (
     HbaSpec,
     HddSpec,
@@ -41,10 +42,7 @@ from sanpath.spec.scenario import (
     SsdSpec,
     TextbookDriveSpec,
     WorkloadSpec,
-    expand_names,
     load_scenario,
-    lun_groups_used,
-    lun_queue_limit,
     visible_ports,
 )
 from sanpath.theory.twin import predict
@@ -342,41 +340,6 @@ def rule_by_id(rule_id: str) -> Rule:
 
 
 @dataclass(frozen=True)
-class LunInfo:
-    """One LUN instance as the array sees it."""
-
-    index: int
-    group: int
-    name: str
-    pool: PoolSpec
-    pool_index: int
-    limit: int | None
-    ports: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class HostPortInfo:
-    """One HBA port of a host (``index`` counts over every card, as zoning does)."""
-
-    index: int
-    hba: int
-    card: int
-    speed: float | None
-
-
-@dataclass(frozen=True)
-class RouteInfo:
-    """One path of one host instance to one LUN; ``active`` per the multipath policy."""
-
-    group: int
-    port: int
-    array_port: int
-    lun: int
-    active: bool
-    slot_key: tuple[Any, ...]
-
-
-@dataclass(frozen=True)
 class Limits:
     """How to bound the commands on each path when computing loads.
 
@@ -396,68 +359,27 @@ class Limits:
 class PathAnalysis:
     """Every path of a scenario and the commands each can hold, computed without simulating.
 
-    Routes follow the engine's construction (``sanpath.sim.topology``): for each host instance
-    and LUN, every HBA port (in card order) times every array port it sees through the
-    zoning that presents the LUN. With ``failover`` only path ``lun index mod n`` carries
-    I/O; every other policy spreads a LUN's I/O evenly over its paths.
+    The routes are the scenario's wiring (:class:`sanpath.layout.wiring.Wiring`), the same the
+    simulator builds its queues along: for each host instance and LUN, every HBA port (in
+    card order) times every array port it sees through the zoning that presents the LUN.
+    With ``failover`` only path ``lun index mod n`` carries I/O; every other policy spreads a
+    LUN's I/O evenly over its paths.
     """
 
     def __init__(self, scenario: Scenario) -> None:
-        self.scenario = s = scenario
-        array = s.array
-        pools = {p.name: (i, p) for i, p in enumerate(array.pools)}
-        self.luns: list[LunInfo] = []
-        self.luns_by_group: dict[str, list[int]] = {}
-        for gi, group in enumerate(array.luns):
-            pi, pool = pools[group.pool]
-            shown = tuple(range(array.ports)) if group.ports == "all" else tuple(group.ports)
-            limit = lun_queue_limit(array, group, pool)
-            members = []
-            for name in expand_names(group.name, group.count):
-                members.append(len(self.luns))
-                self.luns.append(LunInfo(len(self.luns), gi, name, pool, pi, limit, shown))
-            self.luns_by_group[group.name] = members
-        self.host_ports: list[list[HostPortInfo]] = []
-        self.routes: list[RouteInfo] = []
+        self.scenario = scenario
+        wiring = Wiring(scenario)
+        self.luns: list[LunPlace] = wiring.luns
+        self.luns_by_group: dict[str, list[int]] = wiring.luns_by_group
+        self.host_ports: list[list[HostPort]] = wiring.host_ports
+        self.routes: list[PathInfo] = []
         self.by_pair: dict[tuple[int, int], list[int]] = {}
         """Route indices (active and standby) per (host group, LUN)."""
-        self.workloads: dict[tuple[int, int], list[WorkloadSpec]] = {}
-        self.split_limit: list[int | None] = []
-        for g, host in enumerate(s.hosts):
-            ports: list[HostPortInfo] = []
-            card = 0
-            for hi, hba in enumerate(host.hbas):
-                for _ in range(hba.count):
-                    for _p in range(hba.ports):
-                        ports.append(HostPortInfo(len(ports), hi, card, hba.speed))
-                    card += 1
-            self.host_ports.append(ports)
-            limits = [x for x in [host.max_io_size, *(h.max_transfer for h in host.hbas)] if x]
-            self.split_limit.append(min(limits) if limits else None)
-            visible = visible_ports(s, host)
-            for name in lun_groups_used(s, host.name):
-                for li in self.luns_by_group[name]:
-                    lun = self.luns[li]
-                    pairs = [(hp, a) for hp in ports for a in visible[hp.index] if a in lun.ports]
-                    n = len(pairs)
-                    indices = []
-                    for k, (hp, a) in enumerate(pairs):
-                        active = host.multipath != "failover" or k == li % n
-                        hba_spec = host.hbas[hp.hba]
-                        key: tuple[Any, ...] = (
-                            (g, hp.index, "lun", li)
-                            if hba_spec.queue_target == "lun"
-                            else (g, hp.index, "target", a)
-                        )
-                        indices.append(len(self.routes))
-                        self.routes.append(RouteInfo(g, hp.index, a, li, active, key))
-                    self.by_pair[(g, li)] = indices
-                    self.workloads[(g, li)] = [
-                        w
-                        for w in s.workloads
-                        if (w.hosts == "all" or host.name in w.hosts)
-                        and (w.luns == "all" or name in w.luns)
-                    ]
+        for pair, paths in wiring.paths.items():
+            self.by_pair[pair] = list(range(len(self.routes), len(self.routes) + len(paths)))
+            self.routes.extend(paths)
+        self.workloads: dict[tuple[int, int], list[WorkloadSpec]] = wiring.workloads
+        self.split_limit: list[int | None] = wiring.split_limit
 
     # -- per path ---------------------------------------------------------------------------
 
@@ -703,7 +625,7 @@ def _set_args(fix: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _hosts_touching(pa: PathAnalysis, route_filter: Callable[[RouteInfo], bool]) -> list[int]:
+def _hosts_touching(pa: PathAnalysis, route_filter: Callable[[PathInfo], bool]) -> list[int]:
     return sorted({r.group for r in pa.routes if r.active and route_filter(r)})
 
 
@@ -1248,11 +1170,6 @@ def check_pcie(s: Scenario, options: CheckOptions) -> list[Finding]:
 # --------------------------------------------------------------------------------------
 
 
-def _wire(s: Scenario, size: float) -> float:
-    frames = math.ceil(size / s.fabric.frame_payload) + 1
-    return size + frames * s.fabric.frame_overhead
-
-
 def _fc_speed_for(need: float) -> str | None:
     for name in FC_SPEEDS:
         if units.parse_rate(name) >= need:
@@ -1302,7 +1219,8 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Finding]:
             if w.closed or w.rate is None or not active:
                 continue
             wire = _commands_per_io_mean(pa, g, w) * sum(
-                share * _wire(s, size) for size, share in pa.command_sizes(g, w)
+                share * wire_bytes(size, s.fabric.frame_payload, s.fabric.frame_overhead)
+                for size, share in pa.command_sizes(g, w)
             )
             per_route = w.rate / max(1, pa._luns_of(g, w)) / len(active) * wire
             for r in active:

@@ -41,9 +41,10 @@ from typing import Any
 
 import simpy
 
+from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import RunResult, build_result
 from sanpath.sim.components.array import Lun
-from sanpath.sim.components.host import HostInstance, Route, split_sizes
+from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.control import UNSTABLE_WINDOW, RunControl
 from sanpath.sim.load import Command, CopyJob, IoSource
 from sanpath.sim.precondition import Preconditioner
@@ -206,8 +207,7 @@ class Simulation:
 
     def wire_bytes(self, nbytes: int) -> int:
         """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
-        frames = -(-nbytes // self.frame_payload) + 1
-        return nbytes + frames * self.frame_overhead
+        return wire_bytes(nbytes, self.frame_payload, self.frame_overhead)
 
     def command(
         self, cmd: Command, fork: _ChildJoin | None = None

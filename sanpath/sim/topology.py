@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from sanpath.layout.wiring import Wiring
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive, make_drive
@@ -34,10 +35,6 @@ from sanpath.spec.scenario import (
     SsdSpec,
     TextbookDriveSpec,
     expand_names,
-    lun_groups_used,
-    lun_queue_limit,
-    lun_sizes,
-    visible_ports,
 )
 
 LAYERS = (
@@ -186,23 +183,23 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         cache.add_pool(pools[pool_spec.name], pool_spec)
 
     # -- LUNs ------------------------------------------------------------------------------
+    wiring = Wiring(scenario)
     luns: list[Lun] = []
     luns_by_group: dict[str, list[Lun]] = {}
-    pool_specs = {p.name: p for p in array.pools}
-    used = dict.fromkeys(pools, 0)
-    for gi, (group, size) in enumerate(zip(array.luns, lun_sizes(scenario), strict=True)):
+    for gi, group in enumerate(array.luns):
         pool = pools[group.pool]
-        limit = lun_queue_limit(array, group, pool_specs[group.pool])
         st = station(f"array.lun.{group.name}", "slots", "lun_queue")
         lun_members: list[Lun] = []
-        for name in expand_names(group.name, group.count):
+        for li in wiring.luns_by_group[group.name]:
+            place = wiring.luns[li]
+            name, limit = place.name, place.limit
             st.servers += slot_servers(limit)
             lun = Lun(
                 name=name,
                 group=group.name,
-                index=len(luns),
-                size=size,
-                base=used[group.pool],
+                index=li,
+                size=place.size,
+                base=place.base,
                 pool=pool,
                 queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
@@ -211,7 +208,6 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),
                 destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
             )
-            used[group.pool] += size
             if array.cache.read_ahead > 0:
                 chunk = min(array.cache.read_ahead, max(pool.row_bytes, PREFETCH_CHUNK))
                 lun.readahead = ReadAhead(env, lun, array.cache.read_ahead, chunk)
@@ -223,9 +219,6 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     hosts: list[HostInstance] = []
     hosts_by_group: dict[str, list[HostInstance]] = {}
     throttles: list[Throttle] = []
-    lun_ports = {
-        lg.name: (range(array.ports) if lg.ports == "all" else lg.ports) for lg in array.luns
-    }
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
         limits = [
@@ -273,55 +266,53 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                         )
                         hba.ports.append(port)
                         host_ports.append((hba, port, len(hba_specs) - 1, spec_index))
-            visible = visible_ports(scenario, hspec)
-            wanted = [lun for name in lun_groups_used(scenario, hg) for lun in luns_by_group[name]]
-            for lun in wanted:
+            for (group_index, lun_index), paths in wiring.paths.items():
+                if group_index != hi:
+                    continue
+                lun = luns[lun_index]
                 routes = []
-                for p, (hba, port, si, spec_index) in enumerate(host_ports):
+                for path in paths:
+                    hba, port, si, spec_index = host_ports[path.port]
                     hba_spec = hba_specs[si]
-                    for a in visible[p]:
-                        if a not in lun_ports[lun.group]:
-                            continue
-                        key = (
-                            ("lun", lun.index) if hba_spec.queue_target == "lun" else ("target", a)
+                    a = path.array_port
+                    key = path.slot_key[2:]  # ("lun", LUN) or ("target", array port)
+                    slots = port.slots.get(key)
+                    if slots is None:
+                        slots = port.slots[key] = knob(
+                            f"hosts.{hi}.hbas.{spec_index}.queue_depth",
+                            SlotPool(
+                                env,
+                                hba_spec.queue_depth,
+                                station(
+                                    f"{hg}.hba.slots",
+                                    "slots",
+                                    "hba",
+                                    slot_servers(hba_spec.queue_depth),
+                                ),
+                            ),
                         )
-                        slots = port.slots.get(key)
-                        if slots is None:
-                            slots = port.slots[key] = knob(
-                                f"hosts.{hi}.hbas.{spec_index}.queue_depth",
+                    routes.append(
+                        Route(
+                            host_queue=knob(
+                                f"hosts.{hi}.lun_queue_depth",
                                 SlotPool(
                                     env,
-                                    hba_spec.queue_depth,
+                                    hspec.lun_queue_depth,
                                     station(
-                                        f"{hg}.hba.slots",
+                                        f"{hg}.lun_queue",
                                         "slots",
-                                        "hba",
-                                        slot_servers(hba_spec.queue_depth),
+                                        "host_queue",
+                                        slot_servers(hspec.lun_queue_depth),
                                     ),
                                 ),
-                            )
-                        routes.append(
-                            Route(
-                                host_queue=knob(
-                                    f"hosts.{hi}.lun_queue_depth",
-                                    SlotPool(
-                                        env,
-                                        hspec.lun_queue_depth,
-                                        station(
-                                            f"{hg}.lun_queue",
-                                            "slots",
-                                            "host_queue",
-                                            slot_servers(hspec.lun_queue_depth),
-                                        ),
-                                    ),
-                                ),
-                                hba=hba,
-                                hba_port=port,
-                                hba_slots=slots,
-                                array_port=ports[a],
-                                lun=lun,
-                            )
+                            ),
+                            hba=hba,
+                            hba_port=port,
+                            hba_slots=slots,
+                            array_port=ports[a],
+                            lun=lun,
                         )
+                    )
                 assert routes, f"{iname} cannot reach {lun.name} (validation checks paths)"
                 host.routes[lun.index] = routes
             if hspec.qfull.throttle != "none":

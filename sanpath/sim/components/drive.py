@@ -25,16 +25,14 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any
 
 import simpy
 from simpy.events import NORMAL
 
+from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec.scenario import HddSpec, SsdSpec, TextbookDriveSpec
-
-CYLINDERS: Final = 100_000
-"""Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
 
 
 class DriveOp:
@@ -146,10 +144,7 @@ class Hdd(Drive):
         self.station = station
         self.capacity = spec.capacity
         self.rev = 60.0 / spec.rpm
-        self.track = spec.track_to_track
-        b = (15.0 * spec.average_seek - 10.0 * spec.track_to_track - 5.0 * spec.full_stroke) / 3.0
-        self.seek_b = max(b, 0.0)
-        self.seek_a = spec.full_stroke - spec.track_to_track - self.seek_b
+        self.track, self.seek_a, self.seek_b = seek_curve(spec)
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
         self.sptf = spec.scheduling == "sptf"

@@ -180,11 +180,3 @@ class HostInstance:
                     best, best_t = route, t
             return best
         return routes[lun_index % n]  # failover: a fixed path per LUN
-
-
-def split_sizes(size: int, limit: int | None) -> list[int]:
-    """Sizes of the commands an I/O of ``size`` bytes becomes under ``limit`` (bytes)."""
-    if limit is None or size <= limit:
-        return [size]
-    full, rest = divmod(size, limit)
-    return [limit] * full + ([rest] if rest else [])

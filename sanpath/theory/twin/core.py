@@ -47,8 +47,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from sanpath.sim.components.host import split_sizes
-from sanpath.sim.components.raid import RaidLayout, merged_lengths
+from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.raid import RaidLayout, merged_lengths
+from sanpath.layout.wiring import Wiring, split_sizes, wire_bytes
 from sanpath.spec.scenario import (
     DistSpec,
     HddSpec,
@@ -58,9 +59,7 @@ from sanpath.spec.scenario import (
     TextbookDriveSpec,
     WorkloadSpec,
     load_scenario,
-    lun_sizes,
     pool_capacity,
-    visible_ports,
 )
 from sanpath.theory import queues
 
@@ -72,8 +71,6 @@ SPTF_GAMMA = 0.27
 """Exponent of the SPTF throughput multiplier ``g(q) = q^0.27``: within 2% of a Monte-Carlo of
 ideal shortest-positioning-time-first scheduling for q = 2..64 (see ``docs/model.md``)."""
 
-CYLINDERS = 100_000
-"""As in :mod:`sanpath.sim.components.drive`: shorter seeks cost nothing."""
 
 Destage = Literal["auto", "steady", "none"]
 
@@ -224,9 +221,7 @@ class _DriveModel:
 
 def _seek_moments(spec: HddSpec, intervals: list[tuple[float, float]]) -> tuple[float, float]:
     """Mean and variance of the seek time between two uniform points of the active region."""
-    track = spec.track_to_track
-    b = max((15.0 * spec.average_seek - 10.0 * track - 5.0 * spec.full_stroke) / 3.0, 0.0)
-    a = spec.full_stroke - track - b
+    track, a, b = seek_curve(spec)
     if len(intervals) == 1:
         f = intervals[0][1] - intervals[0][0]
         if f * CYLINDERS < 1.0:
@@ -387,10 +382,6 @@ def _dist(d: DistSpec) -> tuple[float, float]:
     return d.mean_s, d.scv * d.mean_s * d.mean_s
 
 
-def _wire(nbytes: int, payload: int, overhead: int) -> int:
-    return nbytes + (-(-nbytes // payload) + 1) * overhead
-
-
 def _build(scenario: Scenario, destage: bool) -> _Network:
     """Map ``scenario`` onto stations and per-command demands."""
     s = scenario
@@ -410,22 +401,17 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
     # -- LUNs and pools ------------------------------------------------------------------------
     pools = list(array.pools)
     pool_index = {p.name: i for i, p in enumerate(pools)}
-    sizes = lun_sizes(s)
+    wiring = Wiring(s)
     lun_base: list[int] = []  # base of the first LUN of each group
     lun_first: list[int] = []  # global index of the first LUN of each group
     pool_base: dict[int, int] = {}  # base of the first LUN of each pool
-    used = dict.fromkeys(pool_index, 0)
-    index = 0
     extents: dict[int, list[tuple[int, int, int]]] = {}  # lun group -> (base, size) per LUN
-    for gi, (group, size) in enumerate(zip(array.luns, sizes, strict=True)):
-        lun_first.append(index)
-        lun_base.append(used[group.pool])
-        pool_base.setdefault(pool_index[group.pool], used[group.pool])
-        extents[gi] = []
-        for _ in range(group.count):
-            extents[gi].append((used[group.pool], size, index))
-            used[group.pool] += size
-            index += 1
+    for gi, group in enumerate(array.luns):
+        places = [wiring.luns[li] for li in wiring.luns_by_group[group.name]]
+        lun_first.append(places[0].index)
+        lun_base.append(places[0].base)
+        pool_base.setdefault(pool_index[group.pool], places[0].base)
+        extents[gi] = [(place.base, place.size, place.index) for place in places]
 
     # Active regions of each pool (LUNs some workload touches, times the span).
     spans: dict[int, float] = {}
@@ -507,18 +493,11 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
         group_servers["array.controller.bandwidth"] = 1.0
 
     def routes_of(hi: int, gi: int) -> list[tuple[int, int]]:
-        hs = s.hosts[hi]
-        visible = visible_ports(s, hs)
-        presented = array.luns[gi].ports
-        allowed = set(range(array.ports)) if presented == "all" else set(presented)
-        return [(p, a) for p in range(len(hba_ports[hi])) for a in visible[p] if a in allowed]
+        first = lun_first[gi]
+        return [(p.port, p.array_port) for p in wiring.paths.get((hi, first), [])]
 
     def fractions(hi: int, lun_index: int, n: int) -> list[float]:
-        if n == 1:
-            return [1.0]
-        if s.hosts[hi].multipath == "failover":
-            return [1.0 if r == lun_index % n else 0.0 for r in range(n)]
-        return [1.0 / n] * n
+        return wiring.shares(hi, lun_index) if n else []
 
     # -- classes --------------------------------------------------------------------------------
     classes: list[_Class] = []
@@ -769,7 +748,7 @@ def _fill_class(
                 legs = []
                 for part in children:
                     pf = f / len(children)
-                    wire = _wire(part, payload, overhead)
+                    wire = wire_bytes(part, payload, overhead)
                     t_pcie = part / hba.pcie.bytes_per_s if hba.pcie is not None else 0.0
                     t_host = wire / hba.speed if hba.speed is not None else 0.0
                     t_port = wire / port_speed if port_speed is not None else 0.0

@@ -1,0 +1,34 @@
+"""The one model of the wiring, shared by the simulator, the checks and the twin.
+
+How hosts reach LUNs (active paths, failover, split limits, wire bytes, station names), how a
+RAID group maps a host command to drive operations, and the drive geometry constants. This
+package reads frozen specs only; it knows nothing of SimPy, statistics or rules.
+"""
+
+from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.raid import Ops, RaidLayout, merge, merged_lengths
+from sanpath.layout.wiring import (
+    HostPort,
+    LunPlace,
+    PathInfo,
+    Wiring,
+    split_limit,
+    split_sizes,
+    wire_bytes,
+)
+
+__all__ = [
+    "CYLINDERS",
+    "HostPort",
+    "LunPlace",
+    "Ops",
+    "PathInfo",
+    "RaidLayout",
+    "Wiring",
+    "merge",
+    "merged_lengths",
+    "seek_curve",
+    "split_limit",
+    "split_sizes",
+    "wire_bytes",
+]

@@ -1,0 +1,184 @@
+"""The wiring of a scenario: every LUN's place, every host port, every path and its share.
+
+One model, read by the simulator (:mod:`sanpath.sim.topology` builds its queues and links
+along these paths), by the checks (:mod:`sanpath.advice`) and by the analytic twin
+(:mod:`sanpath.theory.twin`), so a knob that changes how hosts reach LUNs changes all three.
+
+* **LUNs** are numbered across groups in scenario order; each has its pool, its size (an
+  equal share of the pool unless given), its byte offset in the pool (LUNs are carved one
+  after the other), its per-LUN queue limit and the array ports that present it.
+* **Host ports** are numbered per host instance over every card in order (the numbering
+  zoning uses).
+* **Paths** of a host group to a LUN: every host port, in order, times every array port it
+  sees through the zoning that presents the LUN. With ``failover`` only path
+  ``lun index mod n`` carries I/O; every other policy spreads a LUN's I/O over all of them.
+  A path's ``slot_key`` names the HBA command-slot pool it draws from: per LUN, or per target
+  port (Emulex QueueTarget 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sanpath.spec.scenario import (
+    PoolSpec,
+    Scenario,
+    WorkloadSpec,
+    expand_names,
+    lun_groups_used,
+    lun_queue_limit,
+    lun_sizes,
+    visible_ports,
+)
+
+
+@dataclass(frozen=True)
+class LunPlace:
+    """One LUN instance as the array sees it."""
+
+    index: int
+    """Number of the LUN across every group."""
+    group: int
+    """Index of its LUN group in ``array.luns``."""
+    name: str
+    pool: PoolSpec
+    pool_index: int
+    size: int
+    """Bytes."""
+    base: int
+    """Byte offset of the LUN in its pool."""
+    limit: int | None
+    """The array's per-LUN queue limit (None: unlimited)."""
+    ports: tuple[int, ...]
+    """Array ports that present the LUN."""
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """One HBA port of a host (``index`` counts over every card, as zoning does)."""
+
+    index: int
+    hba: int
+    """Index of the HBA spec in ``hosts.N.hbas``."""
+    card: int
+    """Card number over every HBA of the host."""
+    port: int
+    """Port number on its card."""
+    speed: float | None
+
+
+@dataclass(frozen=True)
+class PathInfo:
+    """One path of one host instance (of group ``group``) to LUN ``lun``."""
+
+    group: int
+    port: int
+    """Host port index (:class:`HostPort`)."""
+    array_port: int
+    lun: int
+    active: bool
+    """True when the multipath policy sends I/O down this path."""
+    slot_key: tuple[Any, ...]
+    """The HBA slot pool it draws from: (group, port, "lun", lun) or (group, port, "target",
+    array port)."""
+
+
+def split_limit(scenario: Scenario, group: int) -> int | None:
+    """The largest command host group ``group`` sends: min(max_io_size, max_transfer)."""
+    host = scenario.hosts[group]
+    limits = [x for x in [host.max_io_size, *(h.max_transfer for h in host.hbas)] if x]
+    return min(limits) if limits else None
+
+
+def split_sizes(size: int, limit: int | None) -> list[int]:
+    """Sizes of the commands an I/O of ``size`` bytes becomes under ``limit`` (bytes)."""
+    if limit is None or size <= limit:
+        return [size]
+    full, rest = divmod(size, limit)
+    return [limit] * full + ([rest] if rest else [])
+
+
+def wire_bytes(nbytes: int, frame_payload: int, frame_overhead: int) -> int:
+    """Bytes on a Fibre Channel link for ``nbytes`` of data in frames, plus the status frame."""
+    frames = -(-nbytes // frame_payload) + 1
+    return nbytes + frames * frame_overhead
+
+
+class Wiring:
+    """LUN places, host ports and paths of one scenario (see the module docstring)."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = s = scenario
+        array = s.array
+        pools = {p.name: (i, p) for i, p in enumerate(array.pools)}
+        self.luns: list[LunPlace] = []
+        self.luns_by_group: dict[str, list[int]] = {}
+        used = dict.fromkeys(pools, 0)
+        for gi, (group, size) in enumerate(zip(array.luns, lun_sizes(s), strict=True)):
+            pi, pool = pools[group.pool]
+            shown = tuple(range(array.ports)) if group.ports == "all" else tuple(group.ports)
+            limit = lun_queue_limit(array, group, pool)
+            members = []
+            for name in expand_names(group.name, group.count):
+                index = len(self.luns)
+                members.append(index)
+                place = LunPlace(index, gi, name, pool, pi, size, used[group.pool], limit, shown)
+                self.luns.append(place)
+                used[group.pool] += size
+            self.luns_by_group[group.name] = members
+        self.host_ports: list[list[HostPort]] = []
+        self.split_limit: list[int | None] = []
+        self.paths: dict[tuple[int, int], list[PathInfo]] = {}
+        """Every path (active or not) per (host group, LUN), in the simulator's order."""
+        self.workloads: dict[tuple[int, int], list[WorkloadSpec]] = {}
+        for g, host in enumerate(s.hosts):
+            ports: list[HostPort] = []
+            card = 0
+            for hi, hba in enumerate(host.hbas):
+                for _ in range(hba.count):
+                    for p in range(hba.ports):
+                        ports.append(HostPort(len(ports), hi, card, p, hba.speed))
+                    card += 1
+            self.host_ports.append(ports)
+            self.split_limit.append(split_limit(s, g))
+            visible = visible_ports(s, host)
+            for name in lun_groups_used(s, host.name):
+                for li in self.luns_by_group[name]:
+                    lun = self.luns[li]
+                    pairs = [(hp, a) for hp in ports for a in visible[hp.index] if a in lun.ports]
+                    n = len(pairs)
+                    paths = []
+                    for k, (hp, a) in enumerate(pairs):
+                        active = host.multipath != "failover" or k == li % n
+                        key: tuple[Any, ...] = (
+                            (g, hp.index, "lun", li)
+                            if host.hbas[hp.hba].queue_target == "lun"
+                            else (g, hp.index, "target", a)
+                        )
+                        paths.append(PathInfo(g, hp.index, a, li, active, key))
+                    self.paths[(g, li)] = paths
+                    self.workloads[(g, li)] = [
+                        w
+                        for w in s.workloads
+                        if (w.hosts == "all" or host.name in w.hosts)
+                        and (w.luns == "all" or name in w.luns)
+                    ]
+
+    def active(self, group: int, lun: int) -> list[PathInfo]:
+        """The paths of (host group, LUN) the multipath policy sends I/O down."""
+        return [p for p in self.paths.get((group, lun), []) if p.active]
+
+    def shares(self, group: int, lun: int) -> list[float]:
+        """Share of the LUN's I/O each path carries, in path order (failover: one path)."""
+        paths = self.paths.get((group, lun), [])
+        n = len(paths)
+        if n == 1:
+            return [1.0]
+        if self.scenario.hosts[group].multipath == "failover":
+            return [1.0 if p.active else 0.0 for p in paths]
+        return [1.0 / n] * n
+
+    def commands_per_io(self, group: int, size: int) -> int:
+        """Commands one I/O of ``size`` bytes becomes on host group ``group``."""
+        return len(split_sizes(size, self.split_limit[group]))
