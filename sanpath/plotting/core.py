@@ -778,8 +778,8 @@ def breakdown(
     One bar per sweep point, ordered by ``x`` (default: the first varied key) and grouped,
     with a gap and a label under each group, by the other varied keys; stacked in
     path order (host queue at the bottom, drive on top) with a fixed colour per layer
-    (:data:`~sanpath.plotting.core.LAYER_COLORS`). The stack adds up to the mean latency; with replicates an error
-    bar on top shows the 95 % interval of that total. ``drop_empty`` leaves out layers that
+    (:data:`~sanpath.plotting.core.LAYER_COLORS`). The stack adds up to the mean latency;
+    with replicates an error bar on top shows the 95 % interval of that total. ``drop_empty`` leaves out layers that
     are zero at every point.
     """
     data = _data(sweep)
