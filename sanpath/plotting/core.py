@@ -779,8 +779,8 @@ def breakdown(
     with a gap and a label under each group, by the other varied keys; stacked in
     path order (host queue at the bottom, drive on top) with a fixed colour per layer
     (:data:`~sanpath.plotting.core.LAYER_COLORS`). The stack adds up to the mean latency;
-    with replicates an error bar on top shows the 95 % interval of that total. ``drop_empty`` leaves out layers that
-    are zero at every point.
+    with replicates an error bar on top shows the 95 % interval of that total.
+    ``drop_empty`` leaves out layers that are zero at every point.
     """
     data = _data(sweep)
     columns = [str(c) for c in data.table.columns if str(c).startswith("breakdown_ms_")]
