@@ -15,8 +15,8 @@ from sanpath.compiled import use_selected_core
 use_selected_core()  # the compiled core or its Python source: before any core module loads
 
 from sanpath.advice.check import CheckReport, Finding, check
-from sanpath.experiments.sweep import SweepResult, sweep
-from sanpath.results import RunResult
+from sanpath.experiments.sweep import sweep
+from sanpath.results import RunResult, SweepResult
 from sanpath.sim.engine import run
 from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario
 

@@ -18,9 +18,11 @@ import sanpath
 from sanpath import files
 from sanpath.cli import main
 from sanpath.experiments.calibrate import CalibrationResult, MeasuredPoint, calibrate
-from sanpath.experiments.sweep import SIDECAR_SUFFIX, SweepResult, Task, run_task, sweep
+from sanpath.experiments.sweep import Task, run_task, sweep
 from sanpath.files import OutputError, atomic_path, check_output, write_text
 from sanpath.plotting import plot_files
+from sanpath.results import SweepResult
+from sanpath.results.sweep import SIDECAR_SUFFIX
 from sanpath.theory import textbook
 
 OIO = "workloads.0.outstanding"

@@ -28,7 +28,6 @@ from matplotlib.lines import Line2D
 import sanpath
 from sanpath import plotting
 from sanpath.cli import main
-from sanpath.experiments.sweep import SweepResult
 from sanpath.plotting import (
     LAYER_COLORS,
     PlotInputError,
@@ -36,7 +35,7 @@ from sanpath.plotting import (
     find_knee,
     short_name,
 )
-from sanpath.results import RunResult
+from sanpath.results import RunResult, SweepResult
 from sanpath.spec.scenario import load_scenario
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -14,7 +14,8 @@ from conftest import SCENARIOS
 
 import sanpath
 from sanpath.cli import main
-from sanpath.experiments.sweep import SweepResult, Task, expand_grid, run_task, sweep
+from sanpath.experiments.sweep import Task, expand_grid, run_task, sweep
+from sanpath.results import SweepResult
 from sanpath.theory import textbook
 
 QD = "hosts.0.hbas.0.queue_depth"

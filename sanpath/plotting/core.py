@@ -5,9 +5,9 @@ Every function draws on the ``ax`` (or ``axes``) it is given, or on a new
 the functions work headless (Agg), in scripts and in notebooks; they return the Axes they
 drew on (``ax.figure`` is the Figure; :func:`save` writes it as PNG).
 
-Sweep plots take a :class:`~sanpath.experiments.sweep.SweepResult` or a DataFrame: a sweep
+Sweep plots take a :class:`~sanpath.results.SweepResult` or a DataFrame: a sweep
 table (one row per point and replicate, the varied keys before ``replicate``), a
-:meth:`~sanpath.experiments.sweep.SweepResult.summary`, or any frame whose dotted column names
+:meth:`~sanpath.results.SweepResult.summary`, or any frame whose dotted column names
 (``workloads.0.outstanding``) are the varied keys. Replicates are averaged per point; with
 more than one replicate the 95 % Student-t interval of the mean is drawn as a band (lines) or
 as error bars (points, bars).
@@ -45,9 +45,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
 
-from sanpath.experiments.sweep import SweepResult
 from sanpath.files import atomic_path, check_output
-from sanpath.results import RunResult
+from sanpath.results import RunResult, SweepResult
 from sanpath.units import UnitError, format_bytes, parse_bytes
 
 __all__ = [

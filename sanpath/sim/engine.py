@@ -42,15 +42,16 @@ from typing import Any
 import simpy
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
-from sanpath.results import RunResult, build_result
+from sanpath.results import LAYERS, RunResult
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.control import UNSTABLE_WINDOW, RunControl
 from sanpath.sim.load import Command, CopyJob, IoSource
+from sanpath.sim.measure import build_result
 from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.station import Link, Station
 from sanpath.sim.streams import Streams
-from sanpath.sim.topology import LAYERS, Topology, build_topology, slot_servers
+from sanpath.sim.topology import Topology, build_topology, slot_servers
 from sanpath.spec.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 

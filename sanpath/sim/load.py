@@ -33,7 +33,7 @@ class Command:
     """One SCSI command on its way through the path.
 
     ``layers`` accumulates the seconds spent in each latency-breakdown layer
-    (see :data:`sanpath.sim.topology.LAYERS`); they add up to the command's latency.
+    (see :data:`sanpath.results.LAYERS`); they add up to the command's latency.
     """
 
     __slots__ = ("host", "layers", "lun", "offset", "size", "write")

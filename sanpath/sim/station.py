@@ -24,10 +24,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from dataclasses import dataclass
-from typing import Any
 
 import simpy
+
+from sanpath.results.station import StationStats
 
 
 class Station:
@@ -186,45 +186,6 @@ class Station:
             in_station_at_end=self.n,
             little_residual=abs(area - accounted) / max(area, 1e-300) if area > 0 else 0.0,
         )
-
-
-@dataclass(frozen=True)
-class StationStats:
-    """A station's figures over the measurement window (times in seconds)."""
-
-    name: str
-    kind: str
-    layer: str
-    servers: float
-    utilization: float
-    mean_in_station: float
-    mean_queue: float
-    mean_wait_s: float
-    mean_service_s: float
-    throughput: float
-    arrivals: int
-    completions: int
-    rejected: int
-    in_station_at_end: int
-    little_residual: float
-    """Relative gap between the time-weighted count and the summed time in station."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (milliseconds, None for undefined utilization)."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "layer": self.layer,
-            "servers": None if not math.isfinite(self.servers) else self.servers,
-            "utilization": None if math.isnan(self.utilization) else self.utilization,
-            "mean_queue": self.mean_queue,
-            "mean_in_station": self.mean_in_station,
-            "mean_wait_ms": self.mean_wait_s * 1e3,
-            "mean_service_ms": self.mean_service_s * 1e3,
-            "throughput": self.throughput,
-            "completions": self.completions,
-            "rejected": self.rejected,
-        }
 
 
 class SlotPool:

@@ -37,20 +37,6 @@ from sanpath.spec.scenario import (
     expand_names,
 )
 
-LAYERS = (
-    "host",
-    "host_queue",
-    "hba",
-    "pcie",
-    "fabric",
-    "array_port",
-    "controller",
-    "cache",
-    "lun_queue",
-    "drive",
-)
-"""Latency-breakdown layers, in path order."""
-
 PREFETCH_CHUNK = 1 << 20
 """Read-ahead fetches in chunks of at least this many bytes (or one stripe row if larger).
 

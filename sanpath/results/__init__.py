@@ -1,0 +1,22 @@
+"""What a run or a sweep produced: pure data, no engine.
+
+:class:`RunResult` holds the figures of one run, :class:`SweepResult` the table of a sweep,
+:class:`StationStats` one station's figures; :data:`LAYERS` names the layers of the latency
+breakdown. Nothing here imports the simulator or the scenario specs, so plots, reports and
+notebooks can read results written by another process or another version.
+"""
+
+from sanpath.results.run import PERCENTILES, RunResult
+from sanpath.results.station import LAYER_LABELS, LAYERS, StationStats
+from sanpath.results.sweep import METRICS, SweepResult, check_table_path
+
+__all__ = [
+    "LAYERS",
+    "LAYER_LABELS",
+    "METRICS",
+    "PERCENTILES",
+    "RunResult",
+    "StationStats",
+    "SweepResult",
+    "check_table_path",
+]
