@@ -64,6 +64,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check sanpath tests
 	$(BIN)/ruff format --check sanpath tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 unit: $(CORE)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider

@@ -8,17 +8,16 @@ The public API is small: load a scenario, run it, read the result.
 >>> result.iops, result.latency_ms["p99"]                             # doctest: +SKIP
 """
 
-__version__ = "0.1.0"
-
 from sanpath.compiled import use_selected_core
 
 use_selected_core()  # the compiled core or its Python source: before any core module loads
 
+from sanpath._version import __version__
 from sanpath.advice.check import CheckReport, Finding, check
 from sanpath.experiments.sweep import sweep
 from sanpath.results import RunResult, SweepResult
 from sanpath.sim.engine import run
-from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario
+from sanpath.spec import Scenario, ScenarioError, load_scenario
 
 __all__ = [
     "CheckReport",

@@ -17,7 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from sanpath import __version__, compiled
+from sanpath import compiled
+from sanpath._version import __version__
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -260,7 +261,7 @@ def _positive_int(text: str) -> int:
 
 
 def _overrides(items: Sequence[str]) -> dict[str, Any]:
-    from sanpath.spec.scenario import parse_assignment
+    from sanpath.spec import parse_assignment
 
     out: dict[str, Any] = {}
     for item in items:
@@ -270,7 +271,7 @@ def _overrides(items: Sequence[str]) -> dict[str, Any]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from sanpath.spec.scenario import ScenarioError, load_scenario
+    from sanpath.spec import ScenarioError, load_scenario
 
     status = EXIT_OK
     for path in args.files:
@@ -286,7 +287,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _in_file(exc: Exception, file: str) -> Exception:
     """A ScenarioError about a loaded scenario, located in ``file`` (line and column)."""
-    from sanpath.spec.scenario import ScenarioError
+    from sanpath.spec import ScenarioError
 
     return exc.in_file(file) if isinstance(exc, ScenarioError) else exc
 
@@ -294,7 +295,7 @@ def _in_file(exc: Exception, file: str) -> Exception:
 def _cmd_run(args: argparse.Namespace) -> int:
     from sanpath.sim import budget
     from sanpath.sim.engine import run
-    from sanpath.spec.scenario import load_scenario
+    from sanpath.spec import load_scenario
     from sanpath.theory.explain import explain
 
     overrides = _overrides(args.overrides)
@@ -365,7 +366,7 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from sanpath.experiments.sweep import DEFAULT_CACHE, sweep
-    from sanpath.spec.scenario import ScenarioError, load_scenario
+    from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, _overrides(args.overrides))
     grid = _parse_vary(args.vary) or None
@@ -441,7 +442,7 @@ def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from sanpath.experiments import reference
-    from sanpath.spec.scenario import load_scenario
+    from sanpath.spec import load_scenario
 
     overrides = _overrides(args.overrides)
     if args.seed is not None:
@@ -511,7 +512,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from sanpath.advice.check import DEFAULT_CHECK_IOS, check
-    from sanpath.spec.scenario import load_scenario
+    from sanpath.spec import load_scenario
 
     scenario = load_scenario(args.file)
     report = check(
@@ -544,7 +545,7 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(_args: argparse.Namespace) -> int:
-    from sanpath.spec.scenario import json_schema
+    from sanpath.spec import json_schema
 
     print(json.dumps(json_schema(), indent=2))
     return EXIT_OK
@@ -578,7 +579,7 @@ def _profile_value(value: Any) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from sanpath.spec.scenario import ScenarioError
+    from sanpath.spec import ScenarioError
 
     parser = _parser()
     args = parser.parse_args(argv)

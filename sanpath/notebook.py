@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec.scenario import Scenario, load_scenario
+from sanpath.spec import Scenario, load_scenario
 
 KNOBS: dict[str, str] = {
     "hosts": "hosts.0.count",

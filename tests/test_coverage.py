@@ -16,7 +16,7 @@ import pytest
 import scipy.stats
 
 from sanpath.sim.engine import run
-from sanpath.spec.scenario import load_scenario
+from sanpath.spec import load_scenario
 from sanpath.theory import queues as analytic
 from sanpath.theory import textbook
 

@@ -16,8 +16,7 @@ import sanpath
 from sanpath.cli import main
 from sanpath.experiments.sweep import Task, run_task, sweep
 from sanpath.sim import budget
-from sanpath.spec import scenario
-from sanpath.spec.scenario import ScenarioError, Spec, load_scenario, parse_assignment
+from sanpath.spec import ScenarioError, Spec, load_scenario, parse_assignment, scenario
 from sanpath.theory import textbook
 from sanpath.units import UnitError, parse_bytes, parse_duration, parse_rate
 

@@ -10,7 +10,7 @@ import pytest
 
 import sanpath
 from sanpath.layout import RaidLayout, split_sizes
-from sanpath.spec.scenario import PoolSpec
+from sanpath.spec import PoolSpec
 from sanpath.theory import textbook
 
 
@@ -290,8 +290,8 @@ def test_copy_job_files_start_on_io_size_boundaries() -> None:
     data = copy_job(files=3)
     data["array"]["luns"][1]["size"] = "10000MB"  # not a multiple of 3 x 256 KiB
     sim = sanpath.sim.engine.Simulation(sanpath.load_scenario(data))
-    sim.start_workloads()
-    (job,) = sim.copy_jobs.values()
+    sim.load.start()
+    (job,) = sim.load.copy_jobs.values()
     assert len(job.files) == 3
     for file in job.files:
         assert file.start % (256 * 1024) == 0

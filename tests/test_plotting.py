@@ -36,7 +36,7 @@ from sanpath.plotting import (
     short_name,
 )
 from sanpath.results import RunResult, SweepResult
-from sanpath.spec.scenario import load_scenario
+from sanpath.spec import load_scenario
 
 PNG = b"\x89PNG\r\n\x1a\n"
 QD = "hosts.0.hbas.0.queue_depth"

@@ -12,7 +12,7 @@ from conftest import ROOT, SCENARIOS
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sanpath.spec.scenario import (
+from sanpath.spec import (
     ArraySpec,
     DistSpec,
     HddSpec,
@@ -825,7 +825,7 @@ def test_expand_names_unique_and_sorted(count: int) -> None:
 
 def test_shipped_schema_file_is_current() -> None:
     """docs/scenario.schema.json (referenced by the scenarios) matches `sanpath schema`."""
-    from sanpath.spec.scenario import json_schema
+    from sanpath.spec import json_schema
 
     shipped = json.loads((ROOT / "docs" / "scenario.schema.json").read_text())
     assert shipped == json.loads(json.dumps(json_schema()))
@@ -856,8 +856,8 @@ def _with_hba_and_array(hba: dict[str, Any], array: dict[str, Any]) -> dict[str,
 def test_profile_names_in_the_schema_are_the_profiles() -> None:
     from typing import get_args
 
+    from sanpath.spec.hardware import ArrayProfile, HbaProfile
     from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES
-    from sanpath.spec.scenario import ArrayProfile, HbaProfile
 
     assert set(get_args(HbaProfile)) == set(HBA_PROFILES)
     assert set(get_args(ArrayProfile)) == set(ARRAY_PROFILES)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sanpath.sim.engine import run
-from sanpath.spec.scenario import load_scenario
+from sanpath.spec import load_scenario
 from sanpath.theory.explain import explain
 from sanpath.theory.textbook import free_path
 from sanpath.theory.twin import predict
@@ -203,7 +203,7 @@ def test_precision_on_a_percentile_uses_batch_histograms() -> None:
 
 
 def test_run_length_keys_are_one_at_a_time() -> None:
-    from sanpath.spec.scenario import ScenarioError
+    from sanpath.spec import ScenarioError
 
     data = load_scenario(QUICKSTART).to_data()
     data["run"].update(ios=1000, duration=5.0)

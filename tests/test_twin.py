@@ -19,7 +19,7 @@ import pytest
 
 import sanpath
 from sanpath.cli import main
-from sanpath.spec.scenario import load_scenario
+from sanpath.spec import load_scenario
 from sanpath.theory import queues as analytic
 from sanpath.theory import textbook
 from sanpath.theory.twin import TwinPrediction, predict, predict_many

@@ -67,7 +67,7 @@ def _sync_notebooks(docs: Path) -> None:
 
 def _check_schema(docs: Path) -> None:
     """Warn (an error in the strict build) when the shipped schema is out of date."""
-    from sanpath.spec.scenario import json_schema
+    from sanpath.spec import json_schema
 
     shipped = docs / "scenario.schema.json"
     try:
@@ -388,7 +388,7 @@ class SchemaFields(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         import sanpath.spec.scenario
-        from sanpath.spec.scenario import json_schema
+        from sanpath.spec import json_schema
 
         self.env.note_dependency(str(sanpath.spec.scenario.__file__))  # re-read when specs change
         schema = json_schema()

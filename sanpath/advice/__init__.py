@@ -1,9 +1,14 @@
 """Advice: check a proposal against the rules practitioners know, with a second opinion.
 
-:func:`sanpath.check` runs every rule (:mod:`~sanpath.advice.check`); each finding says what
-is wrong, why, what it costs and what to change, and can be simulated against its fix.
+:func:`sanpath.check` (:mod:`~sanpath.advice.check`) runs every rule registered in
+:mod:`~sanpath.advice.registry` (the rules live in :mod:`sanpath.advice.rules`, one module per
+family); each finding says what is wrong, why, what it costs and what to change, and can be
+simulated against its fix (:mod:`~sanpath.advice.second_opinion`). The findings and the report
+are in :mod:`~sanpath.advice.report`.
 """
 
-from sanpath.advice.check import RULES, CheckReport, Finding, SecondOpinion, Step
+import sanpath.advice.rules  # noqa: F401  (registers every rule in RULES)
+from sanpath.advice.registry import RULES
+from sanpath.advice.report import CheckReport, Finding, SecondOpinion, Step
 
 __all__ = ["RULES", "CheckReport", "Finding", "SecondOpinion", "Step"]

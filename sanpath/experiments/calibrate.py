@@ -32,7 +32,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from sanpath.files import atomic_path
-from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
+from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
 METRICS = ("iops", "mb_per_s", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99")
 """Measured figures calibration can fit."""

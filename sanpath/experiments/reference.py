@@ -28,7 +28,7 @@ import numpy as np
 
 from sanpath.files import atomic_path, write_text
 from sanpath.results import RunResult
-from sanpath.spec.scenario import ReferencePointSpec, Scenario, ScenarioError, load_scenario
+from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_scenario
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,11 @@ from typing import Any
 
 import pandas as pd
 
-from sanpath import __version__
+from sanpath._version import __version__
 from sanpath.files import OutputError, write_text
 from sanpath.results.sweep import SweepResult, check_table_path
 from sanpath.sim import budget
-from sanpath.spec.scenario import Scenario, ScenarioError, load_scenario
+from sanpath.spec import Scenario, ScenarioError, load_scenario
 
 DEFAULT_CACHE = Path(".sanpath-cache")
 """Where finished sweep points are kept (``cache=None`` turns the cache off)."""
@@ -98,7 +98,7 @@ class Task:
 def run_task(task: Task) -> dict[str, Any]:
     """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
     from sanpath.sim.engine import run
-    from sanpath.spec.scenario import load_scenario
+    from sanpath.spec import load_scenario
     from sanpath.theory.explain import explain
 
     scenario = load_scenario(task.data)
@@ -303,7 +303,7 @@ def fan_in_figures(scenario: Scenario) -> dict[str, Any]:
     array port: its active paths x the LUNs it uses x the per-LUN depth (the smaller of the
     host queue depth and the HBA queue depth), spread evenly over the array ports it sees.
     """
-    from sanpath.spec.scenario import lun_groups_used, visible_ports
+    from sanpath.spec import lun_groups_used, visible_ports
 
     out: dict[str, Any] = {}
     if scenario.array.port_queue_depth is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sanpath.spec.scenario import HddSpec
+from sanpath.spec import HddSpec
 
 CYLINDERS: Final = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""

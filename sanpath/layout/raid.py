@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sanpath.spec.scenario import PoolSpec
+from sanpath.spec import PoolSpec
 
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 Ops = dict[tuple[int, int], list[_Range]]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec.scenario import (
+from sanpath.spec import (
     PoolSpec,
     Scenario,
     WorkloadSpec,

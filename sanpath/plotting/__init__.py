@@ -1,23 +1,23 @@
 """Pictures of runs and sweeps: one function per plot kind, and the ``.plot`` accessor."""
 
-from sanpath.plotting.core import (
-    KINDS,
-    LAYER_COLORS,
-    PlotInputError,
-    SweepPlots,
-    breakdown,
-    dashboard,
-    fan_in,
-    find_knee,
-    iops_vs_outstanding,
-    latency_cdf,
-    latency_vs_iops,
-    picture_path,
-    plot_files,
-    save,
-    short_name,
-    transfer_size,
-)
+# The modules, from the top down (nothing here imports this face):
+#   accessor   SweepPlots, the ``.plot`` accessor of a SweepResult
+#   files      save, picture_path, plot_files and KINDS (the ``sanpath plot`` command)
+#   curves     iops_vs_outstanding, latency_vs_iops, find_knee
+#   breakdown, fan_in, transfer, run (dashboard, latency_cdf): one plot kind each
+#   draw       new figures, a metric as a line with its confidence band
+#   tables     a sweep table turned into the points and lines a plot draws; PlotInputError
+#   style      axis labels, LAYER_COLORS, legends, axis scales, short_name
+
+from sanpath.plotting.accessor import SweepPlots
+from sanpath.plotting.breakdown import breakdown
+from sanpath.plotting.curves import find_knee, iops_vs_outstanding, latency_vs_iops
+from sanpath.plotting.fan_in import fan_in
+from sanpath.plotting.files import KINDS, picture_path, plot_files, save
+from sanpath.plotting.run import dashboard, latency_cdf
+from sanpath.plotting.style import LAYER_COLORS, short_name
+from sanpath.plotting.tables import PlotInputError
+from sanpath.plotting.transfer import transfer_size
 
 __all__ = [
     "KINDS",

@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Final
 
 from sanpath.sim.control import UNSTABLE_MIN_IOS, UNSTABLE_WINDOW
-from sanpath.spec.scenario import (
+from sanpath.spec import (
     HddSpec,
     HostSpec,
     PoolSpec,

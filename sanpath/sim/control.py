@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sanpath.spec.scenario import PrecisionSpec, RunSpec
+from sanpath.spec import PrecisionSpec, RunSpec
 from sanpath.stats import BatchMeans, LatencyHistogram
 from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
 

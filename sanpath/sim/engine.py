@@ -23,17 +23,22 @@ in the host queue) and tries again; its throttle policy may lower its queue dept
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
+The steps are named methods: :meth:`Simulation._host_stack` (1), :meth:`Simulation._admit`
+(2-6, with QUEUE FULL and its retry in :meth:`Simulation._queue_full`),
+:meth:`Simulation._write_data` (7), :meth:`Simulation._read_data` (8) and
+:meth:`Simulation._release` (9). The links a transfer crosses are built by the topology
+(:class:`~sanpath.sim.components.host.Leg`).
+
+The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
+:mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
 The engine keeps streaming statistics (a latency histogram, batch means, per-station
 accumulators) and prints nothing.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import functools
 import math
 import operator
-import re
 import time
 import tracemalloc
 from collections.abc import Callable, Generator
@@ -44,18 +49,28 @@ import simpy
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import LAYERS, RunResult
 from sanpath.sim.components.array import Lun
-from sanpath.sim.components.host import HostInstance, Route
+from sanpath.sim.components.host import HostInstance, Leg, Route
 from sanpath.sim.control import UNSTABLE_WINDOW, RunControl
-from sanpath.sim.load import Command, CopyJob, IoSource
+from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import build_result
 from sanpath.sim.precondition import Preconditioner
-from sanpath.sim.station import Link, Station
+from sanpath.sim.schedule import Schedule, check_schedule
+from sanpath.sim.station import (
+    ARRAY_PORT,
+    CACHE,
+    CONTROLLER,
+    DRIVE,
+    FABRIC,
+    HBA,
+    HOST,
+    HOST_QUEUE,
+    LUN_QUEUE,
+    Station,
+)
 from sanpath.sim.streams import Streams
-from sanpath.sim.topology import Topology, build_topology, slot_servers
-from sanpath.spec.scenario import Scenario, ScenarioError, WorkloadSpec, lun_queue_limit
+from sanpath.sim.topology import Topology, build_topology
+from sanpath.spec import Scenario
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
-
-HOST, HOST_QUEUE, HBA, PCIE, FABRIC, ARRAY_PORT, CONTROLLER, CACHE, LUN_QUEUE, DRIVE = range(10)
 
 RESERVE_AHEAD = 2e-6
 """How far ahead (s) a transfer may reserve the next link of its way without waking up first.
@@ -65,20 +80,6 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
-
-Leg = tuple[Link, bool, float, int]
-"""One link of a data transfer: (link, carries FC frames, latency before it (s), layer)."""
-
-SCHEDULABLE = (
-    r"hosts\.(\d+|\*)\.lun_queue_depth",
-    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
-    r"array\.port_queue_depth",
-    r"array\.lun_queue_depth",
-    r"array\.luns\.(\d+|\*)\.queue_depth",
-    r"workloads\.(\d+|\*)\.outstanding",
-    r"workloads\.(\d+|\*)\.rate",
-)
-"""Keys a ``schedule`` may change during a run: queue depths and the load."""
 
 
 class _ChildJoin:
@@ -140,14 +141,11 @@ class Simulation:
         self.timeseries: TimeSeries | None = None
         self.exchanges: TimeSeries | None = None
         """Per-interval exchange completion times (commands, as a switch probe sees them)."""
-        self.settings: list[tuple[float, str, Any]] = []
-        self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
-        self.rates = [w.rate for w in scenario.workloads]
-        self.copy_jobs: dict[tuple[int, str], CopyJob] = {}
-        self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
-            [] for _ in scenario.workloads
-        ]
-        self._check_schedule()
+        check_schedule(scenario)
+        self.load = Load(self.env, scenario, self.topology, self.streams, self.io)
+        """The load generators (closed, open and copy loops)."""
+        self.schedule = Schedule(self.env, scenario, self.topology, self.load)
+        """Scheduled changes, and the history of the settings they changed."""
         self.breakdown = [0.0] * len(LAYERS)
         self.completed = 0
         self.measured = 0
@@ -199,10 +197,6 @@ class Simulation:
         """Whole-run counts (warm-up included) for conservation checks."""
         self.in_flight: dict[int, float] = {}
         """Issue time of every application I/O not yet complete (by issue number)."""
-        for host in self.topology.hosts:
-            for routes in host.routes.values():
-                for route in routes:
-                    self._legs(route)
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -215,68 +209,89 @@ class Simulation:
     ) -> Generator[simpy.Event, Any, float]:
         """One command's trip through the path (see the module docstring).
 
-        ``fork`` is the fork-join of a split I/O the command is part of. ``now`` is the
-        simulated time (s), read again after every wait. Returns the completion time.
+        ``fork`` is the fork-join of a split I/O the command is part of. Returns the
+        completion time (s).
+        """
+        route = cmd.host.select(cmd.lun.index, cmd.size)
+        self.counters["commands"] += 1
+        self.totals["commands_issued"] += 1
+        now = yield from self._host_stack(cmd, route)  # 1.
+        now = yield from self._admit(cmd, route, now)  # 2. to 6.
+        if cmd.write:
+            now = yield from self._write_data(cmd, route, now)  # 7.
+        else:
+            now = yield from self._read_data(cmd, route, now)  # 8.
+        self._release(cmd, route, now, fork)  # 9.
+        return now
+
+    def _host_stack(self, cmd: Command, route: Route) -> Generator[simpy.Event, Any, float]:
+        """1. The host's per-LUN (per path) queue, then its own I/O stack.
+
+        The driver, interrupt and completion work runs while the command holds its queue
+        slot: processor time on one of the host's CPUs, then the rest (``io_time``).
         """
         env = self.env
         layers = cmd.layers
         host = cmd.host
-        lun = cmd.lun
-        size = cmd.size
-        route = host.select(lun.index, size)
-        counters = self.counters
-        counters["commands"] += 1
-        self.totals["commands_issued"] += 1
-        one_way = self.one_way
-        # 1. host per-LUN (per path) queue
-        now = t_host = env.now
-        host_queue = route.host_queue
-        ev = host_queue.acquire(now)
+        now = cmd.t_host = env.now
+        ev = route.host_queue.acquire(now)
         if ev is not None:
             yield ev
             now = env.now
-        t_host_start = now
-        layers[HOST_QUEUE] += t_host_start - t_host
-        # the host's own I/O stack (driver, interrupt and completion) while the command
-        # holds its queue slot: processor time on one of the host's CPUs, then the rest
+        cmd.t_host_start = now
+        layers[HOST_QUEUE] += now - cmd.t_host
         cpu = host.cpu
         if cpu is not None:
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
                 yield env.timeout(done - now)
                 now = env.now
-            cpu.station.depart(now, t_host_start, start, done)
-            layers[HOST] += done - t_host_start
+            cpu.station.depart(now, cmd.t_host_start, start, done)
+            layers[HOST] += done - cmd.t_host_start
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
             now = env.now
             layers[HOST] += host_time
-        hba, hba_port, port = route.hba, route.hba_port, route.array_port
+        route.hba_port.bytes_in_flight += cmd.size
+        return now
+
+    def _admit(self, cmd: Command, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
+        """2.-6. From the HBA slot to a place in the array's LUN queue.
+
+        The HBA gives the command a slot and spends ``command_time`` on it; the command
+        frame crosses the fabric; the array port admits it into its shared queue; the
+        controller spends its time; the LUN admits it into its queue. A full port or LUN
+        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again.
+        """
+        env = self.env
+        layers = cmd.layers
+        counters = self.counters
+        one_way = self.one_way
+        hba, port, lun = route.hba, route.array_port, cmd.lun
         hba_slots, hba_cpu, controller = route.hba_slots, hba.cpu, self.controller
-        hba_port.bytes_in_flight += size
         while True:
             # 2. HBA command slot and processing; 3. command frame to the array
-            t_slot = now
+            t_slot = cmd.t_slot = now
             ev = hba_slots.acquire(now)
             if ev is not None:
                 yield ev
                 now = env.now
-            t_slot_start = now
+            t_slot_start = cmd.t_slot_start = now
             start, done = hba_cpu.reserve(now, hba.command_time())
             arrive = done + one_way
             if arrive > now:
                 yield env.timeout(arrive - now)
                 now = env.now
             hba_cpu.station.depart(now, t_slot_start, start, done)
-            t_sent = done  # the command frame leaves the HBA: an exchange begins
+            cmd.t_sent = done  # the command frame leaves the HBA: an exchange begins
             layers[HBA] += done - t_slot
             layers[FABRIC] += arrive - done
             # 4. array port queue
-            t_port = now
+            t_port = cmd.t_port = now
             if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
-                yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, ARRAY_PORT)
+                yield from self._queue_full(cmd, route, ARRAY_PORT)
                 now = env.now
                 continue
             # 5. controller
@@ -294,110 +309,18 @@ class Simulation:
                 layers[CONTROLLER] += self.cross_time
             # 6. array per-LUN queue
             if lun.queue.try_acquire(now):
-                break
+                return now
             port.queue.release(now, t_port, t_port)
             counters["lun_qfull"] += 1
-            yield from self._queue_full(cmd, route, t_slot, t_slot_start, t_sent, LUN_QUEUE)
+            yield from self._queue_full(cmd, route, LUN_QUEUE)
             now = env.now
-        t_lun = now
-        if cmd.write:
-            # 7. XFER_RDY back to the host, then the data to the array
-            if one_way > 0:
-                yield env.timeout(one_way)
-                layers[FABRIC] += one_way
-            now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
-            if self.cache.absorbs(size):
-                counters["cached_writes"] += 1
-                hit = lun.write_hit
-                if hit > 0.0 and (hit >= 1.0 or lun.write_hit_draw() < hit):
-                    counters["write_hits"] += 1  # overwrites dirty data: no room, no destage
-                else:
-                    ev = self.cache.reserve(lun, cmd.offset, size)
-                    if ev is not None:
-                        yield ev
-                if self.write_time > 0:
-                    yield env.timeout(self.write_time)
-                now = env.now
-                layers[CACHE] += now - t
-            else:
-                counters["write_aside"] += 1
-                wait = yield from lun.pool.write(lun.base + cmd.offset, size)
-                now = env.now
-                layers[LUN_QUEUE] += wait
-                layers[DRIVE] += now - t - wait
-            lun.queue.release(now, t_lun, t_lun)
-            # 9. status back to the host
-            if one_way > 0:
-                yield env.timeout(one_way)
-                now = env.now
-                layers[FABRIC] += one_way
-        else:
-            # 8. cache or drives, then the data back to the host
-            t = now
-            events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
-            if events is not None:
-                counters["read_ahead_hits"] += 1
-                for ev in events:
-                    if not ev.processed:
-                        yield ev
-                if self.hit_time > 0:
-                    yield env.timeout(self.hit_time)
-                now = env.now
-                layers[CACHE] += now - t
-            elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
-                counters["cache_hits"] += 1
-                if self.hit_time > 0:
-                    yield env.timeout(self.hit_time)
-                    now = env.now
-                layers[CACHE] += now - t
-            else:
-                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-                yield join
-                now = env.now
-                join.settle(now)
-                wait = join.queue_wait
-                layers[LUN_QUEUE] += wait
-                layers[DRIVE] += now - t - wait
-            lun.queue.release(now, t_lun, t_lun)
-            now = yield from self._transfer(layers, route.read_legs, size, now)
-        # 9. give every slot back
-        port.queue.release(now, t_port, t_port)
-        hba_slots.release(now, t_slot, t_slot_start)
-        host_queue.release(now, t_host, t_host_start)
-        hba_port.bytes_in_flight -= size
-        if route.throttle is not None:
-            route.throttle.on_good(now)
-        totals = self.totals
-        totals["commands_completed"] += 1
-        totals["command_bytes_completed"] += size
-        if self.measuring:
-            latency = sum(layers)
-            self.command_latency.record(latency)
-            if self.exchanges is not None:
-                # What a switch probe sees: from the command frame leaving the HBA to the
-                # status coming back (host queue and HBA slot waits excluded).
-                self.exchanges.add(now, now - t_sent, size)
-        if fork is not None:
-            fork.remaining -= 1
-            if fork.remaining == 0:
-                fork.last_layers = layers
-                if fork.event is not None:
-                    fork.event.succeed()
-        return now
 
-    def _queue_full(
-        self,
-        cmd: Command,
-        route: Route,
-        t_slot: float,
-        t_slot_start: float,
-        t_sent: float,
-        layer: int,
-    ) -> Proc:
+    def _queue_full(self, cmd: Command, route: Route, layer: int) -> Proc:
         """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay.
 
-        To a switch probe the refused command is an exchange of its own, from ``t_sent``
-        (its frame left the HBA) to the QUEUE FULL status; the retry is a new exchange.
+        The time until the retry counts to ``layer`` (the queue that refused). To a switch
+        probe the refused command is an exchange of its own, from ``cmd.t_sent`` (its frame
+        left the HBA) to the QUEUE FULL status; the retry is a new exchange.
         """
         env = self.env
         t = env.now
@@ -407,43 +330,120 @@ class Simulation:
         yield env.timeout(self.one_way)
         now = env.now
         if self.exchanges is not None:
-            self.exchanges.add(now, now - t_sent, 0)
-        route.hba_slots.release(now, t_slot, t_slot_start)
+            self.exchanges.add(now, now - cmd.t_sent, 0)
+        route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
         if route.throttle is not None:
             route.throttle.on_qfull(now)
         yield env.timeout(cmd.host.retry_delay)
         self.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
 
-    def _legs(self, route: Route) -> None:
-        """Set the links the data of ``route``'s writes and reads cross, in order."""
-        port, hba, hba_port = route.array_port, route.hba, route.hba_port
-        write: list[Leg] = [
-            (hba.pcie_down, False, 0.0, PCIE),
-            (hba_port.link_out, True, 0.0, FABRIC),
-            (port.link_in, True, self.one_way, FABRIC),
-        ]
-        read: list[Leg] = [
-            (port.link_out, True, 0.0, FABRIC),
-            (hba_port.link_in, True, self.one_way, FABRIC),
-            (hba.pcie_up, False, 0.0, PCIE),
-        ]
-        cross_link = self.cross_link
-        if cross_link is not None and port.controller != route.lun.owner:
-            write.append((cross_link, False, 0.0, CONTROLLER))
-            read.insert(0, (cross_link, False, 0.0, CONTROLLER))
-        if self.controller_link is not None:
-            write.append((self.controller_link, False, 0.0, CONTROLLER))
-            read.insert(0, (self.controller_link, False, 0.0, CONTROLLER))
-        route.write_legs = tuple(write)
-        route.read_legs = tuple(read)
+    def _write_data(
+        self, cmd: Command, route: Route, now: float
+    ) -> Generator[simpy.Event, Any, float]:
+        """7. XFER_RDY back to the host, the data to the array, then write-back cache or
+        RAID (write-aside); the LUN queue slot is given back and the status returns."""
+        env = self.env
+        layers = cmd.layers
+        lun, size = cmd.lun, cmd.size
+        t_lun = now
+        one_way = self.one_way
+        if one_way > 0:
+            yield env.timeout(one_way)
+            layers[FABRIC] += one_way
+        now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
+        if self.cache.absorbs(size):
+            self.counters["cached_writes"] += 1
+            hit = lun.write_hit
+            if hit > 0.0 and (hit >= 1.0 or lun.write_hit_draw() < hit):
+                self.counters["write_hits"] += 1  # overwrites dirty data: no room, no destage
+            else:
+                ev = self.cache.reserve(lun, cmd.offset, size)
+                if ev is not None:
+                    yield ev
+            if self.write_time > 0:
+                yield env.timeout(self.write_time)
+            now = env.now
+            layers[CACHE] += now - t
+        else:
+            self.counters["write_aside"] += 1
+            wait = yield from lun.pool.write(lun.base + cmd.offset, size)
+            now = env.now
+            layers[LUN_QUEUE] += wait
+            layers[DRIVE] += now - t - wait
+        lun.queue.release(now, t_lun, t_lun)
+        if one_way > 0:
+            yield env.timeout(one_way)
+            now = env.now
+            layers[FABRIC] += one_way
+        return now
+
+    def _read_data(
+        self, cmd: Command, route: Route, now: float
+    ) -> Generator[simpy.Event, Any, float]:
+        """8. The cache serves the read (a hit or read-ahead) or RAID reads the member
+        drives; the LUN queue slot is given back and the data crosses back to the host."""
+        env = self.env
+        layers = cmd.layers
+        lun, size = cmd.lun, cmd.size
+        t_lun = t = now
+        events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
+        if events is not None:
+            self.counters["read_ahead_hits"] += 1
+            for ev in events:
+                if not ev.processed:
+                    yield ev
+            if self.hit_time > 0:
+                yield env.timeout(self.hit_time)
+            now = env.now
+            layers[CACHE] += now - t
+        elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
+            self.counters["cache_hits"] += 1
+            if self.hit_time > 0:
+                yield env.timeout(self.hit_time)
+                now = env.now
+            layers[CACHE] += now - t
+        else:
+            join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+            yield join
+            now = env.now
+            join.settle(now)
+            wait = join.queue_wait
+            layers[LUN_QUEUE] += wait
+            layers[DRIVE] += now - t - wait
+        lun.queue.release(now, t_lun, t_lun)
+        now = yield from self._transfer(layers, route.read_legs, size, now)
+        return now
+
+    def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
+        """9. Give every slot back, tell the throttle, count the command, join a split I/O."""
+        route.array_port.queue.release(now, cmd.t_port, cmd.t_port)
+        route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
+        route.host_queue.release(now, cmd.t_host, cmd.t_host_start)
+        route.hba_port.bytes_in_flight -= cmd.size
+        if route.throttle is not None:
+            route.throttle.on_good(now)
+        totals = self.totals
+        totals["commands_completed"] += 1
+        totals["command_bytes_completed"] += cmd.size
+        layers = cmd.layers
+        if self.measuring:
+            self.command_latency.record(sum(layers))
+            if self.exchanges is not None:
+                # What a switch probe sees: from the command frame leaving the HBA to the
+                # status coming back (host queue and HBA slot waits excluded).
+                self.exchanges.add(now, now - cmd.t_sent, cmd.size)
+        if fork is not None:
+            fork.remaining -= 1
+            if fork.remaining == 0:
+                fork.last_layers = layers
+                if fork.event is not None:
+                    fork.event.succeed()
 
     def _transfer(
         self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
     ) -> Generator[simpy.Event, Any, float]:
-        """Move ``size`` bytes over ``legs`` (link, framed, latency before it, layer), pipelined.
-
-        Starts at ``now`` and returns the time the data has arrived.
+        """Move ``size`` bytes over ``legs``, pipelined; return the time the data arrived.
 
         A framed leg is an FC link: it carries the data in frames plus the status frame
         (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
@@ -604,208 +604,6 @@ class Simulation:
             self.control.info.stopped_by = "duration"
             self.stop.succeed()
 
-    # -- load generators --------------------------------------------------------------------
-
-    def _closed_loop(
-        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
-    ) -> Proc:
-        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
-        limit = self.outstanding
-        while slot < limit[workload]:
-            size, write, offset = source.next_io()
-            yield from self.io(host, lun, offset, size, write)
-
-    def _copy_loop(
-        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
-    ) -> Proc:
-        """A closed-loop slot of a copy job: take a buffer, read into it, write it out."""
-        env = self.env
-        limit = self.outstanding
-        job = self.copy_jobs[workload, host.name]
-        buffers = job.buffers
-        while slot < limit[workload]:
-            t_wait = env.now
-            ev = buffers.acquire(t_wait)
-            if ev is not None:
-                yield ev
-            t_start = env.now
-            size, write, offset = source.next_io()
-            yield from self.io(host, lun, offset, size, write)
-            file = job.next_file()
-            t_full = env.now
-            writer = file.writer
-            if writer is not None:
-                # the file's writer thread works on the buffer, then waits for a write slot
-                ev = writer.acquire(t_full)
-                if ev is not None:
-                    yield ev
-                t_writer = env.now
-                assert job.writer_time is not None
-                yield env.timeout(job.writer_time())
-            t_slot = env.now
-            ev = file.writes.acquire(t_slot)
-            if ev is not None:
-                yield ev
-            t_write = env.now
-            if writer is not None:
-                writer.release(t_write, t_full, t_writer)
-            offset, size = job.write_of(file, size)
-            yield from self.io(host, file.lun, offset, size, True)
-            now = env.now
-            file.writes.release(now, t_slot, t_write)
-            buffers.release(now, t_wait, t_start)
-
-    def _open_loop(
-        self,
-        host: HostInstance,
-        luns: list[Lun],
-        sources: list[IoSource],
-        workload: int,
-        name: str,
-    ) -> Proc:
-        env = self.env
-        gaps = self.streams.generator(f"{name}.arrivals")
-        n = len(luns)
-        pick = self.streams.uniform(f"{name}.lun")
-        rates = self.rates
-        while True:
-            for gap in gaps.exponential(1.0, 1024).tolist():
-                current = rates[workload]
-                assert current is not None
-                yield env.timeout(gap / current)
-                i = int(pick() * n) if n > 1 else 0
-                size, write, offset = sources[i].next_io()
-                env.process(self.io(host, luns[i], offset, size, write))
-
-    def start_workloads(self) -> None:
-        """Start every workload process on every host it names."""
-        topo = self.topology
-        for wi, wspec in enumerate(self.scenario.workloads):
-            hosts = (
-                topo.hosts
-                if wspec.hosts == "all"
-                else [h for g in wspec.hosts for h in topo.hosts_by_group[g]]
-            )
-            groups = list(topo.luns_by_group) if wspec.luns == "all" else list(wspec.luns)
-            luns = [lun for g in groups for lun in topo.luns_by_group[g]]
-            for host in hosts:
-                self._start_host(wi, wspec, host, luns)
-
-    def _start_host(
-        self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
-    ) -> None:
-        name = f"workload.{wspec.name}.{host.name}"
-        loop = self._closed_loop
-        if wspec.copy_to is not None:
-            loop = self._copy_loop
-            self.copy_jobs[wi, host.name] = self._copy_job(wspec, host)
-        if wspec.closed:
-            for lun in luns:
-                for thread in range(wspec.threads):
-                    u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
-                    source = IoSource(wspec, lun.size, u, thread)
-                    self.closed_sources[wi].append((host, lun, source))
-                    for slot in range(wspec.outstanding_per_lun):
-                        self.env.process(loop(host, lun, source, wi, slot))
-        else:
-            assert wspec.rate is not None
-            sources = [
-                IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
-                for lun in luns
-            ]
-            self.env.process(self._open_loop(host, luns, sources, wi, name))
-
-    # -- settings that change during a run ---------------------------------------------------
-
-    def _check_schedule(self) -> None:
-        """Every scheduled key must be changeable at run time and its value valid."""
-        for i, change in enumerate(self.scenario.schedule):
-            for key, value in change.set.items():
-                if not any(re.fullmatch(p, key) for p in SCHEDULABLE):
-                    raise ScenarioError.at(
-                        f"schedule.{i}.set.{key}",
-                        "cannot change during a run; a schedule can change queue depths "
-                        "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
-                        "array.port_queue_depth, array.lun_queue_depth, "
-                        "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
-                        "workloads.N.rate)",
-                    )
-                self.scenario.with_overrides({key: value})  # raises if the value is invalid
-
-    def _start_schedule(self) -> None:
-        data = self.scenario.to_data()
-        keys = {k for change in self.scenario.schedule for k in change.set}
-        for key in sorted(keys):
-            self.settings.append((0.0, key, _lookup(data, key)))
-        for change in self.scenario.schedule:
-            ev = self.env.timeout(change.at)
-            ev.callbacks.append(functools.partial(self._apply_event, change.set))
-
-    def _apply_event(self, changes: dict[str, Any], _event: simpy.Event) -> None:
-        self._apply(changes)
-
-    def _apply(self, changes: dict[str, Any]) -> None:
-        now = self.env.now
-        for key, value in changes.items():
-            self.settings.append((now, key, value))
-            if key == "array.lun_queue_depth":
-                array = self.scenario.array
-                pool_specs = {p.name: p for p in array.pools}
-                for gi, group in enumerate(array.luns):
-                    if group.queue_depth is None:
-                        spec = array.model_copy(update={"lun_queue_depth": value})
-                        limit = lun_queue_limit(spec, group, pool_specs[group.pool])
-                        for queue in self.topology.knobs.get(f"array.luns.{gi}.queue_depth", []):
-                            queue.set_capacity(limit)
-                continue
-            match = re.fullmatch(r"workloads\.(\d+|\*)\.(outstanding|rate)", key)
-            if match:
-                indices = range(len(self.rates)) if match[1] == "*" else [int(match[1])]
-                for wi in indices:
-                    if match[2] == "rate":
-                        if self.rates[wi] is not None:
-                            self.rates[wi] = float(value)
-                    else:
-                        self._set_outstanding(wi, int(value))
-                continue
-            for knob, queues in self.topology.knobs.items():
-                if fnmatch.fnmatchcase(knob, key):
-                    for queue in queues:
-                        queue.set_capacity(value)
-
-    def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
-        """The write side and buffer pool of copy workload ``wspec`` on ``host``."""
-        assert wspec.copy_to is not None
-        topo = self.topology
-        targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
-        spec = wspec.copy_to
-        depth = spec.depth
-        buffers, writes = [
-            Station(f"{host.name}.{wspec.name}.{name}", "slots", servers, "host")
-            for name, servers in (
-                ("buffers", slot_servers(spec.buffers)),
-                ("file_writes", slot_servers(None if depth is None else depth * spec.files)),
-            )
-        ]
-        topo.stations[buffers.name] = buffers
-        topo.stations[writes.name] = writes
-        writers, writer_time = None, None
-        if spec.writer_time is not None:
-            writers = Station(f"{host.name}.{wspec.name}.writers", "slots", spec.files, "host")
-            topo.stations[writers.name] = writers
-            writer_time = self.streams.sampler(spec.writer_time, writers.name)
-        align = max(size for size, _ in wspec.block_size)
-        return CopyJob(self.env, spec, targets, buffers, writes, writers, writer_time, align)
-
-    def _set_outstanding(self, wi: int, value: int) -> None:
-        old = self.outstanding[wi]
-        self.outstanding[wi] = value
-        copy = self.scenario.workloads[wi].copy_to is not None
-        loop = self._copy_loop if copy else self._closed_loop
-        for host, lun, source in self.closed_sources[wi]:
-            for slot in range(old, value):
-                self.env.process(loop(host, lun, source, wi, slot))
-
     # -- running ------------------------------------------------------------------------------
 
     def run(self) -> RunResult:
@@ -813,9 +611,9 @@ class Simulation:
         wall0 = time.perf_counter()
         if self.measuring:
             self._start_window(0.0)
-        self._start_schedule()
+        self.schedule.start()
         self.preconditioner.start(0.0)
-        self.start_workloads()
+        self.load.start()
         until: simpy.Event = self.stop
         if self.run_spec.max_time is not None:
             limit = self.env.timeout(self.run_spec.max_time)
@@ -863,7 +661,7 @@ def run(
     from pathlib import Path
 
     from sanpath.sim import budget
-    from sanpath.spec.scenario import load_scenario
+    from sanpath.spec import load_scenario
 
     spec = load_scenario(scenario, overrides)
     if not force:
@@ -888,18 +686,3 @@ def run(
         tracemalloc.stop()
         result = result.with_extra(peak_memory_mb=peak / 1e6)
     return result
-
-
-def _lookup(data: Any, key: str) -> Any:
-    """The value at a dotted key (the first match of a ``*``)."""
-    node = data
-    for part in key.split("."):
-        if part == "*":
-            part = "0"
-        node = node[int(part)] if isinstance(node, list) else node.get(part)
-        if node is None:
-            return None
-    return node
-
-
-__all__ = ["Simulation", "run"]

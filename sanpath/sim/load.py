@@ -11,22 +11,31 @@ use and the sequential files it writes to.
 
 A :class:`Command` is what travels the path: an application I/O, or one child of an I/O
 that the host split because it exceeded ``min(max_io_size, max_transfer)``.
+
+:class:`Load` runs the generators: closed loops (``outstanding`` I/Os per LUN and thread,
+each issuing the next when the last completes), open loops (Poisson arrivals at ``rate``
+per host) and copy jobs (read into a buffer, write it out), on every host a workload names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Generator
+from typing import Any
 
 import simpy
 
+from sanpath.results import LAYERS
+from sanpath.sim.components.array import Lun
+from sanpath.sim.components.host import HostInstance
 from sanpath.sim.station import SlotPool, Station
-from sanpath.sim.streams import UniformStream
-from sanpath.spec.scenario import CopySpec, WorkloadSpec
+from sanpath.sim.streams import Streams, UniformStream
+from sanpath.sim.topology import Topology, slot_servers
+from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
-if TYPE_CHECKING:
-    from sanpath.sim.components.array import Lun
-    from sanpath.sim.components.host import HostInstance
+Proc = Generator[simpy.Event, Any, Any]
+
+IoProcess = Callable[[HostInstance, Lun, int, int, bool], Proc]
+"""Runs one application I/O: (host, LUN, offset in bytes, size in bytes, is a write)."""
 
 
 class Command:
@@ -34,9 +43,26 @@ class Command:
 
     ``layers`` accumulates the seconds spent in each latency-breakdown layer
     (see :data:`sanpath.results.LAYERS`); they add up to the command's latency.
+
+    The ``t_*`` times (s) are when the command reached and got each place it holds until
+    it completes: the host queue, the HBA slot, the array port; ``t_sent`` is when its
+    command frame left the HBA (an exchange began, as a switch probe sees it).
     """
 
-    __slots__ = ("host", "layers", "lun", "offset", "size", "write")
+    __slots__ = (
+        "host",
+        "layers",
+        "lun",
+        "offset",
+        "size",
+        "t_host",
+        "t_host_start",
+        "t_port",
+        "t_sent",
+        "t_slot",
+        "t_slot_start",
+        "write",
+    )
 
     def __init__(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> None:
         self.host = host
@@ -44,7 +70,13 @@ class Command:
         self.offset = offset
         self.size = size
         self.write = write
-        self.layers = [0.0] * 10
+        self.layers = [0.0] * len(LAYERS)
+        self.t_host = 0.0
+        self.t_host_start = 0.0
+        self.t_slot = 0.0
+        self.t_slot_start = 0.0
+        self.t_sent = 0.0
+        self.t_port = 0.0
 
 
 class IoSource:
@@ -174,3 +206,185 @@ class CopyJob:
             offset = file.start
         file.position = offset + size
         return offset, size
+
+
+class Load:
+    """The load generators of one run: every workload on every host it names.
+
+    ``io`` runs one application I/O (the engine's). ``outstanding`` and ``rates`` hold each
+    workload's current closed-loop depth per LUN and open-loop rate (I/Os per second per
+    host); a schedule changes them with :meth:`set_outstanding` and :meth:`set_rate`.
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        scenario: Scenario,
+        topology: Topology,
+        streams: Streams,
+        io: IoProcess,
+    ) -> None:
+        self.env = env
+        self.scenario = scenario
+        self.topology = topology
+        self.streams = streams
+        self.io = io
+        self.outstanding = [w.outstanding_per_lun for w in scenario.workloads]
+        self.rates = [w.rate for w in scenario.workloads]
+        self.copy_jobs: dict[tuple[int, str], CopyJob] = {}
+        self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
+            [] for _ in scenario.workloads
+        ]
+
+    def start(self) -> None:
+        """Start every workload process on every host it names."""
+        topo = self.topology
+        for wi, wspec in enumerate(self.scenario.workloads):
+            hosts = (
+                topo.hosts
+                if wspec.hosts == "all"
+                else [h for g in wspec.hosts for h in topo.hosts_by_group[g]]
+            )
+            groups = list(topo.luns_by_group) if wspec.luns == "all" else list(wspec.luns)
+            luns = [lun for g in groups for lun in topo.luns_by_group[g]]
+            for host in hosts:
+                self._start_host(wi, wspec, host, luns)
+
+    def set_outstanding(self, wi: int, value: int) -> None:
+        """Change workload ``wi``'s closed-loop depth per LUN now (new slots start at once;
+        slots above the new depth stop after their current I/O)."""
+        old = self.outstanding[wi]
+        self.outstanding[wi] = value
+        copy = self.scenario.workloads[wi].copy_to is not None
+        loop = self._copy_loop if copy else self._closed_loop
+        for host, lun, source in self.closed_sources[wi]:
+            for slot in range(old, value):
+                self.env.process(loop(host, lun, source, wi, slot))
+
+    def set_rate(self, wi: int, value: float) -> None:
+        """Change open-loop workload ``wi``'s rate (I/Os per second per host) from now on."""
+        if self.rates[wi] is not None:
+            self.rates[wi] = value
+
+    def _start_host(
+        self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
+    ) -> None:
+        name = f"workload.{wspec.name}.{host.name}"
+        loop = self._closed_loop
+        if wspec.copy_to is not None:
+            loop = self._copy_loop
+            self.copy_jobs[wi, host.name] = self._copy_job(wspec, host)
+        if wspec.closed:
+            for lun in luns:
+                for thread in range(wspec.threads):
+                    u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
+                    source = IoSource(wspec, lun.size, u, thread)
+                    self.closed_sources[wi].append((host, lun, source))
+                    for slot in range(wspec.outstanding_per_lun):
+                        self.env.process(loop(host, lun, source, wi, slot))
+        else:
+            assert wspec.rate is not None
+            sources = [
+                IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
+                for lun in luns
+            ]
+            self.env.process(self._open_loop(host, luns, sources, wi, name))
+
+    def _closed_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        limit = self.outstanding
+        io = self.io
+        while slot < limit[workload]:
+            size, write, offset = source.next_io()
+            yield from io(host, lun, offset, size, write)
+
+    def _copy_loop(
+        self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
+    ) -> Proc:
+        """A closed-loop slot of a copy job: take a buffer, read into it, write it out."""
+        env = self.env
+        limit = self.outstanding
+        io = self.io
+        job = self.copy_jobs[workload, host.name]
+        buffers = job.buffers
+        while slot < limit[workload]:
+            t_wait = env.now
+            ev = buffers.acquire(t_wait)
+            if ev is not None:
+                yield ev
+            t_start = env.now
+            size, write, offset = source.next_io()
+            yield from io(host, lun, offset, size, write)
+            file = job.next_file()
+            t_full = env.now
+            writer = file.writer
+            if writer is not None:
+                # the file's writer thread works on the buffer, then waits for a write slot
+                ev = writer.acquire(t_full)
+                if ev is not None:
+                    yield ev
+                t_writer = env.now
+                assert job.writer_time is not None
+                yield env.timeout(job.writer_time())
+            t_slot = env.now
+            ev = file.writes.acquire(t_slot)
+            if ev is not None:
+                yield ev
+            t_write = env.now
+            if writer is not None:
+                writer.release(t_write, t_full, t_writer)
+            offset, size = job.write_of(file, size)
+            yield from io(host, file.lun, offset, size, True)
+            now = env.now
+            file.writes.release(now, t_slot, t_write)
+            buffers.release(now, t_wait, t_start)
+
+    def _open_loop(
+        self,
+        host: HostInstance,
+        luns: list[Lun],
+        sources: list[IoSource],
+        workload: int,
+        name: str,
+    ) -> Proc:
+        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly."""
+        env = self.env
+        io = self.io
+        gaps = self.streams.generator(f"{name}.arrivals")
+        n = len(luns)
+        pick = self.streams.uniform(f"{name}.lun")
+        rates = self.rates
+        while True:
+            for gap in gaps.exponential(1.0, 1024).tolist():
+                current = rates[workload]
+                assert current is not None
+                yield env.timeout(gap / current)
+                i = int(pick() * n) if n > 1 else 0
+                size, write, offset = sources[i].next_io()
+                env.process(io(host, luns[i], offset, size, write))
+
+    def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
+        """The write side and buffer pool of copy workload ``wspec`` on ``host``."""
+        assert wspec.copy_to is not None
+        topo = self.topology
+        targets = [lun for g in wspec.copy_to.luns for lun in topo.luns_by_group[g]]
+        spec = wspec.copy_to
+        depth = spec.depth
+        buffers, writes = [
+            Station(f"{host.name}.{wspec.name}.{name}", "slots", servers, "host")
+            for name, servers in (
+                ("buffers", slot_servers(spec.buffers)),
+                ("file_writes", slot_servers(None if depth is None else depth * spec.files)),
+            )
+        ]
+        topo.stations[buffers.name] = buffers
+        topo.stations[writes.name] = writes
+        writers, writer_time = None, None
+        if spec.writer_time is not None:
+            writers = Station(f"{host.name}.{wspec.name}.writers", "slots", spec.files, "host")
+            topo.stations[writers.name] = writers
+            writer_time = self.streams.sampler(spec.writer_time, writers.name)
+        align = max(size for size, _ in wspec.block_size)
+        return CopyJob(self.env, spec, targets, buffers, writes, writers, writer_time, align)

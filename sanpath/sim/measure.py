@@ -107,6 +107,6 @@ def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
         steady=steady,
         run_info=control.info.to_dict(),
         timeseries=_columns(sim, now),
-        settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.settings),
+        settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.schedule.settings),
         histogram=sim.latency,
     )

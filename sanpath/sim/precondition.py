@@ -32,7 +32,7 @@ from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.load import IoSource
 from sanpath.sim.streams import Streams, UniformStream
 from sanpath.sim.topology import Topology
-from sanpath.spec.scenario import Scenario
+from sanpath.spec import Scenario
 
 Draw = Callable[[], tuple[Lun, int, int]]
 

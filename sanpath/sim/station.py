@@ -24,10 +24,23 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from typing import Final
 
 import simpy
 
-from sanpath.results.station import StationStats
+from sanpath.results.station import LAYERS, StationStats
+
+# Indices into a command's ``layers`` list, one per entry of the one table of layers.
+HOST: Final = LAYERS.index("host")
+HOST_QUEUE: Final = LAYERS.index("host_queue")
+HBA: Final = LAYERS.index("hba")
+PCIE: Final = LAYERS.index("pcie")
+FABRIC: Final = LAYERS.index("fabric")
+ARRAY_PORT: Final = LAYERS.index("array_port")
+CONTROLLER: Final = LAYERS.index("controller")
+CACHE: Final = LAYERS.index("cache")
+LUN_QUEUE: Final = LAYERS.index("lun_queue")
+DRIVE: Final = LAYERS.index("drive")
 
 
 class Station:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sanpath.spec.scenario import DistSpec
+from sanpath.spec import DistSpec
 
 _BLOCK = 2048
 

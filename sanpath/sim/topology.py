@@ -24,11 +24,19 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive, make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
-from sanpath.sim.components.host import HostInstance, Route, Throttle
+from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
-from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
+from sanpath.sim.station import (
+    CONTROLLER,
+    FABRIC,
+    PCIE,
+    FcfsServer,
+    Link,
+    SlotPool,
+    Station,
+)
 from sanpath.sim.streams import Streams
-from sanpath.spec.scenario import (
+from sanpath.spec import (
     HbaSpec,
     QfullSpec,
     Scenario,
@@ -307,6 +315,11 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             hosts.append(host)
         hosts_by_group[hg] = instances
 
+    one_way = scenario.fabric.one_way_latency
+    for host in hosts:
+        for routes in host.routes.values():
+            for route in routes:
+                _set_legs(route, one_way, cross_link, controller_link)
     return Topology(
         env=env,
         stations=stations,
@@ -325,6 +338,37 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         controller_link=controller_link,
         knobs=knobs,
     )
+
+
+def _set_legs(
+    route: Route, one_way: float, cross_link: Link | None, controller_link: Link | None
+) -> None:
+    """Set the links the data of ``route``'s writes and reads cross, in order.
+
+    A write's data goes host memory -> PCIe -> host link -> fabric -> array link (-> the
+    link between controllers when the port's controller does not own the LUN -> the
+    controllers' data bandwidth); a read's comes back the same way reversed. ``one_way``
+    (s) is the fabric latency before the far end's link.
+    """
+    port, hba, hba_port = route.array_port, route.hba, route.hba_port
+    write = [
+        Leg(hba.pcie_down, False, 0.0, PCIE),
+        Leg(hba_port.link_out, True, 0.0, FABRIC),
+        Leg(port.link_in, True, one_way, FABRIC),
+    ]
+    read = [
+        Leg(port.link_out, True, 0.0, FABRIC),
+        Leg(hba_port.link_in, True, one_way, FABRIC),
+        Leg(hba.pcie_up, False, 0.0, PCIE),
+    ]
+    if cross_link is not None and port.controller != route.lun.owner:
+        write.append(Leg(cross_link, False, 0.0, CONTROLLER))
+        read.insert(0, Leg(cross_link, False, 0.0, CONTROLLER))
+    if controller_link is not None:
+        write.append(Leg(controller_link, False, 0.0, CONTROLLER))
+        read.insert(0, Leg(controller_link, False, 0.0, CONTROLLER))
+    route.write_legs = tuple(write)
+    route.read_legs = tuple(read)
 
 
 def _throttles(host: HostInstance, spec: QfullSpec) -> list[Throttle]:

@@ -3,22 +3,95 @@
 Sizes, rates and times are parsed from unit strings into bytes, bytes per second and
 seconds; every error names its file, line, column and field. Nothing downstream checks a
 spec again.
+
+This is the public face; the modules behind it:
+
+* :mod:`~sanpath.spec.scenario`: :class:`Scenario`, :func:`load_scenario`, the checks across
+  sections and the figures derived from a whole scenario;
+* :mod:`~sanpath.spec.hardware`: hosts, HBAs, the fabric and the array;
+  :mod:`~sanpath.spec.drives`: the drives of a pool;
+* :mod:`~sanpath.spec.workload`: workloads and schedules; :mod:`~sanpath.spec.run`: the run
+  length and warm-up; :mod:`~sanpath.spec.experiment`: sweeps and published figures;
+* :mod:`~sanpath.spec.fields`: units, bounds, the :class:`Spec` base and distributions;
+* :mod:`~sanpath.spec.errors`: located errors and reading YAML with its line numbers;
+* :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays.
 """
 
+from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
+from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
+from sanpath.spec.fields import DistSpec, Spec
+from sanpath.spec.hardware import (
+    ArraySpec,
+    CacheSpec,
+    ControllerSpec,
+    CrossControllerSpec,
+    FabricSpec,
+    HbaSpec,
+    HostSpec,
+    LunSpec,
+    PcieSpec,
+    PoolSpec,
+    QfullSpec,
+    ZoneSpec,
+    lun_queue_limit,
+    pool_capacity,
+)
+from sanpath.spec.keys import parse_assignment, set_dotted
+from sanpath.spec.run import PrecisionSpec, RunSpec
 from sanpath.spec.scenario import (
-    Problem,
     Scenario,
-    ScenarioError,
+    expand_names,
     json_schema,
     load_scenario,
+    lun_groups_used,
+    lun_sizes,
     validate_scenario,
+    visible_ports,
 )
+from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
+    "ArraySpec",
+    "CacheSpec",
+    "ChangeSpec",
+    "ControllerSpec",
+    "CopySpec",
+    "CrossControllerSpec",
+    "DistSpec",
+    "FabricSpec",
+    "HbaSpec",
+    "HddSpec",
+    "HostSpec",
+    "LunSpec",
+    "PcieSpec",
+    "PoolSpec",
+    "PrecisionSpec",
     "Problem",
+    "QfullSpec",
+    "ReferencePointSpec",
+    "ReferenceSpec",
+    "RunSpec",
     "Scenario",
     "ScenarioError",
+    "Spec",
+    "SsdSpec",
+    "SweepSpec",
+    "TextbookDriveSpec",
+    "WorkloadSpec",
+    "ZoneSpec",
+    "expand_names",
     "json_schema",
     "load_scenario",
+    "locate_field",
+    "lun_groups_used",
+    "lun_queue_limit",
+    "lun_sizes",
+    "parse_assignment",
+    "pool_capacity",
+    "read_yaml",
+    "set_dotted",
     "validate_scenario",
+    "visible_ports",
 ]

@@ -61,6 +61,8 @@ Arrays (:data:`ARRAY_PROFILES`):
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from typing import Any
 
 DRIVE_PROFILES: dict[str, dict[str, Any]] = {
@@ -158,3 +160,23 @@ ARRAY_PROFILES: dict[str, dict[str, Any]] = {
     "netapp-ontap-fc": {"port_queue_depth": 2048},
 }
 """Array profiles by name (fields of ``array``)."""
+
+
+def _with_profile(
+    value: Any, profiles: Mapping[str, Mapping[str, Any]], nested: tuple[str, ...] = ()
+) -> Any:
+    """``value`` (a section's mapping) on top of the profile it names, if any.
+
+    The section's own fields win; the ``nested`` mappings (an array's ``cache``) are merged
+    field by field. An unknown name is left for the field's own validation to report.
+    """
+    if not isinstance(value, Mapping) or value.get("profile") not in profiles:
+        return value
+    merged: dict[str, Any] = copy.deepcopy(dict(profiles[value["profile"]]))
+    for key, item in value.items():
+        base = merged.get(key)
+        if key in nested and isinstance(base, Mapping) and isinstance(item, Mapping):
+            merged[key] = {**base, **item}
+        else:
+            merged[key] = item
+    return merged

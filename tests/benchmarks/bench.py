@@ -52,7 +52,7 @@ import simpy
 
 import sanpath
 from sanpath import compiled
-from sanpath.spec.scenario import Scenario, TextbookDriveSpec
+from sanpath.spec import Scenario, TextbookDriveSpec
 from sanpath.theory.textbook import closed_path
 
 ROOT = Path(__file__).resolve().parents[2]

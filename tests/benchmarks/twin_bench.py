@@ -20,7 +20,7 @@ import argparse
 import time
 from pathlib import Path
 
-from sanpath.spec.scenario import Scenario, load_scenario
+from sanpath.spec import Scenario, load_scenario
 from sanpath.theory.twin import predict, predict_many
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,7 +28,7 @@ import simpy
 
 from sanpath.sim.components.drive import Join
 from sanpath.sim.components.raid import RaidPool
-from sanpath.spec.scenario import CacheSpec, PoolSpec
+from sanpath.spec import CacheSpec, PoolSpec
 
 if TYPE_CHECKING:
     from sanpath.sim.components.array import Lun

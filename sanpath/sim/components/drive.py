@@ -32,7 +32,7 @@ from simpy.events import NORMAL
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.station import FcfsServer, Station
-from sanpath.spec.scenario import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
 
 class DriveOp:

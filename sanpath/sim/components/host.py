@@ -21,11 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.station import FcfsServer, Link, SlotPool
-from sanpath.spec.scenario import QfullSpec
+from sanpath.spec import QfullSpec
 
 
 class Throttle:
@@ -117,6 +118,18 @@ class Throttle:
         self._set(depth, now)
 
 
+class Leg(NamedTuple):
+    """One link of a data transfer."""
+
+    link: Link
+    framed: bool
+    """True for an FC link, which carries the data in frames plus the status frame."""
+    latency: float
+    """Seconds from the previous link starting to send until the first frame reaches this one."""
+    layer: int
+    """The latency-breakdown layer the time on this link counts to (an index into LAYERS)."""
+
+
 @dataclass(eq=False)
 class Route:
     """One path for one LUN from one host instance: every queue and link it crosses."""
@@ -128,10 +141,10 @@ class Route:
     array_port: ArrayPort
     lun: Lun
     throttle: Throttle | None = None
-    write_legs: tuple[tuple[Link, bool, float, int], ...] = ()
-    """The links a write's data crosses (set by the engine: link, framed, latency, layer)."""
-    read_legs: tuple[tuple[Link, bool, float, int], ...] = ()
-    """The links a read's data crosses, in order."""
+    write_legs: tuple[Leg, ...] = ()
+    """The links a write's data crosses, in order (set by the topology)."""
+    read_legs: tuple[Leg, ...] = ()
+    """The links a read's data crosses, in order (set by the topology)."""
 
 
 @dataclass(eq=False)

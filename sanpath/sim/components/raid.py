@@ -14,7 +14,7 @@ import simpy
 
 from sanpath.layout.raid import Ops, RaidLayout, merge
 from sanpath.sim.components.drive import Drive, DriveOp, Join
-from sanpath.spec.scenario import PoolSpec, pool_capacity
+from sanpath.spec import PoolSpec, pool_capacity
 
 
 class RaidPool:

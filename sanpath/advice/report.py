@@ -1,0 +1,336 @@
+"""What ``sanpath check`` reports: findings, second opinions, the report and its text.
+
+:class:`Finding` is one thing a rule found; :class:`SecondOpinion` (with :class:`Step`) is its
+simulated comparison; :class:`CheckReport` holds every finding for one proposal and renders
+itself as JSON (:meth:`CheckReport.to_dict`) or as the text ``sanpath check`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+FIX_TIME_LIMIT = 10.0
+"""A fixed proposal is simulated for at most this many times the proposal's simulated time;
+a fix that slows the path down more than that is reported on the I/Os it completed. (The
+second opinion reads it from here, so the runs and the text that quotes it agree.)"""
+
+METRIC_LABELS: dict[str, str] = {
+    "iops": "IOPS",
+    "mb_per_s": "MB/s",
+    "latency_ms_mean": "mean latency (ms)",
+    "latency_ms_p99": "p99 latency (ms)",
+    "latency_ms_exchange": "time past the HBA (ms)",
+    "qfull": "QUEUE FULL answers",
+    "port_qfull": "QUEUE FULL from ports",
+    "lun_qfull": "QUEUE FULL from LUNs",
+    "commands_per_io": "commands per I/O",
+}
+"""The figures a second opinion compares, with their labels, in the order the text shows."""
+
+
+# --------------------------------------------------------------------------------------
+# Findings, second opinions, reports
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One fix applied on top of the fixes of the findings listed before it."""
+
+    before: dict[str, float]
+    after: dict[str, float]
+    fix: dict[str, Any]
+    verdict: Literal["agrees", "no clear difference", "disagrees", "not judged"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return {
+            "fix": _jsonable(self.fix),
+            "verdict": self.verdict,
+            "before": dict(self.before),
+            "after": dict(self.after),
+        }
+
+
+@dataclass(frozen=True)
+class SecondOpinion:
+    """The proposal and its fixed version, simulated with the same seed.
+
+    ``before`` and ``after`` hold ``iops``, ``mb_per_s``, ``latency_ms_mean``,
+    ``latency_ms_p99``, ``latency_ms_exchange`` (mean time after the HBA has taken the command:
+    the time a switch probe sees, without host and HBA queueing), ``qfull`` and
+    ``commands_per_io``. ``metric`` is the figure the finding is about and ``verdict`` says
+    whether the simulation moved it the way the finding predicts (beyond a 5% band).
+
+    Fixes can interact (a finding's fix may only pay once another finding is fixed), so
+    ``with_earlier`` also compares the proposal with the fixes of every simulated finding
+    listed before this one, without and with this fix (None for the first).
+    """
+
+    before: dict[str, float]
+    after: dict[str, float]
+    fix: dict[str, Any]
+    metric: str | None
+    better: Literal["higher", "lower"]
+    verdict: Literal["agrees", "no clear difference", "disagrees", "not judged"]
+    ios: int
+    seed: int
+    error: str | None = None
+    with_earlier: Step | None = None
+
+    @property
+    def not_worse(self) -> bool:
+        """True unless the fix moved the metric the wrong way both alone and after the
+        earlier fixes."""
+        if self.with_earlier is not None and self.with_earlier.verdict != "disagrees":
+            return True
+        return self.verdict != "disagrees"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return {
+            "fix": _jsonable(self.fix),
+            "metric": self.metric,
+            "better": self.better,
+            "verdict": self.verdict,
+            "ios": self.ios,
+            "seed": self.seed,
+            "before": dict(self.before),
+            "after": dict(self.after),
+            "error": self.error,
+            "with_earlier": self.with_earlier.to_dict() if self.with_earlier else None,
+        }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a rule found in a proposal.
+
+    ``numbers`` holds every figure the message quotes; ``fix`` is a set of dotted overrides
+    (``{"hosts.0.lun_queue_depth": 25}``) that :meth:`Scenario.with_overrides` accepts, or
+    None when the remedy is not a setting (buy another port, change the application).
+    """
+
+    rule: str
+    severity: Severity
+    title: str
+    message: str
+    mechanism: str
+    source: str
+    numbers: dict[str, Any] = field(default_factory=dict)
+    fix: dict[str, Any] | None = None
+    fix_text: str = ""
+    second_opinion: SecondOpinion | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict."""
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "title": self.title,
+            "message": self.message,
+            "mechanism": self.mechanism,
+            "source": self.source,
+            "numbers": _jsonable(self.numbers),
+            "fix": _jsonable(self.fix) if self.fix is not None else None,
+            "fix_text": self.fix_text,
+            "second_opinion": (
+                self.second_opinion.to_dict() if self.second_opinion is not None else None
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Every finding for one proposal, most severe first, with optional simulations."""
+
+    scenario: str
+    findings: tuple[Finding, ...]
+    latency_target: float | None = None
+    simulated: bool = False
+    proposal: dict[str, float] | None = None
+    combined: SecondOpinion | None = None
+    ios: int | None = None
+    steady: bool = True
+    """False when the simulated proposal did not reach steady state (see ``warnings``)."""
+    warnings: tuple[str, ...] = ()
+    """What makes the simulated proposal's figures less trustworthy."""
+
+    @property
+    def worst_severity(self) -> Severity | None:
+        """The most severe level among the findings (None when there are none)."""
+        if not self.findings:
+            return None
+        worst = max(self.findings, key=lambda f: _RANK[f.severity])
+        return worst.severity
+
+    def at_least(self, severity: Severity) -> list[Finding]:
+        """Findings at ``severity`` or worse."""
+        return [f for f in self.findings if _RANK[f.severity] >= _RANK[severity]]
+
+    def by_rule(self, rule_id: str) -> list[Finding]:
+        """Findings of one rule (by full id, ``SP001-fan-in``, or its number, ``SP001``)."""
+        return [f for f in self.findings if f.rule == rule_id or f.rule.split("-")[0] == rule_id]
+
+    def counts(self) -> dict[str, int]:
+        """Number of findings per severity."""
+        return {sev: sum(1 for f in self.findings if f.severity == sev) for sev in SEVERITIES}
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict (what ``sanpath check --json`` prints)."""
+        return {
+            "scenario": self.scenario,
+            "worst_severity": self.worst_severity,
+            "counts": self.counts(),
+            "latency_target_ms": (
+                self.latency_target * 1e3 if self.latency_target is not None else None
+            ),
+            "simulated": self.simulated,
+            "ios": self.ios,
+            "proposal": dict(self.proposal) if self.proposal is not None else None,
+            "combined": self.combined.to_dict() if self.combined is not None else None,
+            "steady": self.steady,
+            "warnings": list(self.warnings),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def text(self, source: str | None = None) -> str:
+        """The human-readable report."""
+        return _render_text(self, source)
+
+
+# --------------------------------------------------------------------------------------
+# JSON and text
+# --------------------------------------------------------------------------------------
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _set_args(fix: Mapping[str, Any]) -> str:
+    """A fix as ``sanpath run`` options (``--set key=value ...``)."""
+    parts = []
+    for key, value in fix.items():
+        shown = json.dumps(value) if isinstance(value, dict | list) else value
+        if shown is None:
+            shown = "null"
+        parts.append(f"--set {key}={shown}")
+    return " ".join(parts)
+
+
+def _wrap(text: str, indent: str, first: str = "") -> list[str]:
+    """``text`` wrapped at 100 characters, ``first`` before the first line only."""
+    return textwrap.wrap(
+        text, width=100, initial_indent=indent + first, subsequent_indent=indent + " " * len(first)
+    )
+
+
+def _opinion_lines(op: SecondOpinion, indent: str) -> list[str]:
+    """The table of a second opinion: the proposal, the fix, and the verdict."""
+    lines = [f"{indent}Second opinion: simulated with seed {op.seed}, {op.ios} I/Os each"]
+    if op.error is not None:
+        lines += _wrap(f"the fixed scenario does not run: {op.error}", indent + "  ")
+        return lines
+    step = op.with_earlier
+    columns: list[tuple[str, Mapping[str, float]]] = [("proposal", op.before)]
+    if step is None:
+        columns.append(("fixed", op.after))
+    else:
+        columns += [
+            ("this fix", op.after),
+            ("earlier", step.before),
+            ("+this fix", step.after),
+        ]
+    lines.append(f"{indent}  {'':24}" + "".join(f"{name:>11}" for name, _ in columns))
+    for key, label in METRIC_LABELS.items():
+        whole = key in ("iops", "mb_per_s") or key.endswith("qfull")
+        cells = "".join(
+            f"{values.get(key, math.nan):11.0f}" if whole else f"{values.get(key, math.nan):11.2f}"
+            for _, values in columns
+        )
+        mark = " <" if key == op.metric else ""
+        lines.append(f"{indent}  {label:24}{cells}{mark}")
+    for name, values in columns[1:]:
+        done = values.get("ios", float(op.ios))
+        if done < op.ios:
+            lines += _wrap(
+                f"({name}: stopped at {FIX_TIME_LIMIT:g}x the proposal's simulated time after "
+                f"{done:.0f} of {op.ios} I/Os)",
+                indent + "  ",
+            )
+    if op.metric is not None:
+        what = f"{METRIC_LABELS.get(op.metric, op.metric)} ({op.better} is better)"
+        if step is None:
+            lines.append(f"{indent}  verdict on {what}: {op.verdict}")
+        else:
+            lines += _wrap(
+                f"verdict on {what}: this fix alone {op.verdict}; on top of the earlier "
+                f"fixes {step.verdict}",
+                indent + "  ",
+            )
+    return lines
+
+
+def _render_text(report: CheckReport, source: str | None) -> str:
+    """The text ``sanpath check`` prints (``source``: the proposal's file, for the hints)."""
+    counts = report.counts()
+    head = f"sanpath check: {report.scenario}" + (f" ({source})" if source else "")
+    lines = [head]
+    if not report.findings:
+        lines.append("no findings")
+    else:
+        lines.append(
+            f"{len(report.findings)} finding(s): "
+            + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s])
+        )
+    if report.latency_target is not None:
+        lines.append(f"latency target: {report.latency_target * 1e3:g} ms")
+    for w in report.warnings:
+        prefix = "NOT STEADY STATE (simulated proposal): " if not report.steady else "WARNING: "
+        lines += _wrap(w, "", prefix)
+    for f in report.findings:
+        lines.append("")
+        lines.append(f"{f.severity.upper():8} {f.rule}: {f.title}")
+        lines += _wrap(f.message, "  ")
+        lines += _wrap(f.mechanism, "  ", "Why: ")
+        lines += _wrap(f.fix_text, "  ", "Fix: ")
+        if f.fix:
+            lines.append(f"  Try: sanpath run {source or 'PROPOSAL.yaml'} {_set_args(f.fix)}")
+        lines += _wrap(f.source, "  ", "Source: ")
+        if f.second_opinion is not None:
+            lines += _opinion_lines(f.second_opinion, "  ")
+    if report.combined is not None:
+        lines.append("")
+        lines.append("Every simulated fix together:")
+        lines.append(f"  {_set_args(report.combined.fix)}")
+        lines += _opinion_lines(report.combined, "  ")
+    elif (
+        report.simulated
+        and report.proposal is not None
+        and not any(f.second_opinion for f in report.findings)
+    ):
+        lines.append("")
+        lines.append(f"Simulated proposal ({report.ios} I/Os):")
+        for key, label in METRIC_LABELS.items():
+            lines.append(f"  {label:26}{report.proposal.get(key, math.nan):12.2f}")
+    return "\n".join(lines)

@@ -1,0 +1,14 @@
+"""The rules, one module per family; importing this package registers every one of them.
+
+* :mod:`~sanpath.advice.rules.queues`: SP001 port fan-in, SP002 per-LUN limit;
+* :mod:`~sanpath.advice.rules.transfer`: SP003 splitting, SP004 PCIe slot, SP005 link speed;
+* :mod:`~sanpath.advice.rules.paths`: SP006 port balance, SP007 enclosure fan-out, SP008
+  failover, SP009 single path;
+* :mod:`~sanpath.advice.rules.depth`: SP010 queue too shallow, SP011 latency target;
+* :mod:`~sanpath.advice.rules.raid`: SP012 RAID write penalty, SP013 write-aside;
+* :mod:`~sanpath.advice.rules.host`: SP014 driver range, SP015 host processors.
+"""
+
+from sanpath.advice.rules import depth, host, paths, queues, raid, transfer
+
+__all__ = ["depth", "host", "paths", "queues", "raid", "transfer"]

@@ -1,0 +1,153 @@
+"""How the pictures look: axis labels, layer colours, legends and axis scales.
+
+Units: latency in milliseconds, throughput in 10^6 bytes per second (as vendors quote
+``MB/s``), I/O sizes in binary units (``8KiB``, ``1MiB``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from matplotlib import colormaps, rcParams
+from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
+
+from sanpath.units import format_bytes
+
+# Axis labels.
+IOPS_LABEL = "IOPS"
+LATENCY_LABEL = "latency (ms)"
+EXCHANGE_LABEL = "exchange completion time (ms)"
+MBPS_LABEL = "MB/s (10^6 B/s)"
+COMMANDS_LABEL = "commands/s"
+
+
+LAYER_COLORS: dict[str, str] = {
+    "host_queue": "#8c8c8c",
+    "hba": "#1f77b4",
+    "pcie": "#17becf",
+    "fabric": "#2ca02c",
+    "array_port": "#bcbd22",
+    "controller": "#ff7f0e",
+    "cache": "#e377c2",
+    "lun_queue": "#9467bd",
+    "drive": "#d62728",
+}
+"""Fixed colour of each latency-breakdown layer (``breakdown_ms_<layer>``), in path order."""
+
+
+BAND_ALPHA = 0.2
+"""Opacity of the 95 % confidence bands around lines."""
+
+
+def short_name(key: str) -> str:
+    """A readable name for a dotted scenario key, for legend titles and axis labels.
+
+    >>> short_name("hosts.0.hbas.0.queue_depth")
+    'HBA queue depth'
+    >>> short_name("workloads.0.outstanding")
+    'outstanding I/Os'
+    >>> short_name("hosts.0.count")
+    'hosts'
+    """
+    parts = [p for p in str(key).split(".") if p and not p.isdigit() and p != "*"]
+    if not parts:
+        return str(key)
+    leaf = parts[-1]
+    words = leaf.replace("_", " ")
+    head = parts[0] if len(parts) > 1 else ""
+    if leaf == "outstanding":
+        return "outstanding I/Os"
+    if head == "hosts" and leaf == "count":
+        return "hosts"
+    if "hbas" in parts[:-1]:
+        return f"HBA {words}"
+    if "luns" in parts[:-1]:
+        return f"LUN {words}"
+    if head == "hosts":
+        return f"host {words}"
+    if head == "array":
+        return f"array {words}"
+    return words
+
+
+def legend_title(keys: Sequence[str]) -> str:
+    """The legend title for lines told apart by ``keys``: their short names."""
+    return ", ".join(short_name(k) for k in keys)
+
+
+def palette(n: int) -> list[str]:
+    """``n`` line colours: the colour cycle, or viridis when there are more lines."""
+    cycle = [to_hex(c) for c in rcParams["axes.prop_cycle"].by_key().get("color", [])]
+    if n <= len(cycle):
+        return cycle[:n]
+    cmap = colormaps["viridis"]
+    return [to_hex(cmap(i / max(n - 1, 1))) for i in range(n)]
+
+
+def int_label(v: float) -> str:
+    """A tick or annotation number: whole numbers without a decimal point."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def size_label(v: float) -> str:
+    """A tick of an I/O-size axis in binary units (``64KiB``, ``1MiB``)."""
+    return format_bytes(int(v)) if v >= 0 and float(v).is_integer() else f"{v:g}"
+
+
+def thousands(ax: Axes, axis: str = "y") -> None:
+    """Tick labels with thousands separators (``12,000``) on the y (or x) axis."""
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+
+
+def log2_axis(ax: Axes, values: Iterable[float], fmt: Callable[[float], str]) -> None:
+    """Log2 x axis with ticks on the swept values (at most ~12 of them)."""
+    ticks = sorted({float(v) for v in values if math.isfinite(v)})
+    if not ticks or ticks[0] <= 0:
+        return
+    ax.set_xscale("log", base=2)
+    if len(ticks) > 12:
+        step = math.ceil(len(ticks) / 12)
+        ticks = ticks[::step]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def log_ms_axis(ax: Axes) -> None:
+    """Log x axis with plain numbers (0.5, 1, 2, 5, 10 ...) rather than powers of ten."""
+    ax.set_xscale("log")
+
+    def minor(v: float, _pos: Any) -> str:
+        if v <= 0:
+            return ""
+        mantissa = round(v / 10 ** math.floor(math.log10(v)), 6)
+        return f"{v:g}" if mantissa in (2.0, 5.0) else ""
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(FuncFormatter(minor))
+
+
+def add_legend(ax: Axes, title: str, **kwargs: Any) -> None:
+    """A legend of the labelled artists, unless it would name a single untitled line."""
+    handles, labels = ax.get_legend_handles_labels()
+    if len(handles) > 1 or (handles and title):
+        ax.legend(handles, labels, title=title or None, **kwargs)
+
+
+def key_legend(ax: Axes, handles: list[Line2D]) -> Any:
+    """A one-row legend of line styles just above the axes, clear of the data."""
+    return ax.legend(
+        handles=handles,
+        loc="lower left",
+        bbox_to_anchor=(0.0, 1.0),
+        ncols=len(handles),
+        frameon=False,
+        fontsize="small",
+        borderaxespad=0.2,
+    )

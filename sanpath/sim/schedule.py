@@ -1,0 +1,121 @@
+"""Schedules: settings that change during a run (queue depths and the load).
+
+A scenario's ``schedule`` lists changes at simulated times (s). :class:`Schedule` applies
+them to the running queues and load generators and keeps the history of every scheduled
+key's value (``RunResult.settings``), starting with its value at time 0.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from typing import Any
+
+import simpy
+
+from sanpath.sim.load import Load
+from sanpath.sim.topology import Topology
+from sanpath.spec import Scenario, ScenarioError, lun_queue_limit
+
+_LOAD_KEY = re.compile(r"workloads\.(\d+|\*)\.(outstanding|rate)")
+
+SCHEDULABLE = (
+    r"hosts\.(\d+|\*)\.lun_queue_depth",
+    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
+    r"array\.port_queue_depth",
+    r"array\.lun_queue_depth",
+    r"array\.luns\.(\d+|\*)\.queue_depth",
+    r"workloads\.(\d+|\*)\.outstanding",
+    r"workloads\.(\d+|\*)\.rate",
+)
+"""Keys a ``schedule`` may change during a run: queue depths and the load."""
+
+
+def check_schedule(scenario: Scenario) -> None:
+    """Every scheduled key must be changeable at run time and its value valid."""
+    for i, change in enumerate(scenario.schedule):
+        for key, value in change.set.items():
+            if not any(re.fullmatch(p, key) for p in SCHEDULABLE):
+                raise ScenarioError.at(
+                    f"schedule.{i}.set.{key}",
+                    "cannot change during a run; a schedule can change queue depths "
+                    "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
+                    "array.port_queue_depth, array.lun_queue_depth, "
+                    "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
+                    "workloads.N.rate)",
+                )
+            scenario.with_overrides({key: value})  # raises if the value is invalid
+
+
+class Schedule:
+    """The scheduled changes of one run, applied at their times."""
+
+    def __init__(
+        self, env: simpy.Environment, scenario: Scenario, topology: Topology, load: Load
+    ) -> None:
+        self.env = env
+        self.scenario = scenario
+        self.topology = topology
+        self.load = load
+        self.settings: list[tuple[float, str, Any]] = []
+        """(time in s, dotted key, value) for every scheduled key, from its value at 0."""
+
+    def start(self) -> None:
+        """Record the scheduled keys' values at time 0 and arm every change."""
+        data = self.scenario.to_data()
+        keys = {k for change in self.scenario.schedule for k in change.set}
+        for key in sorted(keys):
+            self.settings.append((0.0, key, _lookup(data, key)))
+        for change in self.scenario.schedule:
+            ev = self.env.timeout(change.at)
+            ev.callbacks.append(functools.partial(self._apply_event, change.set))
+
+    def _apply_event(self, changes: dict[str, Any], _event: simpy.Event) -> None:
+        self.apply(changes)
+
+    def apply(self, changes: dict[str, Any]) -> None:
+        """Apply ``changes`` (dotted key -> value) now."""
+        now = self.env.now
+        for key, value in changes.items():
+            self.settings.append((now, key, value))
+            if key == "array.lun_queue_depth":
+                self._set_lun_queue_depth(value)
+                continue
+            match = _LOAD_KEY.fullmatch(key)
+            if match:
+                load = self.load
+                indices = range(len(load.rates)) if match[1] == "*" else [int(match[1])]
+                for wi in indices:
+                    if match[2] == "rate":
+                        load.set_rate(wi, float(value))
+                    else:
+                        load.set_outstanding(wi, int(value))
+                continue
+            for knob, queues in self.topology.knobs.items():
+                if fnmatch.fnmatchcase(knob, key):
+                    for queue in queues:
+                        queue.set_capacity(value)
+
+    def _set_lun_queue_depth(self, value: Any) -> None:
+        """The array-wide LUN queue depth: every LUN group without its own depth."""
+        array = self.scenario.array
+        pool_specs = {p.name: p for p in array.pools}
+        for gi, group in enumerate(array.luns):
+            if group.queue_depth is None:
+                spec = array.model_copy(update={"lun_queue_depth": value})
+                limit = lun_queue_limit(spec, group, pool_specs[group.pool])
+                for queue in self.topology.knobs.get(f"array.luns.{gi}.queue_depth", []):
+                    queue.set_capacity(limit)
+
+
+def _lookup(data: Any, key: str) -> Any:
+    """The value at a dotted key (the first match of a ``*``)."""
+    node = data
+    for part in key.split("."):
+        if part == "*":
+            part = "0"
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            return None
+    return node

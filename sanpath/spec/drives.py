@@ -1,0 +1,153 @@
+"""Drive specs: hard disks, flash drives and textbook servers, named or written out.
+
+A pool's ``drive`` is a profile name (``hdd-15k``), a profile with fields changed, a model
+mapping (``{model: hdd, ...}``) or a service time (``5ms``, ``{dist: exponential, mean: 5ms}``)
+for a textbook drive; :data:`DriveSpec` turns each form into one of the three models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, field_validator, model_validator
+
+from sanpath import units
+from sanpath.spec.fields import (
+    Duration,
+    PositiveBytes,
+    Rate,
+    ServiceTime,
+    Spec,
+    _AlsoAccepts,
+    _refuse_bools,
+)
+from sanpath.spec.profiles import DRIVE_PROFILES, _with_profile
+
+
+class HddSpec(Spec):
+    """A hard disk: seek curve, rotation, zoned media rate and a reordering command queue.
+
+    ``queue_depth`` is the drive's own command queue (SCSI TCQ / SATA NCQ): up to that many
+    commands are held in the drive and, with ``scheduling: sptf``, the one with the shortest
+    positioning time is served next. More outstanding commands give shorter positioning and
+    more IOPS.
+    """
+
+    _no_bools = field_validator(
+        "rpm",
+        "queue_depth",
+        "aging",
+        "capacity",
+        "media_rate_outer",
+        "media_rate_inner",
+        mode="before",
+    )(_refuse_bools)
+
+    model: Literal["hdd"] = "hdd"
+    rpm: Annotated[int, Field(gt=0)] = 15000
+    track_to_track: Duration = 0.2e-3
+    average_seek: Duration = 3.4e-3
+    full_stroke: Duration = 6.6e-3
+    media_rate_outer: Rate = 204e6
+    media_rate_inner: Rate = 122e6
+    capacity: PositiveBytes = 450_000_000_000
+    overhead: Duration = 0.1e-3
+    queue_depth: Annotated[int, Field(ge=1)] = 64
+    scheduling: Literal["sptf", "fifo"] = "sptf"
+    aging: Annotated[float, Field(ge=0.0)] = 0.005
+    """SPTF aging: seconds of positioning credited per second a command has waited, so no
+    command starves behind a stream of nearby ones (0 = pure SPTF)."""
+    read_lookahead: bool = True
+
+    @model_validator(mode="after")
+    def _check_seek(self) -> HddSpec:
+        if not self.track_to_track <= self.average_seek <= self.full_stroke:
+            raise ValueError(
+                "seek times must satisfy track_to_track <= average_seek <= full_stroke"
+            )
+        if self.media_rate_inner > self.media_rate_outer:
+            raise ValueError("media_rate_inner must not exceed media_rate_outer")
+        return self
+
+
+class SsdSpec(Spec):
+    """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
+
+    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(_refuse_bools)
+
+    model: Literal["ssd"] = "ssd"
+    units: Annotated[int, Field(ge=1)] = 6
+    read_time: Duration = 58e-6
+    write_time: Duration = 85e-6
+    bandwidth: Rate = 560e6
+    capacity: PositiveBytes = 960_000_000_000
+
+
+class TextbookDriveSpec(Spec):
+    """A textbook server: ``servers`` identical servers with the given service time.
+
+    Service does not depend on size or position, so a scenario built on it reduces to a
+    textbook queue (M/M/1, M/D/1, M/M/c) for validation and teaching.
+    """
+
+    _no_bools = field_validator("servers", "capacity", mode="before")(_refuse_bools)
+
+    model: Literal["textbook"] = "textbook"
+    service: ServiceTime
+    servers: Annotated[int, Field(ge=1)] = 1
+    capacity: PositiveBytes = 1 << 40
+
+
+def _drive(value: Any) -> Any:
+    if isinstance(value, HddSpec | SsdSpec | TextbookDriveSpec):
+        return value
+    if isinstance(value, str) and value in DRIVE_PROFILES:
+        return dict(DRIVE_PROFILES[value])
+    if isinstance(value, Mapping):
+        if "profile" in value:
+            name = value["profile"]
+            if name not in DRIVE_PROFILES:
+                known = ", ".join(sorted(DRIVE_PROFILES))
+                raise ValueError(f"unknown drive profile {name!r}; known profiles: {known}")
+            merged = _with_profile(value, DRIVE_PROFILES)
+            del merged["profile"]  # drive models have no profile field
+            return merged
+        if "dist" in value:
+            return {"model": "textbook", "service": dict(value)}
+        return value
+    if isinstance(value, str):
+        try:
+            units.parse_duration(value)
+        except units.UnitError:
+            known = ", ".join(sorted(DRIVE_PROFILES))
+            raise ValueError(
+                f"unknown drive {value!r}: name a profile ({known}), a model mapping "
+                "({model: hdd, ...}) or a service time (5ms, {dist: exponential, mean: 5ms})"
+            ) from None
+    return {"model": "textbook", "service": value}
+
+
+DriveSpec = Annotated[
+    HddSpec | SsdSpec | TextbookDriveSpec,
+    BeforeValidator(_drive),
+    Field(discriminator="model"),
+    _AlsoAccepts(
+        {
+            "type": "string",
+            "description": "a drive profile name or a constant service time such as 5ms",
+        },
+        {"type": "number", "minimum": 0},
+        {
+            "type": "object",
+            "required": ["profile"],
+            "properties": {"profile": {"enum": sorted(DRIVE_PROFILES)}},
+            "description": "a profile with some fields changed",
+        },
+        {
+            "type": "object",
+            "required": ["dist"],
+            "description": "a textbook drive's service-time distribution",
+        },
+    ),
+]

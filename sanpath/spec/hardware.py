@@ -1,0 +1,401 @@
+"""Hardware specs: hosts and their HBAs, the fabric, and the array with its pools and LUNs.
+
+Also the figures derived from them alone: a pool's usable capacity and a LUN's queue limit.
+The drives behind a pool are in :mod:`sanpath.spec.drives`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from sanpath import units
+from sanpath.spec.drives import DriveSpec
+from sanpath.spec.fields import (
+    ArrayPortCount,
+    Bytes,
+    DistSpec,
+    Duration,
+    Fraction,
+    HbaCount,
+    HbaPortCount,
+    HostCount,
+    IoBytes,
+    LunCount,
+    PositiveBytes,
+    PositiveIoBytes,
+    Rate,
+    ServiceTime,
+    Spec,
+)
+from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES, _with_profile
+
+# --------------------------------------------------------------------------------------
+# Host side
+# --------------------------------------------------------------------------------------
+
+
+class PcieSpec(Spec):
+    """The PCIe slot an HBA sits in: ``{gen: 1, lanes: 4}`` or ``{rate: 1GB/s}``.
+
+    The slot is full duplex: ``rate`` (or gen x lanes after line encoding) applies per
+    direction and is shared by every port of the HBA. ``efficiency`` scales it for TLP
+    framing overhead (Intel's worked example: 256-byte payloads give 92%); the default 1.0
+    uses the nominal figures practitioners quote (x4 Gen1 about 1 GB/s).
+    """
+
+    gen: Annotated[int, Field(ge=1, le=6)] | None = None
+    lanes: Literal[1, 2, 4, 8, 16] | None = None
+    rate: Rate | None = None
+    efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
+
+    @model_validator(mode="after")
+    def _check_form(self) -> PcieSpec:
+        if self.rate is None and (self.gen is None or self.lanes is None):
+            raise ValueError("give either rate, or both gen and lanes")
+        if self.rate is not None and (self.gen is not None or self.lanes is not None):
+            raise ValueError("give either rate, or gen and lanes, not both")
+        return self
+
+    @property
+    def bytes_per_s(self) -> float:
+        """Usable bandwidth per direction, bytes per second."""
+        if self.rate is not None:
+            return self.rate * self.efficiency
+        assert self.gen is not None and self.lanes is not None
+        return units.pcie_rate(self.gen, self.lanes) * self.efficiency
+
+
+HbaProfile = Literal["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"]
+"""Names of :data:`sanpath.spec.profiles.HBA_PROFILES`."""
+
+ArrayProfile = Literal["emc-clariion", "emc-vnx", "hitachi-ams", "hitachi-usp-v", "netapp-ontap-fc"]
+"""Names of :data:`sanpath.spec.profiles.ARRAY_PROFILES`."""
+
+
+class HbaSpec(Spec):
+    """A fibre-channel host bus adapter (one or more identical cards).
+
+    ``queue_depth`` is the number of command slots (Storport QueueDepth, lpfc
+    lun_queue_depth, ql2xmaxqdepth), counted per LUN or per target port according to
+    ``queue_target`` (Emulex QueueTarget 0/1). ``max_transfer`` splits larger I/Os.
+    ``command_time`` is the adapter's per-command processing time. ``profile`` starts from
+    a named card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, value: Any) -> Any:
+        return _with_profile(value, HBA_PROFILES)
+
+    profile: HbaProfile | None = None
+    count: HbaCount = 1
+    ports: HbaPortCount = 1
+    speed: Rate | None = 425e6
+    queue_depth: Annotated[int, Field(ge=1)] | None = 32
+    queue_target: Literal["lun", "target"] = "lun"
+    max_transfer: PositiveIoBytes | None = None
+    command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
+    pcie: PcieSpec | None = None
+
+
+ThrottlePolicy = Literal["none", "linux", "vmware", "storport"]
+
+
+class QfullSpec(Spec):
+    """What a host does when the array answers QUEUE FULL (SCSI status 0x28).
+
+    The command is retried after ``retry_delay`` (Linux SCSI_QUEUE_DELAY is 3 ms). With a
+    throttle the host also lowers its own per-LUN queue depth:
+
+    * ``linux``: -1 after more than ``sample_size`` (10) QUEUE FULLs at one depth, +1 per
+      ``ramp_up_period`` (120 s) without one (scsi_track_queue_full, queue_ramp_up_period);
+    * ``vmware``: halve after ``sample_size`` QUEUE FULLs (QFullSampleSize, e.g. 32), +1 per
+      ``threshold`` good completions (QFullThreshold, e.g. 8);
+    * ``storport``: drop to ``min_depth`` at once, then recover linearly over
+      ``recovery_time`` (about a minute, per EMC's host connectivity guide).
+    """
+
+    retry_delay: Duration = 3e-3
+    throttle: ThrottlePolicy = "none"
+    sample_size: Annotated[int, Field(ge=1)] | None = None
+    threshold: Annotated[int, Field(ge=1)] = 8
+    ramp_up_period: Duration = 120.0
+    min_depth: Annotated[int, Field(ge=1)] = 1
+    recovery_time: Duration = 60.0
+
+    @property
+    def effective_sample_size(self) -> int:
+        """QUEUE FULLs that trigger a step down (10 for Linux, 32 for VMware by default)."""
+        if self.sample_size is not None:
+            return self.sample_size
+        return 32 if self.throttle == "vmware" else 10
+
+
+MultipathPolicy = Literal[
+    "failover", "round-robin", "least-queue-depth", "service-time", "least-cmd-load"
+]
+
+
+class HostSpec(Spec):
+    """A server (or ``count`` identical servers) issuing I/O through its HBAs.
+
+    ``lun_queue_depth`` is the host's queue per LUN per path (HP-UX max_q_depth, Linux
+    queue_depth, VMware DQLEN); I/Os beyond it wait in the OS. ``max_io_size`` is the
+    operating system's largest I/O (escsi_maxphys, max_sectors_kb). ``io_time`` is the
+    host's own time per command (driver, interrupt and completion handling), spent while the
+    command holds its slot in the host queue; a pure delay, as many CPUs run it in parallel.
+    ``cpus`` and ``cpu_time`` model the part of that work that contends for processors: every
+    command needs ``cpu_time`` of one of the host's ``cpus`` processors (first come, first
+    served, shared by every LUN and path), so a host issuing enough I/O becomes a bottleneck of
+    its own at ``cpus / cpu_time`` commands per second (null ``cpus``: not modelled).
+    """
+
+    name: str
+    count: HostCount = 1
+    max_io_size: PositiveIoBytes | None = None
+    lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
+    multipath: MultipathPolicy = "round-robin"
+    rr_ios: Annotated[int, Field(ge=1)] = 1
+    io_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
+    cpus: Annotated[int, Field(ge=1)] | None = None
+    cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
+    qfull: QfullSpec = QfullSpec()
+    hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
+
+    @property
+    def ports_per_host(self) -> int:
+        """HBA ports on one host (over every card)."""
+        return sum(hba.count * hba.ports for hba in self.hbas)
+
+
+# --------------------------------------------------------------------------------------
+# Fabric and array
+# --------------------------------------------------------------------------------------
+
+
+class FabricSpec(Spec):
+    """The switched fabric between host ports and array ports.
+
+    Frames carry at most ``frame_payload`` bytes and cost ``frame_overhead`` more on the
+    wire (SOF 4 + header 24 + CRC 4 + EOF 4 + about 24 bytes of idles between frames).
+    ``distance_km`` adds 5 us per km each way (light in fibre).
+    """
+
+    hop_latency: Duration = 1e-6
+    hops: Annotated[int, Field(ge=0)] = 1
+    frame_payload: PositiveIoBytes = 2048
+    frame_overhead: IoBytes = 60
+    distance_km: Annotated[float, Field(ge=0.0)] = 0.0
+
+    @property
+    def one_way_latency(self) -> float:
+        """Propagation and switching latency from host port to array port, seconds."""
+        return self.hops * self.hop_latency + self.distance_km * 5e-6
+
+
+class ControllerSpec(Spec):
+    """The array's storage processors: ``cores`` servers taking ``io_time`` per I/O."""
+
+    cores: Annotated[int, Field(ge=1)] = 2
+    io_time: ServiceTime = DistSpec(dist="constant", mean=20e-6)
+    write_io_time: ServiceTime | None = None
+    """Controller time per write when it differs from reads (e.g. mirroring the write cache
+    to the peer controller); defaults to ``io_time``."""
+    bandwidth: Rate | None = None
+    """Data the controllers can move, bytes/s, reads and writes together (the array's rated
+    maximum throughput); null = no limit beyond ports and drives."""
+    transfer_setup: Duration = 0.0
+    """Time the controllers' data path spends per command besides moving its bytes (DMA
+    set-up, cache-page allocation, the mirroring handshake), seconds; it counts against
+    ``bandwidth``, so many small commands move fewer bytes than a few large ones."""
+
+
+class CacheSpec(Spec):
+    """The array cache.
+
+    * ``read_hit``: fraction of random reads found in cache.
+    * ``read_ahead``: bytes prefetched ahead of a detected sequential read stream (0 = off).
+    * ``write_back``: dirty cache space in bytes (0 or null = write-through). Writes land in
+      cache and are destaged through RAID; when the space is full, writes wait for a destage
+      (forced flush). Each RAID pool destages its own dirty data: none at or below
+      ``low_watermark``, more in parallel as the dirty level rises, all
+      ``destage_concurrency`` writes from ``high_watermark`` up (CLARiiON defaults 60/80%).
+    * ``write_hit``: fraction of cached writes that overwrite data still dirty in cache (no
+      new room taken, no destage): a working set that lives in cache.
+    * ``write_aside``: writes larger than this bypass the cache (VNX default 1 MiB).
+    * ``hit_time``: time to serve a read from cache, per I/O.
+    * ``write_time``: time to land a write in cache (copy and mirror to the peer
+      controller), per I/O; defaults to ``hit_time``.
+    """
+
+    read_hit: Fraction = 0.0
+    write_hit: Fraction = 0.0
+    """Fraction of cached writes that overwrite data still dirty in cache (a working set that
+    lives in cache): they take no new room and cause no destage."""
+    read_ahead: IoBytes = 0
+    write_back: Bytes | None = None
+    write_aside: PositiveIoBytes | None = None
+    low_watermark: Fraction = 0.6
+    high_watermark: Fraction = 0.8
+    destage_size: PositiveIoBytes = 64 * 1024
+    destage_concurrency: Annotated[int, Field(ge=1)] | None = None
+    """Destage writes in flight per RAID pool at full speed; null = 4 per drive of the pool
+    (see :data:`sanpath.sim.components.cache.DESTAGE_PER_DRIVE`)."""
+    hit_time: Duration = 0.0
+    write_time: Duration | None = None
+
+    @model_validator(mode="after")
+    def _check_watermarks(self) -> CacheSpec:
+        if self.low_watermark > self.high_watermark:
+            raise ValueError("low_watermark must not exceed high_watermark")
+        return self
+
+
+RaidLevel = Literal["raid0", "raid1", "raid10", "raid5", "raid6"]
+
+
+class PoolSpec(Spec):
+    """A RAID pool: ``groups`` RAID groups of ``drives`` drives each, striped together.
+
+    Consecutive stripe rows (``data drives x stripe_element`` bytes) go to consecutive
+    groups, like a striped metaLUN; with ``slice`` (bytes, a multiple of a row) consecutive
+    slices do instead, like a virtual pool that allocates its LUNs in slices (1 GiB on an
+    EMC VNX, "EMC VNX Virtual Provisioning", h8222).
+    """
+
+    name: str
+    raid: RaidLevel = "raid5"
+    drives: Annotated[int, Field(ge=1)] = 5
+    groups: Annotated[int, Field(ge=1)] = 1
+    stripe_element: PositiveIoBytes = 64 * 1024
+    slice: PositiveBytes | None = None
+    drive: DriveSpec = "hdd-15k"  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _check_raid(self) -> PoolSpec:
+        minimum = {"raid0": 1, "raid1": 2, "raid10": 4, "raid5": 3, "raid6": 4}[self.raid]
+        if self.drives < minimum:
+            raise ValueError(f"{self.raid} needs at least {minimum} drives per group")
+        if self.raid == "raid1" and self.drives != 2:
+            raise ValueError("raid1 is a mirrored pair: drives must be 2 (use raid10 for more)")
+        if self.raid == "raid10" and self.drives % 2:
+            raise ValueError("raid10 needs an even number of drives per group")
+        row = self.data_drives * self.stripe_element
+        if self.slice is not None and self.slice % row:
+            raise ValueError(
+                f"slice {self.slice} is not a whole number of stripe rows: expected a "
+                f"multiple of data drives x stripe_element = {row} bytes"
+            )
+        return self
+
+    @property
+    def data_drives(self) -> int:
+        """Drives holding data (not parity or mirror copies) in one group."""
+        parity = {"raid0": 0, "raid5": 1, "raid6": 2}
+        if self.raid in parity:
+            return self.drives - parity[self.raid]
+        return self.drives // 2
+
+
+class LunSpec(Spec):
+    """A group of ``count`` identical LUNs carved from ``pool``.
+
+    ``size`` defaults to an equal share of the pool; ``ports`` lists the array ports the
+    LUNs are presented on (all by default); ``queue_depth`` overrides the array's per-LUN
+    queue limit for these LUNs; ``read_hit`` overrides the cache's read hit fraction for
+    them (a working set that lives in cache, or one that never does), ``write_hit`` its write
+    hit fraction.
+    """
+
+    name: str
+    count: LunCount = 1
+    pool: str
+    size: PositiveBytes | None = None
+    ports: tuple[Annotated[int, Field(ge=0)], ...] | Literal["all"] = "all"
+    queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
+    read_hit: Fraction | None = None
+    write_hit: Fraction | None = None
+
+
+class CrossControllerSpec(Spec):
+    """I/O that reaches a LUN through a port of the controller that does not own it.
+
+    The array has two controllers (storage processors): even-numbered ports belong to the
+    first, odd-numbered to the second, and LUNs are owned alternately. A command that
+    arrives on the other controller's port (an ALUA non-optimised path) is forwarded to the
+    owner: it costs ``time`` more and its data crosses the link between the controllers at
+    ``rate`` (bytes/s, shared by all forwarded traffic; null = unlimited).
+    """
+
+    time: Duration = 0.0
+    rate: Rate | None = None
+
+
+class ArraySpec(Spec):
+    """The storage array: front-end ports, controller, cache, RAID pools and LUNs.
+
+    ``port_queue_depth`` command slots are shared by every initiator logged in to a port
+    (EMC: 1600 for planning, 2048 hard; NetApp 2048); a command arriving to a full port gets
+    QUEUE FULL. ``lun_queue_depth`` is the per-LUN limit (an integer, ``clariion`` for
+    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL. ``profile``
+    starts from a named array (:data:`sanpath.spec.profiles.ARRAY_PROFILES`); the fields written
+    beside it win, and its ``cache`` fields are merged with the scenario's.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, value: Any) -> Any:
+        return _with_profile(value, ARRAY_PROFILES, nested=("cache",))
+
+    profile: ArrayProfile | None = None
+    name: str = "array"
+    ports: ArrayPortCount = 4
+    port_speed: Rate | None = 850e6
+    port_queue_depth: Annotated[int, Field(ge=1)] | None = 1600
+    controller: ControllerSpec = ControllerSpec()
+    cache: CacheSpec = CacheSpec()
+    lun_queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None
+    pools: tuple[PoolSpec, ...] = Field(min_length=1)
+    luns: tuple[LunSpec, ...] = Field(min_length=1)
+    cross_controller: CrossControllerSpec | None = None
+
+
+class ZoneSpec(Spec):
+    """One explicit zone: host port(s) that see the listed array ports.
+
+    ``port`` is the index of the HBA port on the host, counted over every card (null = all
+    ports of the host).
+    """
+
+    host: str
+    port: Annotated[int, Field(ge=0)] | None = None
+    array_ports: tuple[Annotated[int, Field(ge=0)], ...] = Field(min_length=1)
+
+
+# --------------------------------------------------------------------------------------
+# Figures derived from the hardware alone
+# --------------------------------------------------------------------------------------
+
+
+def pool_capacity(pool: PoolSpec) -> int:
+    """Usable bytes of a pool: whole stripe rows (whole slices with ``slice``) of every group."""
+    rows = pool.drive.capacity // pool.stripe_element  # stripe rows per group
+    row_bytes = pool.data_drives * pool.stripe_element
+    if pool.slice is not None:
+        slice_rows = pool.slice // row_bytes
+        rows = rows // slice_rows * slice_rows
+    return rows * row_bytes * pool.groups
+
+
+def lun_queue_limit(array: ArraySpec, lun: LunSpec, pool: PoolSpec) -> int | None:
+    """The array's per-LUN queue limit for one LUN (None = unlimited).
+
+    ``clariion`` is the CLARiiON/VNX rule, 32 + 14 x data drives, counting the data drives of
+    every RAID group the LUN is striped across.
+    """
+    setting = lun.queue_depth if lun.queue_depth is not None else array.lun_queue_depth
+    if setting == "clariion":
+        return 32 + 14 * pool.data_drives * pool.groups
+    return setting

@@ -1,0 +1,88 @@
+"""The house rules: the import contract holds, and it catches a forbidden import.
+
+The contract itself lives in ``setup.cfg`` (``[importlinter]``) and runs in ``make lint``;
+these tests run it on a copy of the source, once as it is and once with one forbidden import
+added, so a contract that could never fail would show here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+MAX_MODULE_LINES = 500
+
+pytestmark = pytest.mark.skipif(not LINT_IMPORTS.exists(), reason="import-linter not installed")
+
+
+def _copy_source(tmp: Path) -> Path:
+    shutil.copytree(
+        ROOT / "sanpath", tmp / "sanpath", ignore=shutil.ignore_patterns("*.so", "__pycache__")
+    )
+    shutil.copy(ROOT / "setup.cfg", tmp / "setup.cfg")
+    return tmp
+
+
+def _lint(tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tmp)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", "setup.cfg"],
+        cwd=tmp,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_contract_holds(tmp_path: Path) -> None:
+    done = _lint(_copy_source(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract"),
+    [
+        ("sanpath/plotting/__init__.py", "import sanpath.sim.engine", "plots read results only"),
+        ("sanpath/units.py", "import sanpath.spec", "units, stats and files import nothing"),
+        ("sanpath/sim/topology.py", "import sanpath.theory", "the simulator knows nothing"),
+        ("sanpath/layout/wiring.py", "import sanpath.sim.station", "layout reads spec only"),
+    ],
+)
+def test_forbidden_import_breaks_the_contract(
+    tmp_path: Path, module: str, line: str, contract: str
+) -> None:
+    tmp = _copy_source(tmp_path)
+    path = tmp / module
+    path.write_text(path.read_text() + f"\n{line}  # noqa\n")
+    done = _lint(tmp)
+    assert done.returncode != 0
+    assert f"{contract}" in done.stdout
+    broken = done.stdout.split("Broken contracts")[-1]
+    assert contract in broken
+
+
+def test_an_import_circle_breaks_the_contract(tmp_path: Path) -> None:
+    tmp = _copy_source(tmp_path)
+    path = tmp / "sanpath/stats/histogram.py"
+    path.write_text(path.read_text() + "\nimport sanpath.stats.timeseries  # noqa\n")
+    done = _lint(tmp)
+    assert done.returncode != 0
+    assert "No cycles are allowed in sanpath.stats" in done.stdout
+
+
+def test_no_module_is_too_long_to_read() -> None:
+    long = {
+        str(path.relative_to(ROOT)): n
+        for path in (ROOT / "sanpath").rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
