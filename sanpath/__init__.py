@@ -16,7 +16,7 @@ from sanpath._version import __version__
 from sanpath.advice.check import CheckReport, Finding, check
 from sanpath.experiments.sweep import sweep
 from sanpath.results import RunResult, SweepResult
-from sanpath.sim.engine import run
+from sanpath.sim import run
 from sanpath.spec import Scenario, ScenarioError, load_scenario
 
 __all__ = [

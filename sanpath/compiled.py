@@ -57,6 +57,7 @@ CORE_MODULES = (
     "sanpath.sim.components.host",
     "sanpath.sim.components.raid",
     "sanpath.sim.control",
+    "sanpath.sim.measure",
     "sanpath.sim.engine",
 )
 """The modules mypyc compiles, those a simulated command runs through."""

@@ -105,7 +105,7 @@ class WhatIf:
 
     def simulate(self) -> Point:
         """Run the simulator at the current values and keep the point."""
-        from sanpath.sim.engine import run
+        from sanpath.sim import run
         from sanpath.theory.explain import explain
 
         spec = self.scenario()

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from sanpath.sim.engine import Simulation
+    from sanpath.sim.measure import Measurement
 
 DELAY = 3.0
 """Seconds of wall time before the bar appears."""
 
 
 class RunProgress:
-    """Progress of one :class:`~sanpath.sim.engine.Simulation` as a tqdm bar (percent)."""
+    """Progress of one run as a tqdm bar (percent), fed its
+    :class:`~sanpath.sim.measure.Measurement`."""
 
     def __init__(self, label: str = "", disable: bool | None = None) -> None:
         self.bar: Any = tqdm(
@@ -34,7 +35,7 @@ class RunProgress:
             bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]",
         )
 
-    def __call__(self, sim: Simulation) -> None:
+    def __call__(self, sim: Measurement) -> None:
         spec = sim.run_spec
         info = sim.control.info
         if not sim.measuring:

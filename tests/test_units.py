@@ -1,6 +1,7 @@
 """Tests for sanpath.units: 1024-based sizes, SI rates, durations and their formatting."""
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -358,3 +359,19 @@ def test_format_duration_number_is_between_1_and_1000(s: float) -> None:
     text = format_duration(s)
     number = float(text.rstrip("abcdefghijklmnopqrstuvwxyz"))
     assert 1 <= number < 1000
+
+
+# --- guards: infinities and astronomical sizes ---------------------------------------
+
+
+@pytest.mark.parametrize("text", [".inf", "-.inf", "inf", "+Infinity", "NaN", float("inf")])
+def test_unit_parsers_refuse_infinities(text: Any) -> None:
+    for parse in (parse_bytes, parse_rate, parse_duration):
+        with pytest.raises(UnitError, match="not a finite number"):
+            parse(text)
+
+
+def test_parse_bytes_refuses_astronomical_sizes() -> None:
+    assert parse_bytes("1PiB") == 1 << 50
+    with pytest.raises(UnitError, match="too large"):
+        parse_bytes("1e30")

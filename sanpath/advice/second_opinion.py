@@ -121,7 +121,7 @@ def with_second_opinions(
     ``ios`` measured I/Os per run (at most the scenario's own); ``force`` simulates even
     beyond :func:`sanpath.sim.budget.check`'s limits. See :func:`sanpath.advice.check.check`.
     """
-    from sanpath.sim.engine import run
+    from sanpath.sim import run
     from sanpath.theory.explain import explain
 
     base = _shortened(s, ios)

@@ -285,8 +285,7 @@ def calibrate(
     ScenarioError
         Without ``force``, for a point whose run is estimated beyond the limits.
     """
-    from sanpath.sim import budget
-    from sanpath.sim.engine import run
+    from sanpath.sim import budget, run
 
     base = load_scenario(scenario).model_copy(update={"sweep": None, "reference": None})
     data = base.to_data()

@@ -140,8 +140,7 @@ def compare(
         it every point is estimated before the first runs, and one beyond raises
         :class:`~sanpath.spec.scenario.ScenarioError`).
     """
-    from sanpath.sim import budget
-    from sanpath.sim.engine import run
+    from sanpath.sim import budget, run
 
     base = load_scenario(scenario)
     if base.reference is None:

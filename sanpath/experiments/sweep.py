@@ -97,7 +97,7 @@ class Task:
 
 def run_task(task: Task) -> dict[str, Any]:
     """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
-    from sanpath.sim.engine import run
+    from sanpath.sim import run
     from sanpath.spec import load_scenario
     from sanpath.theory.explain import explain
 

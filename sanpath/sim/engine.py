@@ -37,24 +37,20 @@ accumulators) and prints nothing.
 
 from __future__ import annotations
 
-import math
-import operator
 import time
-import tracemalloc
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from typing import Any
 
 import simpy
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
-from sanpath.results import LAYERS, RunResult
+from sanpath.results import RunResult
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Leg, Route
-from sanpath.sim.control import UNSTABLE_WINDOW, RunControl
 from sanpath.sim.load import Command, Load
-from sanpath.sim.measure import build_result
+from sanpath.sim.measure import Measurement
 from sanpath.sim.precondition import Preconditioner
-from sanpath.sim.schedule import Schedule, check_schedule
+from sanpath.sim.schedule import Schedule
 from sanpath.sim.station import (
     ARRAY_PORT,
     CACHE,
@@ -70,7 +66,6 @@ from sanpath.sim.station import (
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.spec import Scenario
-from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 
 RESERVE_AHEAD = 2e-6
 """How far ahead (s) a transfer may reserve the next link of its way without waking up first.
@@ -122,81 +117,14 @@ class Simulation:
         self.controller_time = self.topology.controller_time
         self.controller_write_time = self.topology.controller_write_time
         self.cache = self.topology.cache
-        # statistics
         self.run_spec = scenario.run
-        self.latency = LatencyHistogram()
-        self.command_latency = LatencyHistogram()
         self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
-        self.control = RunControl(
-            scenario.run,
-            open_loop=any(not w.closed for w in scenario.workloads),
-            has_write_back=self.cache.capacity > 0,
-            state=self._state,
-            scheduled=bool(scenario.schedule),
-            early=self.preconditioner.settle,
-        )
-        self.batches: BatchMeans = self.control.batches
-        self.progress: Callable[[Simulation], None] | None = None
-        """Called at every batch boundary (warm-up and measured) when set: a progress bar."""
-        self.timeseries: TimeSeries | None = None
-        self.exchanges: TimeSeries | None = None
-        """Per-interval exchange completion times (commands, as a switch probe sees them)."""
-        check_schedule(scenario)
+        self.measure = Measurement(self.env, scenario, self.topology, self.preconditioner.settle)
+        """The run's statistics, its measurement window and when it stops."""
         self.load = Load(self.env, scenario, self.topology, self.streams, self.io)
         """The load generators (closed, open and copy loops)."""
         self.schedule = Schedule(self.env, scenario, self.topology, self.load)
         """Scheduled changes, and the history of the settings they changed."""
-        self.breakdown = [0.0] * len(LAYERS)
-        self.completed = 0
-        self.measured = 0
-        self.measuring = self.control.measure_from_start
-        self.window_start = 0.0
-        self.stop_after: float = (
-            float(scenario.run.ios) if scenario.run.ios is not None else math.inf
-        )
-        """Measured I/Os after which the run stops (a fixed ``run.ios``)."""
-        self.bytes_read = 0
-        self.bytes_written = 0
-        self.reads = 0
-        self.read_latency = 0.0
-        """Sum of the measured reads' latencies (s)."""
-        self.write_latency = 0.0
-        """Sum of the measured writes' latencies (s)."""
-        self.lun_bytes = [0] * len(self.topology.luns)
-        self.counters = dict.fromkeys(
-            (
-                "commands",
-                "split_ios",
-                "split_children",
-                "qfull",
-                "port_qfull",
-                "lun_qfull",
-                "retries",
-                "read_ahead_hits",
-                "cache_hits",
-                "cached_writes",
-                "write_hits",
-                "write_aside",
-                "forced_flushes",
-            ),
-            0,
-        )
-        self.stop = simpy.Event(self.env)
-        self.totals = dict.fromkeys(
-            (
-                "ios_issued",
-                "ios_completed",
-                "bytes_issued",
-                "bytes_completed",
-                "commands_issued",
-                "commands_completed",
-                "command_bytes_completed",
-            ),
-            0,
-        )
-        """Whole-run counts (warm-up included) for conservation checks."""
-        self.in_flight: dict[int, float] = {}
-        """Issue time of every application I/O not yet complete (by issue number)."""
 
     # -- the path ---------------------------------------------------------------------------
 
@@ -213,8 +141,8 @@ class Simulation:
         completion time (s).
         """
         route = cmd.host.select(cmd.lun.index, cmd.size)
-        self.counters["commands"] += 1
-        self.totals["commands_issued"] += 1
+        self.measure.counters["commands"] += 1
+        self.measure.totals["commands_issued"] += 1
         now = yield from self._host_stack(cmd, route)  # 1.
         now = yield from self._admit(cmd, route, now)  # 2. to 6.
         if cmd.write:
@@ -266,7 +194,7 @@ class Simulation:
         """
         env = self.env
         layers = cmd.layers
-        counters = self.counters
+        counters = self.measure.counters
         one_way = self.one_way
         hba, port, lun = route.hba, route.array_port, cmd.lun
         hba_slots, hba_cpu, controller = route.hba_slots, hba.cpu, self.controller
@@ -323,19 +251,20 @@ class Simulation:
         left the HBA) to the QUEUE FULL status; the retry is a new exchange.
         """
         env = self.env
+        measure = self.measure
         t = env.now
-        self.counters["qfull"] += 1
-        if self.timeseries is not None:
-            self.timeseries.add_qfull(t)
+        measure.counters["qfull"] += 1
+        if measure.timeseries is not None:
+            measure.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
         now = env.now
-        if self.exchanges is not None:
-            self.exchanges.add(now, now - cmd.t_sent, 0)
+        if measure.exchanges is not None:
+            measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
         if route.throttle is not None:
             route.throttle.on_qfull(now)
         yield env.timeout(cmd.host.retry_delay)
-        self.counters["retries"] += 1
+        measure.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
 
     def _write_data(
@@ -353,10 +282,12 @@ class Simulation:
             layers[FABRIC] += one_way
         now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
         if self.cache.absorbs(size):
-            self.counters["cached_writes"] += 1
+            self.measure.counters["cached_writes"] += 1
             hit = lun.write_hit
             if hit > 0.0 and (hit >= 1.0 or lun.write_hit_draw() < hit):
-                self.counters["write_hits"] += 1  # overwrites dirty data: no room, no destage
+                self.measure.counters["write_hits"] += (
+                    1  # overwrites dirty data: no room, no destage
+                )
             else:
                 ev = self.cache.reserve(lun, cmd.offset, size)
                 if ev is not None:
@@ -366,7 +297,7 @@ class Simulation:
             now = env.now
             layers[CACHE] += now - t
         else:
-            self.counters["write_aside"] += 1
+            self.measure.counters["write_aside"] += 1
             wait = yield from lun.pool.write(lun.base + cmd.offset, size)
             now = env.now
             layers[LUN_QUEUE] += wait
@@ -389,7 +320,7 @@ class Simulation:
         t_lun = t = now
         events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
         if events is not None:
-            self.counters["read_ahead_hits"] += 1
+            self.measure.counters["read_ahead_hits"] += 1
             for ev in events:
                 if not ev.processed:
                     yield ev
@@ -398,7 +329,7 @@ class Simulation:
             now = env.now
             layers[CACHE] += now - t
         elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
-            self.counters["cache_hits"] += 1
+            self.measure.counters["cache_hits"] += 1
             if self.hit_time > 0:
                 yield env.timeout(self.hit_time)
                 now = env.now
@@ -423,16 +354,17 @@ class Simulation:
         route.hba_port.bytes_in_flight -= cmd.size
         if route.throttle is not None:
             route.throttle.on_good(now)
-        totals = self.totals
+        measure = self.measure
+        totals = measure.totals
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += cmd.size
         layers = cmd.layers
-        if self.measuring:
-            self.command_latency.record(sum(layers))
-            if self.exchanges is not None:
+        if measure.measuring:
+            measure.command_latency.record(sum(layers))
+            if measure.exchanges is not None:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).
-                self.exchanges.add(now, now - cmd.t_sent, cmd.size)
+                measure.exchanges.add(now, now - cmd.t_sent, cmd.size)
         if fork is not None:
             fork.remaining -= 1
             if fork.remaining == 0:
@@ -479,7 +411,8 @@ class Simulation:
 
     def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
         """One application I/O, split into commands when larger than the host's limit."""
-        t_issue, key = self._issue(size)
+        measure = self.measure
+        t_issue, key = measure.issue(size)
         limit = host.split_limit
         if limit is None or size <= limit:
             cmd = Command(host, lun, offset, size, write)
@@ -488,17 +421,7 @@ class Simulation:
         else:
             layers = yield from self._split(host, lun, offset, size, write, limit)
             now = self.env.now
-        self._complete(now, key, t_issue, lun, size, write, layers)
-
-    def _issue(self, size: int) -> tuple[float, int]:
-        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
-        t_issue = self.env.now
-        totals = self.totals
-        key = totals["ios_issued"]
-        totals["ios_issued"] += 1
-        totals["bytes_issued"] += size
-        self.in_flight[key] = t_issue
-        return t_issue, key
+        measure.complete(now, key, t_issue, lun, size, write, layers)
 
     def _split(
         self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, limit: int
@@ -509,8 +432,9 @@ class Simulation:
         """
         env = self.env
         sizes = split_sizes(size, limit)
-        self.counters["split_ios"] += 1
-        self.counters["split_children"] += len(sizes)
+        counters = self.measure.counters
+        counters["split_ios"] += 1
+        counters["split_children"] += len(sizes)
         join = _ChildJoin(len(sizes))
         # The first command runs in this process, the others in their own; they start in
         # order, each as soon as the one before it first waits.
@@ -524,165 +448,27 @@ class Simulation:
             yield join.event
         return join.last_layers
 
-    def _complete(
-        self,
-        now: float,
-        key: int,
-        t_issue: float,
-        lun: Lun,
-        size: int,
-        write: bool,
-        layers: list[float],
-    ) -> None:
-        """Account application I/O number ``key``, complete at ``now``."""
-        totals = self.totals
-        totals["ios_completed"] += 1
-        totals["bytes_completed"] += size
-        del self.in_flight[key]
-        if self.stop.triggered:
-            return  # the run is over; I/Os finishing at the same instant are not measured
-        self.completed += 1
-        latency = now - t_issue
-        if not self.measuring:
-            if self.control.warm_up(now, latency):
-                self._start_window(now)
-            elif self.progress is not None and self.completed % 1024 == 0:
-                self.progress(self)
-            return
-        self.latency.record(latency)
-        if self.batches.add(now, latency):
-            if self.control.batch_closed(self.measured + 1, self.latency, now - self.window_start):
-                self.stop.succeed()
-            if self.progress is not None:
-                self.progress(self)
-        if self.timeseries is not None:
-            self.timeseries.add(now, latency, size)
-        self.breakdown = list(map(operator.add, self.breakdown, layers))
-        if write:
-            self.bytes_written += size
-            self.write_latency += latency
-        else:
-            self.reads += 1
-            self.bytes_read += size
-            self.read_latency += latency
-        self.lun_bytes[lun.index] += size
-        self.measured += 1
-        if self.measured >= self.stop_after and not self.stop.triggered:
-            self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
-            self.stop.succeed()
-
-    def _state(self) -> tuple[float, float, float]:
-        """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
-        return (
-            float(self.cache.dirty),
-            float(len(self.in_flight)),
-            float(self.totals["ios_issued"]),
-        )
-
-    def _start_window(self, now: float) -> None:
-        self.measuring = True
-        self.window_start = now
-        self.control.start_window(now)
-        if self.control.info.unstable:
-            # an open loop that cannot keep up: measure a short window of what it completes
-            self.stop_after = float(UNSTABLE_WINDOW)
-        for station in self.topology.stations.values():
-            station.reset(now)
-        self.lun_bytes = [0] * len(self.topology.luns)
-        for key in self.counters:
-            self.counters[key] = 0
-        self.cache.forced_flushes = 0
-        interval = self.run_spec.record_interval
-        if interval is not None:
-            self.timeseries = TimeSeries(interval, t0=now)
-            self.exchanges = TimeSeries(interval, t0=now)
-        if self.run_spec.duration is not None:
-            self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
-
-    def _end_of_duration(self, _event: simpy.Event) -> None:
-        if not self.stop.triggered:
-            self.control.info.stopped_by = "duration"
-            self.stop.succeed()
-
     # -- running ------------------------------------------------------------------------------
 
     def run(self) -> RunResult:
-        """Simulate until the measured I/Os have completed; return the result."""
+        """Simulate until the run's stopping rule is met; return the result."""
         wall0 = time.perf_counter()
-        if self.measuring:
-            self._start_window(0.0)
+        measure = self.measure
+        if measure.measuring:
+            measure.start_window(0.0)
         self.schedule.start()
         self.preconditioner.start(0.0)
         self.load.start()
-        until: simpy.Event = self.stop
+        until: simpy.Event = measure.stop
         if self.run_spec.max_time is not None:
             limit = self.env.timeout(self.run_spec.max_time)
-            until = self.env.any_of([self.stop, limit])
+            until = self.env.any_of([measure.stop, limit])
         self.env.run(until=until)
-        if not self.stop.triggered:
-            self.control.info.stopped_by = "max_time"
-        if self.measuring:
-            self.batches.finish(self.env.now)
-        return build_result(self, wall_seconds=time.perf_counter() - wall0)
-
-
-def run(
-    scenario: Scenario | Any,
-    seed: int | None = None,
-    overrides: dict[str, Any] | None = None,
-    replicate: int = 0,
-    trace_memory: bool = False,
-    force: bool = False,
-    progress: bool | None = False,
-) -> RunResult:
-    """Run one scenario and return its :class:`~sanpath.results.RunResult`.
-
-    Parameters
-    ----------
-    scenario
-        A :class:`~sanpath.spec.scenario.Scenario`, a path to a YAML file, or a dict.
-    seed
-        Overrides the scenario's seed.
-    overrides
-        Dotted keys to change first, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``.
-    replicate
-        Index of an independent replication (separate random streams, same seed).
-    trace_memory
-        Record the peak Python memory of the run (slower; for benchmarks).
-    force
-        Run even when :func:`sanpath.sim.budget.check` estimates more memory or time than its
-        limits (without it such a run raises :class:`~sanpath.spec.scenario.ScenarioError` at the
-        field that drives the estimate, before anything is built).
-    progress
-        Show a progress bar on standard error (:class:`sanpath.progress.RunProgress`): True
-        always, None when standard error is a terminal and the run lasts more than a few
-        seconds, False (the default) never.
-    """
-    from pathlib import Path
-
-    from sanpath.sim import budget
-    from sanpath.spec import load_scenario
-
-    spec = load_scenario(scenario, overrides)
-    if not force:
-        source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
-        budget.check(spec, source=source)
-    if trace_memory:
-        tracemalloc.start()
-    sim = Simulation(spec, seed=seed, replicate=replicate)
-    bar = None
-    if progress is not False:
-        from sanpath.progress import RunProgress
-
-        bar = RunProgress(spec.name, disable=None if progress is None else False)
-        sim.progress = bar
-    try:
-        result = sim.run()
-    finally:
-        if bar is not None:
-            bar.close()
-    if trace_memory:
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        result = result.with_extra(peak_memory_mb=peak / 1e6)
-    return result
+        measure.finish(stopped=measure.stop.triggered)
+        return measure.result(
+            self.scenario,
+            self.seed,
+            self.replicate,
+            self.schedule.settings,
+            wall_seconds=time.perf_counter() - wall0,
+        )

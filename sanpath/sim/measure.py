@@ -1,112 +1,306 @@
-"""Measurement: turning a finished simulation's counters into a :class:`RunResult`.
+"""Measurement: the run's statistics, its window, when it stops, and the result.
 
-The engine keeps the raw sums (completed I/Os, bytes, per-layer time, station areas, batch
-means); this module divides them by the measurement window, asks the run control for the
-intervals and the steady-state diagnosis, and adds the warnings only the end state shows.
+:class:`Measurement` counts every application I/O issued and completed (whole-run totals
+for conservation checks), keeps the measured figures once the warm-up is over (latency
+histograms, batch means through the run control, per-layer time, bytes, per-LUN bytes,
+event counters, optional time series), decides with :class:`~sanpath.sim.control.RunControl`
+when the window opens and when the run stops, and finally divides the sums by the window
+into a :class:`~sanpath.results.RunResult`, with the intervals, the steady-state diagnosis
+and the warnings only the end state shows.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import simpy
 
 from sanpath.results import LAYERS, RunResult
 from sanpath.results.run import latency_dict
-from sanpath.sim.control import CacheLevel, diagnose, metric_interval
+from sanpath.sim.components.array import Lun
+from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
+from sanpath.sim.topology import Topology
+from sanpath.spec import Scenario
+from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
 
-if TYPE_CHECKING:
-    from sanpath.sim.engine import Simulation
+COUNTERS = (
+    "commands",
+    "split_ios",
+    "split_children",
+    "qfull",
+    "port_qfull",
+    "lun_qfull",
+    "retries",
+    "read_ahead_hits",
+    "cache_hits",
+    "cached_writes",
+    "write_hits",
+    "write_aside",
+    "forced_flushes",
+)
+"""Event counters of the measurement window (``RunResult.counters``)."""
 
-
-def _warnings(sim: Simulation, now: float) -> tuple[str, ...]:
-    """Signs that the measured figures understate the latency tail."""
-    out = []
-    hist = sim.latency
-    if hist.count and sim.in_flight:
-        tail = hist.quantile(0.999)
-        ages = [now - t for t in sim.in_flight.values()]
-        stuck = sum(1 for age in ages if age > tail)
-        # In steady state hardly any I/O in flight is older than the p99.9 of those that
-        # completed; many such I/Os mean the run ended before they could be counted.
-        if stuck >= 3 and stuck > 0.01 * len(ages):
-            out.append(
-                f"{stuck} of {len(ages)} I/Os still in flight at the end have waited longer "
-                f"than the measured p99.9 ({tail * 1e3:.1f} ms; the oldest {max(ages) * 1e3:.1f} "
-                "ms): the tail and the mean are understated; run longer"
-            )
-    return tuple(out)
-
-
-def _columns(sim: Simulation, now: float) -> dict[str, list[float]] | None:
-    if sim.timeseries is None:
-        return None
-    out = {k: [float(x) for x in v] for k, v in sim.timeseries.to_columns(t_end=now).items()}
-    if sim.exchanges is not None:
-        ex = sim.exchanges.to_columns(t_end=now)
-        out["exchange_ms_mean"] = [float(x) for x in ex["latency_ms_mean"]]
-        out["exchange_ms_p50"] = [float(x) for x in ex["latency_ms_p50"]]
-        out["exchange_ms_p99"] = [float(x) for x in ex["latency_ms_p99"]]
-        out["exchange_ms_max"] = [float(x) for x in ex["latency_ms_max"]]
-    return out
+TOTALS = (
+    "ios_issued",
+    "ios_completed",
+    "bytes_issued",
+    "bytes_completed",
+    "commands_issued",
+    "commands_completed",
+    "command_bytes_completed",
+)
+"""Whole-run counts, warm-up included (``RunResult.totals``), for conservation checks."""
 
 
-def build_result(sim: Simulation, wall_seconds: float) -> RunResult:
-    """Collect a finished :class:`~sanpath.sim.engine.Simulation` into a RunResult."""
-    now = sim.env.now
-    span = now - sim.window_start
-    n = sim.measured
-    iops = n / span if span > 0 else 0.0
-    total_bytes = sim.bytes_read + sim.bytes_written
-    control = sim.control
-    iops_ci = metric_interval(sim.batches, "iops", sim.latency, n, span)[2]
-    lat_ci = metric_interval(sim.batches, "latency_ms_mean", sim.latency, n, span)[2]
-    cache = sim.cache
-    warnings, steady = diagnose(
-        control,
-        now,
-        sim.window_start,
-        n,
-        CacheLevel(
-            cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
-        ),
-    )
-    counters = dict(sim.counters)
-    counters["forced_flushes"] = sim.cache.forced_flushes
-    breakdown = {
-        layer: (value / n * 1e3 if n else 0.0)
-        for layer, value in zip(LAYERS, sim.breakdown, strict=True)
-    }
-    return RunResult(
-        name=sim.scenario.name,
-        seed=sim.seed,
-        replicate=sim.replicate,
-        ios=n,
-        sim_seconds=span,
-        iops=iops,
-        mb_per_s=total_bytes / span / 1e6 if span > 0 else 0.0,
-        read_iops=sim.reads / span if span > 0 else 0.0,
-        write_iops=(n - sim.reads) / span if span > 0 else 0.0,
-        latency_ms=latency_dict(sim.latency),
-        read_latency_ms=sim.read_latency / sim.reads * 1e3 if sim.reads else math.nan,
-        write_latency_ms=(sim.write_latency / (n - sim.reads) * 1e3 if n > sim.reads else math.nan),
-        command_latency_ms=latency_dict(sim.command_latency),
-        ci95={
-            "iops": (float(iops_ci[0]), float(iops_ci[1])),
-            "latency_ms_mean": (float(lat_ci[0]) * 1e3, float(lat_ci[1]) * 1e3),
-        },
-        counters=counters,
-        breakdown_ms=breakdown,
-        stations=tuple(st.summary(now) for st in sim.topology.stations.values()),
-        wall_seconds=wall_seconds,
-        totals=dict(sim.totals),
-        lun_mb_per_s={
-            lun.name: (b / span / 1e6 if span > 0 else 0.0)
-            for lun, b in zip(sim.topology.luns, sim.lun_bytes, strict=True)
-        },
-        warnings=(*warnings, *_warnings(sim, now)),
-        steady=steady,
-        run_info=control.info.to_dict(),
-        timeseries=_columns(sim, now),
-        settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in sim.schedule.settings),
-        histogram=sim.latency,
-    )
+class Measurement:
+    """The statistics of one run of ``scenario`` on ``topology`` (times in seconds).
+
+    ``early`` is called once early in the warm-up (the preconditioner's check of the cache).
+    """
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        scenario: Scenario,
+        topology: Topology,
+        early: Callable[[float], bool],
+    ) -> None:
+        self.env = env
+        self.topology = topology
+        self.cache = topology.cache
+        self.run_spec = scenario.run
+        self.latency = LatencyHistogram()
+        self.command_latency = LatencyHistogram()
+        self.control = RunControl(
+            scenario.run,
+            open_loop=any(not w.closed for w in scenario.workloads),
+            has_write_back=self.cache.capacity > 0,
+            state=self.state,
+            scheduled=bool(scenario.schedule),
+            early=early,
+        )
+        self.batches: BatchMeans = self.control.batches
+        self.progress: Callable[[Measurement], None] | None = None
+        """Called at every batch boundary (warm-up and measured) when set: a progress bar."""
+        self.timeseries: TimeSeries | None = None
+        self.exchanges: TimeSeries | None = None
+        """Per-interval exchange completion times (commands, as a switch probe sees them)."""
+        self.breakdown = [0.0] * len(LAYERS)
+        self.completed = 0
+        self.measured = 0
+        self.measuring = self.control.measure_from_start
+        self.window_start = 0.0
+        self.stop_after: float = (
+            float(scenario.run.ios) if scenario.run.ios is not None else math.inf
+        )
+        """Measured I/Os after which the run stops (a fixed ``run.ios``)."""
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.reads = 0
+        self.read_latency = 0.0
+        """Sum of the measured reads' latencies (s)."""
+        self.write_latency = 0.0
+        """Sum of the measured writes' latencies (s)."""
+        self.lun_bytes = [0] * len(topology.luns)
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.stop = simpy.Event(env)
+        self.totals = dict.fromkeys(TOTALS, 0)
+        self.in_flight: dict[int, float] = {}
+        """Issue time of every application I/O not yet complete (by issue number)."""
+
+    def issue(self, size: int) -> tuple[float, int]:
+        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
+        t_issue = self.env.now
+        totals = self.totals
+        key = totals["ios_issued"]
+        totals["ios_issued"] += 1
+        totals["bytes_issued"] += size
+        self.in_flight[key] = t_issue
+        return t_issue, key
+
+    def complete(
+        self,
+        now: float,
+        key: int,
+        t_issue: float,
+        lun: Lun,
+        size: int,
+        write: bool,
+        layers: list[float],
+    ) -> None:
+        """Account application I/O number ``key``, complete at ``now``."""
+        totals = self.totals
+        totals["ios_completed"] += 1
+        totals["bytes_completed"] += size
+        del self.in_flight[key]
+        if self.stop.triggered:
+            return  # the run is over; I/Os finishing at the same instant are not measured
+        self.completed += 1
+        latency = now - t_issue
+        if not self.measuring:
+            if self.control.warm_up(now, latency):
+                self.start_window(now)
+            elif self.progress is not None and self.completed % 1024 == 0:
+                self.progress(self)
+            return
+        self.latency.record(latency)
+        if self.batches.add(now, latency):
+            if self.control.batch_closed(self.measured + 1, self.latency, now - self.window_start):
+                self.stop.succeed()
+            if self.progress is not None:
+                self.progress(self)
+        if self.timeseries is not None:
+            self.timeseries.add(now, latency, size)
+        self.breakdown = list(map(operator.add, self.breakdown, layers))
+        if write:
+            self.bytes_written += size
+            self.write_latency += latency
+        else:
+            self.reads += 1
+            self.bytes_read += size
+            self.read_latency += latency
+        self.lun_bytes[lun.index] += size
+        self.measured += 1
+        if self.measured >= self.stop_after and not self.stop.triggered:
+            self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
+            self.stop.succeed()
+
+    def state(self) -> tuple[float, float, float]:
+        """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
+        return (
+            float(self.cache.dirty),
+            float(len(self.in_flight)),
+            float(self.totals["ios_issued"]),
+        )
+
+    def start_window(self, now: float) -> None:
+        """Open the measurement window at ``now``: every statistic starts again."""
+        self.measuring = True
+        self.window_start = now
+        self.control.start_window(now)
+        if self.control.info.unstable:
+            # an open loop that cannot keep up: measure a short window of what it completes
+            self.stop_after = float(UNSTABLE_WINDOW)
+        for station in self.topology.stations.values():
+            station.reset(now)
+        self.lun_bytes = [0] * len(self.topology.luns)
+        for key in self.counters:
+            self.counters[key] = 0
+        self.cache.forced_flushes = 0
+        interval = self.run_spec.record_interval
+        if interval is not None:
+            self.timeseries = TimeSeries(interval, t0=now)
+            self.exchanges = TimeSeries(interval, t0=now)
+        if self.run_spec.duration is not None:
+            self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
+
+    def _end_of_duration(self, _event: simpy.Event) -> None:
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "duration"
+            self.stop.succeed()
+
+    def finish(self, stopped: bool) -> None:
+        """The run is over (``stopped``: by its own rule rather than ``run.max_time``)."""
+        if not stopped:
+            self.control.info.stopped_by = "max_time"
+        if self.measuring:
+            self.batches.finish(self.env.now)
+
+    def result(
+        self,
+        scenario: Scenario,
+        seed: int,
+        replicate: int,
+        settings: list[tuple[float, str, Any]],
+        wall_seconds: float,
+    ) -> RunResult:
+        """The figures of the finished run (``settings``: the schedule's history)."""
+        now = self.env.now
+        span = now - self.window_start
+        n = self.measured
+        reads = self.reads
+        iops_ci = metric_interval(self.batches, "iops", self.latency, n, span)[2]
+        lat_ci = metric_interval(self.batches, "latency_ms_mean", self.latency, n, span)[2]
+        cache = self.cache
+        warnings, steady = diagnose(
+            self.control,
+            now,
+            self.window_start,
+            n,
+            CacheLevel(
+                cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
+            ),
+        )
+        counters = dict(self.counters)
+        counters["forced_flushes"] = cache.forced_flushes
+        return RunResult(
+            name=scenario.name,
+            seed=seed,
+            replicate=replicate,
+            ios=n,
+            sim_seconds=span,
+            iops=n / span if span > 0 else 0.0,
+            mb_per_s=(self.bytes_read + self.bytes_written) / span / 1e6 if span > 0 else 0.0,
+            read_iops=reads / span if span > 0 else 0.0,
+            write_iops=(n - reads) / span if span > 0 else 0.0,
+            latency_ms=latency_dict(self.latency),
+            read_latency_ms=self.read_latency / reads * 1e3 if reads else math.nan,
+            write_latency_ms=(self.write_latency / (n - reads) * 1e3 if n > reads else math.nan),
+            command_latency_ms=latency_dict(self.command_latency),
+            ci95={
+                "iops": (float(iops_ci[0]), float(iops_ci[1])),
+                "latency_ms_mean": (float(lat_ci[0]) * 1e3, float(lat_ci[1]) * 1e3),
+            },
+            counters=counters,
+            breakdown_ms={
+                layer: (value / n * 1e3 if n else 0.0)
+                for layer, value in zip(LAYERS, self.breakdown, strict=True)
+            },
+            stations=tuple(st.summary(now) for st in self.topology.stations.values()),
+            wall_seconds=wall_seconds,
+            totals=dict(self.totals),
+            lun_mb_per_s={
+                lun.name: (b / span / 1e6 if span > 0 else 0.0)
+                for lun, b in zip(self.topology.luns, self.lun_bytes, strict=True)
+            },
+            warnings=(*warnings, *self._tail_warnings(now)),
+            steady=steady,
+            run_info=self.control.info.to_dict(),
+            timeseries=self._columns(now),
+            settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in settings),
+            histogram=self.latency,
+        )
+
+    def _tail_warnings(self, now: float) -> tuple[str, ...]:
+        """Signs that the measured figures understate the latency tail."""
+        out = []
+        hist = self.latency
+        if hist.count and self.in_flight:
+            tail = hist.quantile(0.999)
+            ages = [now - t for t in self.in_flight.values()]
+            stuck = sum(1 for age in ages if age > tail)
+            # In steady state hardly any I/O in flight is older than the p99.9 of those that
+            # completed; many such I/Os mean the run ended before they could be counted.
+            if stuck >= 3 and stuck > 0.01 * len(ages):
+                out.append(
+                    f"{stuck} of {len(ages)} I/Os still in flight at the end have waited "
+                    f"longer than the measured p99.9 ({tail * 1e3:.1f} ms; the oldest "
+                    f"{max(ages) * 1e3:.1f} ms): the tail and the mean are understated; run longer"
+                )
+        return tuple(out)
+
+    def _columns(self, now: float) -> dict[str, list[float]] | None:
+        if self.timeseries is None:
+            return None
+        series = self.timeseries.to_columns(t_end=now)
+        out = {k: [float(x) for x in v] for k, v in series.items()}
+        if self.exchanges is not None:
+            ex = self.exchanges.to_columns(t_end=now)
+            out["exchange_ms_mean"] = [float(x) for x in ex["latency_ms_mean"]]
+            out["exchange_ms_p50"] = [float(x) for x in ex["latency_ms_p50"]]
+            out["exchange_ms_p99"] = [float(x) for x in ex["latency_ms_p99"]]
+            out["exchange_ms_max"] = [float(x) for x in ex["latency_ms_max"]]
+        return out

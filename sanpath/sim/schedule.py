@@ -1,8 +1,10 @@
 """Schedules: settings that change during a run (queue depths and the load).
 
-A scenario's ``schedule`` lists changes at simulated times (s). :class:`Schedule` applies
-them to the running queues and load generators and keeps the history of every scheduled
-key's value (``RunResult.settings``), starting with its value at time 0.
+A scenario's ``schedule`` lists changes at simulated times (s); which keys may change, and
+their values, are checked when the scenario is validated
+(:data:`sanpath.spec.workload.SCHEDULABLE`). :class:`Schedule` applies them to the running
+queues and load generators and keeps the history of every scheduled key's value
+(``RunResult.settings``), starting with its value at time 0.
 """
 
 from __future__ import annotations
@@ -16,36 +18,9 @@ import simpy
 
 from sanpath.sim.load import Load
 from sanpath.sim.topology import Topology
-from sanpath.spec import Scenario, ScenarioError, lun_queue_limit
+from sanpath.spec import Scenario, lun_queue_limit
 
 _LOAD_KEY = re.compile(r"workloads\.(\d+|\*)\.(outstanding|rate)")
-
-SCHEDULABLE = (
-    r"hosts\.(\d+|\*)\.lun_queue_depth",
-    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
-    r"array\.port_queue_depth",
-    r"array\.lun_queue_depth",
-    r"array\.luns\.(\d+|\*)\.queue_depth",
-    r"workloads\.(\d+|\*)\.outstanding",
-    r"workloads\.(\d+|\*)\.rate",
-)
-"""Keys a ``schedule`` may change during a run: queue depths and the load."""
-
-
-def check_schedule(scenario: Scenario) -> None:
-    """Every scheduled key must be changeable at run time and its value valid."""
-    for i, change in enumerate(scenario.schedule):
-        for key, value in change.set.items():
-            if not any(re.fullmatch(p, key) for p in SCHEDULABLE):
-                raise ScenarioError.at(
-                    f"schedule.{i}.set.{key}",
-                    "cannot change during a run; a schedule can change queue depths "
-                    "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
-                    "array.port_queue_depth, array.lun_queue_depth, "
-                    "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
-                    "workloads.N.rate)",
-                )
-            scenario.with_overrides({key: value})  # raises if the value is invalid
 
 
 class Schedule:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -55,7 +56,7 @@ from sanpath.spec.hardware import (
 )
 from sanpath.spec.keys import _replace_run_length, set_dotted
 from sanpath.spec.run import RunSpec
-from sanpath.spec.workload import ChangeSpec, WorkloadSpec
+from sanpath.spec.workload import NOT_SCHEDULABLE, SCHEDULABLE, ChangeSpec, WorkloadSpec
 
 __all__ = [
     "DistSpec",
@@ -159,13 +160,42 @@ def validate_scenario(data: Any, source: str = "<dict>") -> Scenario:
             line, column = _locate(data, loc)
             problems.append(Problem(source, line, column, path, message))
         raise ScenarioError(problems) from None
+    found = _check_references(scenario)
+    if not found:
+        found = _check_schedule(scenario)
     problems = [
-        Problem(source, *_locate(data, loc), _format_loc(loc), message)
-        for loc, message in _check_references(scenario)
+        Problem(source, *_locate(data, loc), _format_loc(loc), message) for loc, message in found
     ]
     if problems:
         raise ScenarioError(problems)
     return scenario
+
+
+def _check_schedule(s: Scenario) -> list[tuple[list[str | int], str]]:
+    """Every scheduled key can change during a run, and the scenario is valid with its value."""
+    found: list[tuple[list[str | int], str]] = []
+    if not s.schedule:
+        return found
+    base = s.to_data()
+    del base["schedule"]
+    for i, change in enumerate(s.schedule):
+        for key, value in change.set.items():
+            loc: list[str | int] = ["schedule", i, "set", key]
+            if not any(re.fullmatch(pattern, key) for pattern in SCHEDULABLE):
+                found.append((loc, NOT_SCHEDULABLE))
+                continue
+            data = copy.deepcopy(base)
+            try:
+                set_dotted(data, key, value)
+                validate_scenario(data, source="<schedule>")
+            except KeyError as exc:
+                found.append((loc, str(exc.args[0])))
+            except ScenarioError as exc:
+                found.extend(
+                    (loc, p.message if p.path == key else f"with it, {p.path}: {p.message}")
+                    for p in exc.problems
+                )
+    return found
 
 
 def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SCENARIOS
 
 from sanpath.advice.analysis import Limits, PathAnalysis, fan_in
 from sanpath.advice.check import check
@@ -26,6 +25,7 @@ from sanpath.advice.rules.queues import safe_host_queue_depth
 from sanpath.advice.second_opinion import merge_fixes, verdict
 from sanpath.cli import main
 from sanpath.spec import Scenario, load_scenario, set_dotted
+from tests.conftest import ROOT, SCENARIOS
 
 PROPOSALS = SCENARIOS / "proposals"
 IOS = 2_000

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SCENARIOS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,6 +31,7 @@ from sanpath.spec import (
     validate_scenario,
 )
 from sanpath.theory import textbook
+from tests.conftest import ROOT, SCENARIOS
 
 SHIPPED = sorted(SCENARIOS.rglob("*.yaml"))
 QUICKSTART = SCENARIOS / "quickstart.yaml"
@@ -898,3 +898,18 @@ def test_unknown_profile_is_a_located_error() -> None:
     assert "qlogic-qle2562" in str(err)
     err = error_of(_with_hba_and_array({}, {"profile": "emc-symmetrix"}))
     assert "array.profile" in str(err) and "emc-vnx" in str(err)
+
+
+def test_run_length_keys_are_one_at_a_time() -> None:
+    data = load_scenario(QUICKSTART).to_data()
+    data["run"].update(ios=1000, duration=5.0)
+    with pytest.raises(ScenarioError, match="give one of ios"):
+        load_scenario(data)
+    with pytest.raises(ScenarioError, match="give one of ios"):
+        load_scenario(QUICKSTART, {"run.ios": 1000, "run.duration": "5s"})
+    # an override of one length replaces the file's: --set run.duration=5s means 5 s
+    fixed = load_scenario(QUICKSTART, {"run.ios": 1000})
+    assert fixed.run.ios == 1000 and fixed.run.stop_on is None
+    timed = fixed.with_overrides({"run.duration": "5s"})
+    assert timed.run.ios is None and timed.run.duration == 5.0
+    assert load_scenario(QUICKSTART).run.stop_on is not None

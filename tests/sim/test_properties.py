@@ -126,6 +126,7 @@ def test_invariants(data: dict[str, Any]) -> None:
     lat = result.latency_ms
     assert lat["p50"] <= lat["p90"] * 1.0001 <= lat["p99"] * 1.0002 <= lat["max"] * 1.0003
 
+    assert result.stations
     for station in result.stations:
         # Bounds.
         if not math.isnan(station.utilization):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import SCENARIOS
+
+from tests.conftest import SCENARIOS
 
 
 def test_what_if_widget_headless() -> None:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from conftest import SCENARIOS
 
 import sanpath
 from sanpath.cli import main
 from sanpath.experiments.sweep import Task, expand_grid, run_task, sweep
 from sanpath.results import SweepResult
 from sanpath.theory import textbook
+from tests.conftest import SCENARIOS
 
 QD = "hosts.0.hbas.0.queue_depth"
 OIO = "workloads.0.outstanding"
@@ -100,6 +100,7 @@ def test_process_pool_gives_the_serial_table(tmp_path: Path) -> None:
     with cf.ProcessPoolExecutor(max_workers=2) as pool:
         parallel = sweep(small(), grid, replicates=2, executor=pool, cache=None)
     jobs = sweep(small(), grid, replicates=2, jobs=2, cache=None)
+    assert len(serial.table) == 2 * 2 * 2
     pd.testing.assert_frame_equal(comparable(serial.table), comparable(parallel.table))
     pd.testing.assert_frame_equal(comparable(serial.table), comparable(jobs.table))
 
@@ -119,6 +120,7 @@ def test_dask_local_cluster_gives_the_serial_table() -> None:
         distributed.Client(cluster) as client,
     ):
         dask = sweep(small(), grid, replicates=2, executor=client.get_executor(), cache=None)
+    assert len(serial.table) == 2 * 2 * 2
     pd.testing.assert_frame_equal(comparable(serial.table), comparable(dask.table))
 
 
@@ -206,9 +208,13 @@ def test_scenario_sweep_section_and_cli(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_shipped_scenarios_with_sweep_sections_validate() -> None:
-    for path in SCENARIOS.glob("*.yaml"):
+    swept = []
+    for path in sorted(SCENARIOS.glob("*.yaml")):
         scenario = sanpath.load_scenario(path)
         if scenario.sweep is not None:
+            swept.append(path.stem)
             points = expand_grid(dict(scenario.sweep.vary), dict(scenario.sweep.zip) or None)
+            assert len(points) > 1, path.name
             for point in points:
                 scenario.model_copy(update={"sweep": None}).with_overrides(point)
+    assert {"fan_in", "qd_sweep_2007", "transfer_split"} <= set(swept)

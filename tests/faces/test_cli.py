@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SCENARIOS
 
 from sanpath import __version__, compiled
 from sanpath.cli import main
+from tests.conftest import ROOT, SCENARIOS
 
 QUICKSTART = SCENARIOS / "quickstart.yaml"
 FAST = ["--set", "run.ios=2000", "--set", "run.warmup_ios=200"]

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath.layout import RaidLayout, split_sizes
-from sanpath.spec import PoolSpec
 from sanpath.theory import textbook
 
 
@@ -94,9 +92,10 @@ def test_a_switch_probe_sees_each_queue_full_as_an_exchange_of_its_own() -> None
     result = sim.run()
     qfull = result.counters["qfull"]
     assert qfull > 100
-    assert sim.exchanges is not None
-    columns = sim.exchanges.to_columns(t_end=sim.env.now)
-    exchanges = round(sum(columns["iops"]) * sim.exchanges.interval)
+    probe = sim.measure.exchanges
+    assert probe is not None
+    columns = probe.to_columns(t_end=sim.env.now)
+    exchanges = round(sum(columns["iops"]) * probe.interval)
     # up to the 8 x 4 x 8 commands in flight at each end of the window are counted once only
     assert exchanges == pytest.approx(result.counters["commands"] + qfull, abs=2 * 8 * 4 * 8)
     one_way = sim.one_way
@@ -124,7 +123,10 @@ def test_splitting_doubles_commands_and_conserves_bytes() -> None:
     whole = sanpath.run(base, overrides={"hosts.0.hbas.0.max_transfer": "2MiB"})
     split = sanpath.run(base, overrides={"hosts.0.hbas.0.max_transfer": "512KiB"})
     assert whole.counters["split_ios"] == 0
-    assert split.counters["split_ios"] == split.ios or split.counters["split_ios"] >= split.ios
+    # every I/O issued in the window was split (as many as completed in it, up to the 2 x 4
+    # in flight), and every command issued in it was a part of one
+    assert abs(split.counters["split_ios"] - split.ios) <= 2 * 4
+    assert split.counters["commands"] == split.counters["split_children"]
     assert split.counters["split_children"] == 2 * split.counters["split_ios"]
     for result in (whole, split):
         totals = result.totals
@@ -134,16 +136,6 @@ def test_splitting_doubles_commands_and_conserves_bytes() -> None:
     in_flight_children = t["commands_issued"] - t["commands_completed"]
     assert t["commands_issued"] == 2 * t["ios_issued"]
     assert 0 <= in_flight_children <= 2 * (t["ios_issued"] - t["ios_completed"])
-
-
-@pytest.mark.parametrize("size", [1, 4095, 4096, 65536, 1 << 20, (1 << 20) + 1])
-@pytest.mark.parametrize("limit", [None, 4096, 65536, 512 * 1024])
-def test_split_sizes_conserve_bytes(size: int, limit: int | None) -> None:
-    parts = split_sizes(size, limit)
-    assert sum(parts) == size
-    expected = 1 if limit is None else -(-size // limit)
-    assert len(parts) == expected
-    assert all(p <= (limit or size) for p in parts)
 
 
 def ssd_san(port_speed: str, block_size: str, pattern: str) -> dict[str, Any]:
@@ -220,13 +212,8 @@ def test_full_stripe_writes_avoid_read_modify_write() -> None:
 
 
 def test_pool_slices_keep_a_sequential_stream_in_one_group() -> None:
-    """Rows go round-robin over the groups; with ``slice`` whole slices do."""
-    striped = RaidLayout(PoolSpec(name="p", raid="raid5", drives=5, groups=3))
-    sliced = RaidLayout(PoolSpec(name="p", raid="raid5", drives=5, groups=3, slice="1MiB"))
-    units = range(48)  # 64 KiB elements: 4 per 256 KiB row, 16 per 1 MiB slice
-    assert [striped.locate(u)[0] for u in units] == [(u // 4) % 3 for u in units]
-    assert [sliced.locate(u)[0] for u in units] == [u // 16 for u in units]
-    assert sliced.locate(48) == (0, 4, 0)  # the fourth slice: group 0 again, after its 4 rows
+    """Whole slices go round-robin over the groups (the mapping itself:
+    tests/layout/test_layout.py)."""
     # sequential 1 MiB reads: in one group, each of the 5 drives reads its run of the 4 rows
     # (split at most once by the row where it holds parity) instead of pieces in 3 groups
     base = small_san(outstanding=1, block_size="1MiB", pattern="sequential", ios=400)
@@ -239,13 +226,6 @@ def test_pool_slices_keep_a_sequential_stream_in_one_group() -> None:
         ops[name] = result.station("array.r5.drives").completions / result.ios
     assert 5 <= ops["sliced"] <= 10
     assert ops["striped"] > 1.5 * ops["sliced"], ops
-
-
-def test_a_slice_must_hold_whole_stripe_rows() -> None:
-    data = small_san()
-    data["array"]["pools"][0].update(raid="raid5", drives=5, slice="100KiB")
-    with pytest.raises(sanpath.ScenarioError, match="multiple of data drives x stripe_element"):
-        sanpath.load_scenario(data)
 
 
 def test_write_back_cache_absorbs_writes_and_write_aside_bypasses_it() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import scipy.stats
 
-from sanpath.sim.engine import run
+from sanpath.sim import run
 from sanpath.spec import load_scenario
 from sanpath.theory import queues as analytic
 from sanpath.theory import textbook

@@ -8,17 +8,15 @@ from typing import Any
 
 import pytest
 
-from sanpath.sim.engine import run
+from sanpath.sim import run
 from sanpath.spec import load_scenario
 from sanpath.theory.explain import explain
 from sanpath.theory.textbook import free_path
 from sanpath.theory.twin import predict
+from tests.conftest import SCENARIOS
 
-ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = sorted((ROOT / "scenarios").glob("*.yaml")) + sorted(
-    (ROOT / "scenarios" / "proposals").glob("*.yaml")
-)
-QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"
+SHIPPED = sorted(SCENARIOS.glob("*.yaml")) + sorted((SCENARIOS / "proposals").glob("*.yaml"))
+QUICKSTART = SCENARIOS / "quickstart.yaml"
 
 
 def _contains(result: Any) -> None:
@@ -43,7 +41,7 @@ def test_interval_contains_its_estimate_for_every_shipped_scenario(path: Path) -
 
 
 def test_interval_contains_its_estimate_in_a_duration_run_with_a_schedule() -> None:
-    result = run(ROOT / "scenarios" / "vi_queue_depth_2012.yaml", overrides={"run.duration": "20s"})
+    result = run(SCENARIOS / "vi_queue_depth_2012.yaml", overrides={"run.duration": "20s"})
     _contains(result)
 
 
@@ -202,23 +200,6 @@ def test_precision_on_a_percentile_uses_batch_histograms() -> None:
     assert result.run_info["precision"]["latency_ms_p99"] <= 0.05
 
 
-def test_run_length_keys_are_one_at_a_time() -> None:
-    from sanpath.spec import ScenarioError
-
-    data = load_scenario(QUICKSTART).to_data()
-    data["run"].update(ios=1000, duration=5.0)
-    with pytest.raises(ScenarioError, match="give one of ios"):
-        load_scenario(data)
-    with pytest.raises(ScenarioError, match="give one of ios"):
-        load_scenario(QUICKSTART, {"run.ios": 1000, "run.duration": "5s"})
-    # an override of one length replaces the file's: --set run.duration=5s means 5 s
-    fixed = load_scenario(QUICKSTART, {"run.ios": 1000})
-    assert fixed.run.ios == 1000 and fixed.run.stop_on is None
-    timed = fixed.with_overrides({"run.duration": "5s"})
-    assert timed.run.ios is None and timed.run.duration == 5.0
-    assert load_scenario(QUICKSTART).run.stop_on is not None
-
-
 def test_a_progress_bar_follows_a_run(capsys: pytest.CaptureFixture[str]) -> None:
     from sanpath.progress import RunProgress
 
@@ -234,7 +215,7 @@ def test_a_progress_bar_follows_a_run(capsys: pytest.CaptureFixture[str]) -> Non
     scenario = load_scenario(QUICKSTART, {"run.ios": 4000})
     sim = Simulation(scenario)
     bar = Recording("quickstart", disable=False)
-    sim.progress = bar
+    sim.measure.progress = bar
     sim.run()
     bar.close()
     assert any(text.startswith("warming up") for text in seen)

@@ -1,29 +1,26 @@
-"""Outputs never lose work: --out checked first, atomic writes, sweeps that own their tables."""
+"""Outputs never lose work: every --out checked before the work starts, sweeps that own their
+tables, calibrations that say when a fit is poor. The file helpers themselves:
+tests/test_files.py."""
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SCENARIOS
 from ruamel.yaml import YAML
 
 import sanpath
-from sanpath import files
 from sanpath.cli import main
 from sanpath.experiments.calibrate import CalibrationResult, MeasuredPoint, calibrate
 from sanpath.experiments.sweep import Task, run_task, sweep
-from sanpath.files import OutputError, atomic_path, check_output, write_text
-from sanpath.plotting import plot_files
+from sanpath.files import OutputError
 from sanpath.results import SweepResult
 from sanpath.results.sweep import SIDECAR_SUFFIX
 from sanpath.theory import textbook
+from tests.conftest import SCENARIOS
 
 OIO = "workloads.0.outstanding"
 
@@ -56,64 +53,8 @@ def no_runs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         raise AssertionError("a simulation started before the output was checked")
 
     monkeypatch.setattr(sys.modules["sanpath.experiments.sweep"], "run_task", forbidden)
-    monkeypatch.setattr(sys.modules["sanpath.sim.engine"], "run", forbidden)
+    monkeypatch.setattr(sys.modules["sanpath.sim"], "run", forbidden)
     return calls
-
-
-# --- the helpers ---------------------------------------------------------------------------
-
-
-def test_check_output_names_what_is_wrong(tmp_path: Path) -> None:
-    with pytest.raises(OutputError, match=rf"{re.escape(str(tmp_path))}: is a directory"):
-        check_output(tmp_path, (".csv",), "sweep table")
-    with pytest.raises(OutputError, match=r"directory .*missing does not exist"):
-        check_output(tmp_path / "missing" / "t.csv", (".csv",))
-    with pytest.raises(OutputError, match=r"t\.txt: cannot write a sweep table with '\.txt'"):
-        check_output(tmp_path / "t.txt", (".csv", ".json"), "sweep table")
-    with pytest.raises(OutputError, match="no extension"):
-        check_output(tmp_path / "t", (".csv",))
-    file = tmp_path / "plain"
-    file.write_text("x")
-    with pytest.raises(OutputError, match="is not a directory"):
-        check_output(file / "t.csv", (".csv",))
-    assert check_output(tmp_path / "T.CSV", (".csv",)) == tmp_path / "T.CSV"
-    assert list(tmp_path.iterdir()) == [file]  # the probe leaves nothing behind
-
-
-def test_check_output_refuses_an_unwritable_place(tmp_path: Path) -> None:
-    with pytest.raises(OutputError, match=r"/proc/sanpath\.csv: cannot write in /proc"):
-        check_output("/proc/sanpath.csv", (".csv",))
-    if os.geteuid() != 0:  # root may write anywhere
-        locked = tmp_path / "locked"
-        locked.mkdir()
-        locked.chmod(0o500)
-        try:
-            with pytest.raises(OutputError, match="cannot write in"):
-                check_output(locked / "t.csv")
-        finally:
-            locked.chmod(0o700)
-    readonly = tmp_path / "readonly.csv"
-    readonly.write_text("keep")
-    readonly.chmod(0o444)
-    if os.geteuid() != 0:
-        with pytest.raises(OutputError, match="read-only"):
-            check_output(readonly)
-
-
-def test_atomic_write_replaces_whole_or_not_at_all(tmp_path: Path) -> None:
-    target = tmp_path / "table.csv"
-    target.write_text("old\n")
-    target.chmod(0o640)
-    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
-        tmp.write_text("half a ta")
-        assert tmp.parent == tmp_path and tmp.suffix == ".csv"
-        raise RuntimeError("interrupted")
-    assert target.read_text() == "old\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]  # no temporary left
-    write_text(target, "new\n")
-    assert target.read_text() == "new\n"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # permissions kept
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
 
 
 # --- every --out is checked before the work starts -----------------------------------------
@@ -193,14 +134,6 @@ def sanpath_table() -> Any:
             "latency_ms_mean": [10.0, 11.0, 16.0],
         }
     )
-
-
-def test_plot_without_extension_writes_png(tmp_path: Path) -> None:
-    table = tmp_path / "t.json"
-    SweepResult(sanpath_table(), [OIO]).save(table)
-    written = plot_files([table], "iops-vs-outstanding", tmp_path / "picture")
-    assert written == tmp_path / "picture.png" and written.read_bytes()[:4] == b"\x89PNG"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["picture.png", "t.json"]
 
 
 # --- a sweep owns its table ----------------------------------------------------------------
@@ -288,15 +221,6 @@ def test_two_sweeps_on_one_out_from_the_command_line(
     picture = tmp_path / "qd.png"
     assert main(["plot", str(out), "--kind", "iops-vs-outstanding", "--out", str(picture)]) == 0
     assert picture.read_bytes()[:4] == b"\x89PNG"
-
-
-def test_csv_without_sidecar_still_loads(tmp_path: Path) -> None:
-    out = tmp_path / "t.csv"
-    SweepResult(sanpath_table(), [OIO], identity="abc").save(out)
-    Path(f"{out}{SIDECAR_SUFFIX}").unlink()
-    loaded = SweepResult.load(out)
-    assert loaded.keys == [OIO] and loaded.identity == ""
-    assert files.recorded_identity(out, SIDECAR_SUFFIX) is None
 
 
 # --- calibrate says when a fit is poor -----------------------------------------------------

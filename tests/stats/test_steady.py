@@ -114,6 +114,7 @@ def test_batch_quantiles_match_each_batch() -> None:
     for i, x in enumerate(values):
         bm.add(float(i), float(x))
     got = bm.quantiles(0.99)
+    assert len(got) == 5
     for b, q in enumerate(got):
         exact = np.quantile(values[b * 400 : (b + 1) * 400], 0.99, method="inverted_cdf")
         assert q == pytest.approx(exact, rel=2**-7)

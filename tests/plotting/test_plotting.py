@@ -16,7 +16,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SCENARIOS
 from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_hex
@@ -33,10 +32,12 @@ from sanpath.plotting import (
     PlotInputError,
     SweepPlots,
     find_knee,
+    plot_files,
     short_name,
 )
 from sanpath.results import RunResult, SweepResult
 from sanpath.spec import load_scenario
+from tests.conftest import SCENARIOS
 
 PNG = b"\x89PNG\r\n\x1a\n"
 QD = "hosts.0.hbas.0.queue_depth"
@@ -562,6 +563,14 @@ def test_save_axes_and_panels(tmp_path: Path) -> None:
     panels = plotting.transfer_size(transfer_sweep())
     path = SweepPlots.save(panels, tmp_path / "transfer")
     assert path.suffix == ".png" and path.read_bytes().startswith(PNG)
+
+
+def test_plot_without_extension_writes_png(tmp_path: Path) -> None:
+    table = tmp_path / "t.json"
+    qd_sweep().save(table)
+    written = plot_files([table], "iops-vs-outstanding", tmp_path / "picture")
+    assert written == tmp_path / "picture.png" and written.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["picture.png", "t.json"]
 
 
 # -- CLI -----------------------------------------------------------------------------------------

@@ -1,0 +1,199 @@
+"""The array cache (sanpath.sim.components.cache) driven by hand: read-ahead on a sequential
+stream, and the write-back cache's dirty bytes, watermarks, destaging and forced flushes.
+
+The array is the textbook free path with one LUN on a one-drive RAID 0 pool whose drive takes
+a constant 1 ms per operation, so every destage is one drive write of 1 ms, one after another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import simpy
+
+import sanpath
+from sanpath.sim.components.array import Lun
+from sanpath.sim.components.cache import Cache
+from sanpath.sim.streams import Streams
+from sanpath.sim.topology import Topology, build_topology
+from sanpath.theory import textbook
+
+KiB, MiB = 1 << 10, 1 << 20
+
+
+def array(cache: dict[str, Any]) -> Topology:
+    data = textbook.free_path()
+    data["array"]["cache"] = cache
+    data["array"]["pools"][0]["drive"] = "1ms"
+    scenario = sanpath.load_scenario(data)
+    return build_topology(simpy.Environment(), scenario, Streams(scenario.seed))
+
+
+# -- read-ahead -------------------------------------------------------------------------------
+
+
+def test_a_sequential_stream_is_served_by_read_ahead_after_its_first_read() -> None:
+    topology = array({"read_ahead": "4MiB"})
+    env = topology.env
+    (lun,) = topology.luns
+    readahead = lun.readahead
+    assert readahead is not None
+    assert (readahead.depth, readahead.chunk) == (4 * MiB, 1 * MiB)
+    size = 64 * KiB
+    assert readahead.lookup(0, size) is None  # the first read of a stream: a miss
+    (stream,) = readahead.streams
+    assert stream.next_offset == size and not stream.chunks
+    waits = readahead.lookup(size, size)  # continues it: the trigger
+    assert waits is not None and len(waits) == 1  # wait for the first chunk only
+    # prefetched from where the stream was to 4 MiB beyond this read, in 1 MiB chunks
+    assert [(lo, hi) for lo, hi, _ in stream.chunks] == [
+        (size + i * MiB, size + (i + 1) * MiB) for i in range(5)
+    ]
+    assert stream.prefetched_to == 5 * MiB + size >= 2 * size + 4 * MiB
+    env.run()
+    assert env.now > 0  # the drive read the chunks
+    # the reader is now served from cache: nothing to wait for
+    assert readahead.lookup(2 * size, size) == []
+    assert stream.next_offset == 3 * size
+    assert len(stream.chunks) == 5  # and keeps 4 MiB ahead of it (no new chunk yet)
+
+
+def test_read_ahead_keeps_ahead_of_the_reader_and_drops_consumed_chunks() -> None:
+    topology = array({"read_ahead": "4MiB"})
+    (lun,) = topology.luns
+    readahead = lun.readahead
+    assert readahead is not None
+    readahead.lookup(0, MiB)
+    readahead.lookup(MiB, MiB)
+    (stream,) = readahead.streams
+    assert stream.prefetched_to == 6 * MiB
+    topology.env.run()
+    assert readahead.lookup(2 * MiB, MiB) == []
+    assert stream.prefetched_to == 7 * MiB  # one more chunk to stay 4 MiB ahead
+    assert [lo for lo, _, _ in stream.chunks] == [2 * MiB, 3 * MiB, 4 * MiB, 5 * MiB, 6 * MiB]
+    waits = readahead.lookup(3 * MiB, MiB)
+    assert waits is not None and len(waits) == 0  # the new chunk is beyond this read
+
+
+def test_a_random_read_is_a_miss_and_starts_a_new_stream() -> None:
+    topology = array({"read_ahead": "4MiB"})
+    (lun,) = topology.luns
+    readahead = lun.readahead
+    assert readahead is not None
+    readahead.lookup(0, 8 * KiB)
+    assert readahead.lookup(8 * KiB, 8 * KiB) is not None
+    assert readahead.lookup(1000 * MiB, 8 * KiB) is None  # far from every stream
+    assert len(readahead.streams) == 2
+    for i in range(readahead.MAX_STREAMS):
+        readahead.lookup((2000 + 100 * i) * MiB, 8 * KiB)
+    assert len(readahead.streams) == readahead.MAX_STREAMS  # the oldest are forgotten
+
+
+def test_no_read_ahead_unless_configured() -> None:
+    (lun,) = array({}).luns
+    assert lun.readahead is None
+
+
+# -- write-back -------------------------------------------------------------------------------
+
+
+def write_back(concurrency: int = 4) -> tuple[Topology, Cache, Lun]:
+    """1 MiB of dirty space, destaging from 50% (512 KiB), all of it from 75% (768 KiB)."""
+    topology = array(
+        {
+            "write_back": "1MiB",
+            "write_aside": "256KiB",
+            "low_watermark": 0.5,
+            "high_watermark": 0.75,
+            "destage_concurrency": concurrency,
+        }
+    )
+    (lun,) = topology.luns
+    return topology, topology.cache, lun
+
+
+def fill(cache: Cache, lun: Lun, first: int, count: int, size: int = 64 * KiB) -> None:
+    """``count`` writes of ``size`` at 1 MiB strides (never contiguous: one extent each)."""
+    for i in range(first, first + count):
+        assert cache.reserve(lun, i * MiB, size) is None
+
+
+def test_what_goes_into_write_back() -> None:
+    _, cache, _ = write_back()
+    assert cache.absorbs(8 * KiB) and cache.absorbs(256 * KiB)
+    assert not cache.absorbs(256 * KiB + 1)  # write-aside: straight to the drives
+    assert not array({}).cache.absorbs(8 * KiB)  # write-through
+
+
+def test_writes_below_the_low_watermark_only_fill_the_cache() -> None:
+    topology, cache, lun = write_back()
+    fill(cache, lun, 0, 8)
+    assert cache.dirty == cache.absorbed == 512 * KiB == cache.low
+    assert cache.active == 0 and cache.destaged == 0
+    topology.env.run()
+    assert topology.env.now == 0  # nothing was started
+    assert cache.dirty == 512 * KiB
+
+
+def test_destage_concurrency_rises_with_the_dirty_level_between_the_watermarks() -> None:
+    _, cache, lun = write_back(concurrency=4)
+    fill(cache, lun, 0, 8)
+    active = []
+    for i in range(8, 13):
+        fill(cache, lun, i, 1)
+        active.append(cache.active)
+    # 576, 640, 704, 768 (the high watermark), 832 KiB: a quarter, a half, ... of 4
+    assert active == [1, 2, 3, 4, 4]
+
+
+def test_destaging_stops_at_the_low_watermark() -> None:
+    topology, cache, lun = write_back(concurrency=4)
+    fill(cache, lun, 0, 12)  # 768 KiB: at the high watermark, 4 destages in flight
+    assert cache.active == 4
+    (destager,) = cache.destagers.values()
+    assert len(destager.extents) == 8  # the oldest four left the queue
+    topology.env.run()
+    # each completion lowers the level and the share with it: no new destage starts
+    assert topology.env.now == 0.004  # four 1 ms drive writes, one after another
+    assert cache.active == 0
+    assert cache.dirty == cache.low == 512 * KiB
+    assert cache.destaged == 4 * 64 * KiB
+    assert len(destager.extents) == 8
+
+
+def test_a_full_cache_forces_a_flush_and_admits_the_write_when_room_is_made() -> None:
+    topology, cache, lun = write_back(concurrency=2)
+    env = topology.env
+    fill(cache, lun, 0, 16)  # 1 MiB: full
+    assert cache.dirty == cache.capacity and cache.active == 2
+    event = cache.reserve(lun, 100 * MiB, 64 * KiB)
+    assert event is not None and not event.triggered
+    assert cache.forced_flushes == 1
+    (destager,) = cache.destagers.values()
+    assert destager.waiting == 1
+    assert cache.active == 3  # the waiting write adds a destage of its own
+    # a small write that would fit waits its turn behind the waiting one (FIFO)
+    later = cache.reserve(lun, 200 * MiB, 64 * KiB)
+    assert later is not None and cache.forced_flushes == 2 and destager.waiting == 2
+    env.run(until=0.0015)  # the first destage ended at 1 ms: room for the first waiter
+    assert event.processed and not later.triggered
+    assert cache.dirty == cache.capacity and destager.waiting == 1
+    env.run()
+    assert later.processed and destager.waiting == 0
+    assert cache.dirty == cache.low  # then destaging drains down to the low watermark
+    assert cache.absorbed == 18 * 64 * KiB
+    assert cache.dirty_peak == cache.capacity
+
+
+def test_contiguous_writes_join_one_extent_up_to_the_merge_size() -> None:
+    _, cache, lun = write_back()
+    assert lun.destage_merge == 256 * KiB  # four 64 KiB rows of the one-drive RAID 0
+    for offset in (0, 10 * MiB, 64 * KiB, 10 * MiB + 64 * KiB, 128 * KiB, 192 * KiB, 256 * KiB):
+        assert cache.reserve(lun, offset, 64 * KiB) is None  # two interleaved streams
+    (destager,) = cache.destagers.values()
+    assert [(e.offset, e.size) for e in destager.extents] == [
+        (0, 256 * KiB),
+        (10 * MiB, 128 * KiB),
+        (256 * KiB, 64 * KiB),
+    ]
+    assert cache.dirty == 7 * 64 * KiB
