@@ -7,7 +7,7 @@ that cannot or may not be written). Bad input never prints a traceback: the mess
 the file, line, column and field, and is given before any simulation starts.
 
 This module builds the parser and dispatches; the subcommands themselves live in
-``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis).
+``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from sanpath import compiled
 from sanpath._version import __version__
 from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.ingest import cmd_import
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
 
@@ -233,6 +234,44 @@ def _parser() -> argparse.ArgumentParser:
         help="fan-in: commands each host can have outstanding (LUNs x queue depth)",
     )
 
+    p = sub.add_parser(
+        "import", help="turn measured counters (perfmon, iostat, esxtop) or fio into a scenario"
+    )
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument(
+        "--format",
+        choices=["auto", "perfmon", "iostat", "esxtop", "fio-json", "fio-job"],
+        default="auto",
+        help="the files' format (default: told from the extension and first line)",
+    )
+    p.add_argument(
+        "--into",
+        default=None,
+        metavar="BASE.yaml",
+        help="keep this scenario's topology and comments (default: a placeholder topology)",
+    )
+    p.add_argument(
+        "--interval",
+        default="peak-iops",
+        metavar="SPAN",
+        help="peak-iops (default), peak-mb, mean, or START..END in seconds from the first sample",
+    )
+    p.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="DEVICE=LUN",
+        help="put a device on a LUN group (repeatable; default: devices in order)",
+    )
+    p.add_argument(
+        "--load",
+        choices=["open", "closed"],
+        default="open",
+        help="open: rate = measured IOPS (default); closed: outstanding = queue length",
+    )
+    p.add_argument("--out", required=True, metavar="NEW.yaml", help="the scenario to write")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out")
+
     sub.add_parser("schema", help="print the JSON Schema of scenario files")
     p = sub.add_parser(
         "profiles", help="list the named drive, HBA and array profiles and their values"
@@ -279,6 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "profiles": cmd_profiles,
         "check": cmd_check,
         "plot": cmd_plot,
+        "import": cmd_import,
     }
     try:
         return handlers[args.command](args)

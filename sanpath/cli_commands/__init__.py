@@ -7,7 +7,9 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.scenarios`: ``validate``, ``schema``, ``profiles`` (the scenario
   format, no simulation);
 * :mod:`~sanpath.cli_commands.analysis`: ``check``, ``calibrate``, ``plot`` (review a
-  proposal, fit to measurements, draw results).
+  proposal, fit to measurements, draw results);
+* :mod:`~sanpath.cli_commands.ingest`: ``import`` (measured counters or fio jobs in, a
+  scenario out).
 
 Each command imports what it needs when it runs, so that ``sanpath --help`` stays quick.
 """

@@ -455,20 +455,25 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
         yaml.dump(data, handle)
 
 
-def reference_points(scenario: Scenario, role: str = "fitted") -> list[MeasuredPoint]:
-    """The scenario's own reference points with ``role`` as measured points.
+def reference_points(
+    scenario: Scenario, role: str | tuple[str, ...] = ("fitted", "measured")
+) -> list[MeasuredPoint]:
+    """The scenario's own reference points with ``role`` (one or several) as measured points.
 
-    Only absolute figures (not ratios, not time windows) of the fittable metrics qualify.
+    By default the ``fitted`` points and the ``measured`` ones (figures from the user's own
+    system, as ``sanpath import`` writes them) are targets. Only absolute figures (not
+    ratios, not time windows) of the fittable metrics qualify.
     """
+    roles = (role,) if isinstance(role, str) else tuple(role)
     if scenario.reference is None:
         raise CalibrationError("the scenario has no reference section")
     points = []
     for p in scenario.reference.points:
-        if p.role != role or p.relative_to is not None or p.window is not None:
+        if p.role not in roles or p.relative_to is not None or p.window is not None:
             continue
         if p.metric not in METRICS or p.value is None:
             continue
         points.append(MeasuredPoint(p.label, dict(p.set), {p.metric: p.value}))
     if not points:
-        raise CalibrationError(f"no {role} reference points with a fittable metric")
+        raise CalibrationError(f"no {' or '.join(roles)} reference points with a fittable metric")
     return points

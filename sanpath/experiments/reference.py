@@ -341,8 +341,10 @@ def write_report(
             lines += [f"* `{k}`: {v}" for k, v in ref.calibrated.items()]
             lines.append("")
         fitted = sum(1 for r in rows if r.role == "fitted")
+        measured = sum(1 for r in rows if r.role == "measured")
+        on_own = f", {measured} measured on the system itself" if measured else ""
         lines += [
-            f"{fitted} point(s) fitted, {len(rows) - fitted} predicted. "
+            f"{fitted} point(s) fitted, {len(rows) - fitted - measured} predicted{on_own}. "
             f"{_sentence(error_summary(rows))}; "
             f"{sum(1 for r in passed if r.within)} of {len(passed)} within their tolerance.",
             "",

@@ -67,8 +67,10 @@ class ReferencePointSpec(Spec):
     ``set`` holds dotted overrides of the scenario for this point; ``window`` restricts the
     figure to a span of simulated time (for schedules, read from the time series);
     ``relative_to`` makes the figure a ratio to another point's (e.g. +25% = 1.25);
-    ``role`` says whether the point was used to calibrate the model (``fitted``) or is a
-    prediction checked against it (``predicted``); ``tolerance`` is the accepted relative
+    ``role`` says whether the point was used to calibrate the model (``fitted``), is a
+    prediction checked against it (``predicted``) or was measured on the user's own system
+    (``measured``, as ``sanpath import`` writes it: ``sanpath compare`` reports it and
+    ``sanpath calibrate`` may fit to it like a fitted point); ``tolerance`` is the accepted relative
     error, or ``[low, high]`` bounds on the value. Where a write-up states a conclusion
     rather than a number ("32 is within 10% of 128"), ``value`` is the centre of the band the
     conclusion allows and ``tolerance`` the band.
@@ -81,7 +83,7 @@ class ReferencePointSpec(Spec):
     """The published figure; null for a point that only serves as a ratio's base."""
     window: tuple[Duration, Duration] | None = None
     relative_to: str | None = None
-    role: Literal["fitted", "predicted"] = "predicted"
+    role: Literal["fitted", "predicted", "measured"] = "predicted"
     tolerance: Annotated[float, Field(gt=0)] | tuple[float, float] | None = None
 
 

@@ -1,0 +1,12 @@
+"""The planner's own data in: measured counters, fio jobs and results, turned into scenarios.
+
+One reader per format (:mod:`~sanpath.ingest.perfmon`, :mod:`~sanpath.ingest.iostat`,
+:mod:`~sanpath.ingest.esxtop`, :mod:`~sanpath.ingest.fio`) gives a
+:class:`~sanpath.ingest.model.Measured`; :mod:`~sanpath.ingest.workload` picks the interval
+and builds workloads and measured reference points from it.
+"""
+
+from sanpath.ingest.load import import_files, load
+from sanpath.ingest.model import FORMATS, JobSpec, Measured, Sample, bad_file
+
+__all__ = ["FORMATS", "JobSpec", "Measured", "Sample", "bad_file", "import_files", "load"]
