@@ -134,9 +134,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="SCENARIO")
     p.add_argument(
         "--measured",
-        required=True,
         metavar="FILE",
-        help="fio JSON output or a CSV of dotted keys and metrics",
+        help="fio JSON output or a CSV of dotted keys and metrics (default: the scenario's "
+        "own reference points with role measured or fitted, as sanpath import writes them)",
     )
     p.add_argument(
         "--fit",

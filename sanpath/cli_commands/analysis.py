@@ -18,16 +18,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         RMS_WARNING,
         calibrate,
         read_measurements,
+        reference_points,
         write_calibrated,
     )
     from sanpath.files import OutputError, check_output
+    from sanpath.spec import load_scenario
 
     out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
     check_output(out, (".yaml", ".yml"), "calibrated scenario")
     for given, what in ((args.file, "the scenario being calibrated"), (args.measured, "")):
-        if Path(given).exists() and out.exists() and out.samefile(given):
+        if given and Path(given).exists() and out.exists() and out.samefile(given):
             raise OutputError(f"{out}: is {what or 'the measurements'}; give another --out")
-    measured = read_measurements(args.measured)
+    if args.measured is None:
+        measured = reference_points(load_scenario(args.file))
+    else:
+        measured = read_measurements(args.measured)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
     result = calibrate(args.file, measured, keys, ios=args.ios, force=args.force)
     write_calibrated(args.file, result, out)

@@ -428,7 +428,8 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
     data = read_yaml(source)
     for key, value in result.parameters.items():
         parts = key.split(".")
-        _expand_profiles(data, parts)
+        # a service time's mean: its holder may be a plain duration, never a profile name
+        _expand_profiles(data, parts[:-1] if parts[-1] == "mean" else parts)
         if parts[-1] == "mean":
             try:
                 holder = _lookup(data, ".".join(parts[:-1]))

@@ -194,3 +194,26 @@ def test_esxtop_adapters_are_read_but_not_made_workloads(tmp_path: Path) -> None
     names = [w.name for w in sanpath.load_scenario(out).workloads]
     assert names and all(name.startswith("naa.") for name in names)
     assert "adapter counters left out" in out.read_text()
+
+
+def test_calibrate_fits_to_the_imported_measurements(tmp_path: Path) -> None:
+    imported = tmp_path / "sql.yaml"
+    import_scenario([SCENARIOS / "measured" / "perfmon_sql.csv"], out=imported)
+    out = tmp_path / "calibrated.yaml"
+    code = main(
+        [
+            "calibrate",
+            str(imported),
+            "--fit",
+            "array.controller.io_time",
+            "--ios",
+            "2000",
+            "--out",
+            str(out),
+        ]
+    )
+    assert code == 0
+    fitted = sanpath.load_scenario(out).array.controller.io_time
+    placeholder = sanpath.load_scenario(imported).array.controller.io_time
+    # the placeholder array answers in well under the measured 6 ms: the fit slows it down
+    assert fitted.mean > 5 * placeholder.mean
