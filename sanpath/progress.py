@@ -22,8 +22,12 @@ DELAY = 3.0
 
 
 class RunProgress:
-    """Progress of one run as a tqdm bar (percent), fed its
-    :class:`~sanpath.sim.measure.Measurement`."""
+    """Progress of one run as a tqdm bar (percent).
+
+    The run calls it at every batch boundary with its measurement
+    (``sanpath.sim.measure.Measurement``). ``label`` names the bar; ``disable`` None shows it
+    only when standard error is a terminal, after :data:`DELAY` seconds.
+    """
 
     def __init__(self, label: str = "", disable: bool | None = None) -> None:
         self.bar: Any = tqdm(
