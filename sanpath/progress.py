@@ -26,7 +26,7 @@ class RunProgress:
 
     The run calls it at every batch boundary with its measurement
     (``sanpath.sim.measure.Measurement``). ``label`` names the bar; ``disable`` None shows it
-    only when standard error is a terminal, after :data:`DELAY` seconds.
+    only when standard error is a terminal, after ``DELAY`` (3) seconds.
     """
 
     def __init__(self, label: str = "", disable: bool | None = None) -> None:
