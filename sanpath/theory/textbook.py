@@ -7,7 +7,7 @@ system whose answer is known:
 * :func:`open_queue` - Poisson arrivals to one station: M/M/1, M/D/1, M/G/1, M/M/c.
 * :func:`closed_path` - a closed loop of ``outstanding`` I/Os through the HBA processor,
   the controller and a drive, each with any service time: with exponential service it is a
-  product-form network solved exactly by MVA (:func:`sanpath.theory.queues.mva`).
+  product-form network solved exactly by MVA (:func:`sanpath.theory.mva.mva`).
 
 They return plain dicts, so a notebook can change any field before loading them with
 :func:`sanpath.load_scenario`.

@@ -4,7 +4,7 @@
   ``sanpath.theory.queues`` exactly (to 1e-9).
 * Textbook-reducible scenarios: within 5% of the simulator.
 * Every shipped scenario: the error against the simulator is computed and printed (run
-  ``pytest -s tests/test_twin.py`` to see the table); only sanity is asserted there, since
+  ``pytest -s tests/theory/test_twin.py`` to see the table); only sanity is asserted there, since
   QUEUE FULL, splitting, caches and SPTF are beyond product form.
 """
 
@@ -24,7 +24,7 @@ from sanpath.theory import queues as analytic
 from sanpath.theory import textbook
 from sanpath.theory.twin import TwinPrediction, predict, predict_many
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 EXACT = 1e-9
 

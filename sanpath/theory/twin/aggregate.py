@@ -1,0 +1,156 @@
+"""One class mix as a single-class network: per-member demands per customer.
+
+Both solutions work on :class:`_Arrays`, the classes of a :class:`~.network._Network` weighted
+by their command shares and aggregated into one class of *customers* (a command, or one of its
+parallel drive operations), with the load-dependent rates of SPTF drives, mirrored pairs and
+multi-server stations. Demands in seconds per customer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from sanpath.theory.kernels import FloatArray
+from sanpath.theory.twin.drives import _F1, _P1, _PH, _SFF, _SFP, _SPP, _V, SPTF_GAMMA
+from sanpath.theory.twin.network import _Network
+
+
+@dataclass
+class _Arrays:
+    """The aggregated single-class network of one class mix (demands per customer)."""
+
+    keys: list[tuple[str, int]]
+    fixed: FloatArray  # per member, per customer
+    pos: FloatArray  # SPTF-scalable part
+    bg_fixed: FloatArray  # background (destage) per customer
+    bg_pos: FloatArray
+    count: FloatArray
+    servers: npt.NDArray[np.int64]
+    tcq: npt.NDArray[np.int64]
+    mirror: npt.NDArray[np.bool_]
+    second: FloatArray  # E[S^2] per visit
+    visits: FloatArray  # per member per customer
+    delay: float
+    parallel: float  # customers (branches) per command: parallel drive operations
+
+    @property
+    def sptf(self) -> list[int]:
+        return [k for k in range(len(self.keys)) if self.tcq[k] > 0 and self.pos[k] > 0]
+
+    def load_dependent(self, k: int, n_max: int) -> bool:
+        """True for members solved as load-dependent stations."""
+        return bool(
+            (self.tcq[k] > 0 and self.pos[k] > 0) or self.mirror[k] or 1 < self.servers[k] < n_max
+        )
+
+    def detailed(self, k: int) -> bool:
+        """Load-dependent members whose utilisation needs the marginal probabilities."""
+        return bool(
+            (self.tcq[k] > 0 and self.pos[k] > 0) or (self.mirror[k] and self.servers[k] == 1)
+        )
+
+    def saturation(self, k: int) -> int:
+        """Commands from which member ``k`` serves at its full rate."""
+        c = int(self.servers[k]) * (2 if self.mirror[k] else 1)
+        if self.tcq[k] > 0 and self.pos[k] > 0:
+            return int(self.tcq[k]) * (2 if self.mirror[k] else 1)
+        return c
+
+    def ld_demand(self, k: int, n: int, infl: float = 1.0, extra: float = 0.0) -> FloatArray:
+        """Demand at member ``k`` with ``1..n`` customers present (load-dependent rate).
+
+        SPTF: positioning divided by ``g(j) = min(j, tcq)^0.27``, where ``j`` counts the
+        customers and ``extra`` commands of the background (destage) queued beside them. A
+        mirrored pair: reads go to the less busy copy, so the pair works like two drives
+        sharing one queue, each with about half of it. Multi-server: ``min(j, c)`` servers busy.
+        """
+        j = np.arange(1, n + 1, dtype=np.float64)
+        f, p = float(self.fixed[k]) * infl, float(self.pos[k]) * infl
+        c = int(self.servers[k])
+        sptf = self.tcq[k] > 0 and p > 0
+        tcq = float(self.tcq[k])
+
+        def one(q: FloatArray) -> FloatArray:
+            if not sptf:
+                return np.full(q.shape, f + p)
+            return f + p / np.minimum(np.maximum(q + extra, 1.0), tcq) ** SPTF_GAMMA
+
+        result: FloatArray
+        if self.mirror[k] and c == 1:
+            # demand of the pair per customer is per drive-visit x 2 visits' share: each drive
+            # serves half the pair's visits, so the pair's rate is the sum of two drives' rates
+            hi, lo = np.ceil(j / 2.0), np.floor(j / 2.0)
+            rate = 1.0 / one(hi) + np.where(lo > 0, 1.0 / one(np.maximum(lo, 1.0)), 0.0)
+            result = 1.0 / rate
+        elif self.mirror[k]:
+            result = (f + p) / np.minimum(j, 2 * c)
+        elif sptf:
+            result = one(j)
+        else:
+            result = (f + p) / np.minimum(j, c)
+        return result
+
+    def busy(self, k: int, p: FloatArray) -> float:
+        """Utilisation per drive of a detailed member from its marginal ``p(0..n)``."""
+        if self.mirror[k]:
+            j = np.arange(p.size, dtype=np.float64)
+            return float(np.minimum(j, 2.0) @ p) / 2.0
+        return 1.0 - float(p[0])
+
+
+def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) -> _Arrays:
+    """Aggregate the classes with command shares ``mix`` into one class of customers."""
+    keys = list(net.members)
+    index = {key: k for k, key in enumerate(keys)}
+    n_k = len(keys)
+    fixed, pos, bgf, bgp = np.zeros(n_k), np.zeros(n_k), np.zeros(n_k), np.zeros(n_k)
+    second, visits = np.zeros(n_k), np.zeros(n_k)
+    delay = overlap = 0.0
+    ops = phases = 0.0
+    for c, share in zip(net.classes, mix, strict=True):
+        if share <= 0:
+            continue
+        delay += share * c.delay
+        overlap += share * c.overlap
+        for key, acc in c.work.items():
+            k = index[key]
+            fixed[k] += share * acc[_F1]
+            pos[k] += share * acc[_P1]
+            visits[k] += share * acc[_V]
+            second[k] += share * (acc[_SFF] + 2 * acc[_SFP] + acc[_SPP])
+            if acc[_PH] > 0:
+                ops += share * acc[_V]
+                phases += share * acc[_PH]
+        for key, acc in c.background.items():
+            k = index[key]
+            bgf[k] += share * acc[_F1]
+            bgp[k] += share * acc[_P1]
+        for pi, nbytes in c.prefetch.items():
+            k = index[(f"array.{net.pools[pi].name}.drives", 1)]
+            fixed[k] += share * nbytes / prefetch[pi]
+            visits[k] += share
+            second[k] += share * (nbytes / prefetch[pi]) ** 2
+    members = [net.members[key] for key in keys]
+    count = np.array([mb.count for mb in members], dtype=np.float64)
+    # Parallel drive operations of one command: the command is `parallel` customers that
+    # share its work (so the drives see them at once, the host stages one after the other).
+    parallel = ops / phases if phases > 0 else 1.0
+    return _Arrays(
+        keys=keys,
+        fixed=fixed / count / parallel,
+        pos=pos / count / parallel,
+        bg_fixed=bgf / count,
+        bg_pos=bgp / count,
+        count=count,
+        servers=np.array([mb.servers for mb in members], dtype=np.int64),
+        tcq=np.array([mb.tcq for mb in members], dtype=np.int64),
+        mirror=np.array([mb.mirror for mb in members], dtype=np.bool_),
+        second=np.where(visits > 0, second / np.where(visits > 0, visits, 1.0), 0.0),
+        visits=visits / count / parallel,
+        delay=delay - overlap / parallel,
+        parallel=parallel,
+    )

@@ -1,0 +1,253 @@
+"""Drive service and RAID work: what one command costs a pool's drives.
+
+A *work vector* (:data:`_Work`) accumulates the visits of one kind of command to one station
+with the first and second moments of their service; :class:`_DriveModel` gives the service of
+one back-end operation (seek, rotation, transfer of a hard disk; an SSD; a textbook server),
+and :func:`_drive_work` the RAID operations of a command of any size (the layout of
+:mod:`sanpath.layout.raid`, as the simulator's RAID controller issues them). Times in seconds,
+sizes in bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.raid import RaidLayout, merged_lengths
+from sanpath.layout.wiring import split_sizes
+from sanpath.spec.scenario import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
+
+__all__ = ["SPTF_GAMMA"]
+
+SPTF_GAMMA = 0.27
+"""Exponent of the SPTF throughput multiplier ``g(q) = q^0.27``: within 2% of a Monte-Carlo of
+ideal shortest-positioning-time-first scheduling for q = 2..64 (see ``docs/model.md``)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Work vectors and drive service models
+# --------------------------------------------------------------------------------------------
+
+_Work = list[float]
+"""Accumulated visits of one kind of command to one station (the ``_V``... fields)."""
+
+_V, _F1, _P1, _SFF, _SFP, _SPP, _PH = range(7)
+"""Fields of a work vector: visits, fixed demand, SPTF-scalable (positioning) demand,
+second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var) and, for
+drives, the number of phases (operations in one phase run in parallel)."""
+
+
+def _work() -> _Work:
+    return [0.0] * 7
+
+
+def _add(acc: _Work, v: float, f: float, p: float = 0.0, vf: float = 0.0, vp: float = 0.0) -> None:
+    acc[_V] += v
+    acc[_F1] += v * f
+    acc[_P1] += v * p
+    acc[_SFF] += v * (f * f + vf)
+    acc[_SFP] += v * f * p
+    acc[_SPP] += v * (p * p + vp)
+
+
+def _scale_into(dst: _Work, src: _Work, k: float) -> None:
+    for i in range(7):
+        dst[i] += k * src[i]
+
+
+@dataclass(frozen=True)
+class _DriveModel:
+    """Per-operation service of one pool's drives: fixed part, positioning, variances."""
+
+    kind: str  # "hdd", "ssd", "textbook"
+    servers: int  # per drive
+    overhead: float = 0.0
+    seek_mean: float = 0.0
+    seek_var: float = 0.0
+    rev: float = 0.0
+    inv_rate: float = 0.0  # E[1 / media rate]
+    tcq: int = 1
+    sptf: bool = False
+    read_time: float = 0.0
+    write_time: float = 0.0
+    per_unit: float = 0.0
+    mean: float = 0.0
+    scv: float = 0.0
+
+    def op(self, nbytes: int, write: bool, mode: str) -> tuple[float, float, float, float]:
+        """(fixed, positioning, fixed variance, positioning variance) of one operation.
+
+        ``mode``: ``random`` (seek over the active region and half a revolution),
+        ``seq`` (a sequential stream: reads skip positioning by read look-ahead, writes wait
+        half a revolution on average).
+        """
+        if self.kind == "hdd":
+            fixed = self.overhead + nbytes * self.inv_rate
+            rot_var = self.rev * self.rev / 12.0
+            if mode == "seq":
+                if write:
+                    return fixed, self.rev / 2.0, 0.0, rot_var
+                return fixed, 0.0, 0.0, 0.0
+            return fixed, self.seek_mean + self.rev / 2.0, 0.0, self.seek_var + rot_var
+        if self.kind == "ssd":
+            return (self.write_time if write else self.read_time) + nbytes / self.per_unit, 0, 0, 0
+        return self.mean, 0.0, self.scv * self.mean * self.mean, 0.0
+
+
+def _seek_moments(spec: HddSpec, intervals: list[tuple[float, float]]) -> tuple[float, float]:
+    """Mean and variance of the seek time between two uniform points of the active region."""
+    track, a, b = seek_curve(spec)
+    if len(intervals) == 1:
+        f = intervals[0][1] - intervals[0][0]
+        if f * CYLINDERS < 1.0:
+            return 0.0, 0.0
+        # distance = f y, y triangular on [0, 1]: E[y] = 1/3, E[y^2] = 1/6, E[sqrt y] = 8/15,
+        # E[y^1.5] = 8/35.
+        e_d, e_d2, e_s, e_d15 = f / 3.0, f * f / 6.0, 8.0 * math.sqrt(f) / 15.0, 8.0 * f**1.5 / 35
+        mean = track + a * e_d + b * e_s
+        second = (
+            track * track
+            + a * a * e_d2
+            + b * b * e_d
+            + 2 * track * a * e_d
+            + 2 * track * b * e_s
+            + 2 * a * b * e_d15
+        )
+        return mean, max(second - mean * mean, 0.0)
+    # Several disjoint regions: integrate numerically over a fine grid.
+    bins = 400
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    weight = np.zeros(bins)
+    for lo, hi in intervals:
+        overlap = np.clip(np.minimum(edges[1:], hi) - np.maximum(edges[:-1], lo), 0.0, None)
+        weight += overlap
+    weight /= weight.sum()
+    centres = (edges[:-1] + edges[1:]) / 2.0
+    dist = np.abs(centres[:, None] - centres[None, :])
+    np.fill_diagonal(dist, 1.0 / bins / 3.0)
+    t = np.where(dist * CYLINDERS < 1.0, 0.0, track + a * dist + b * np.sqrt(dist))
+    pair = weight[:, None] * weight[None, :]
+    mean = float((pair * t).sum())
+    return mean, max(float((pair * t * t).sum()) - mean * mean, 0.0)
+
+
+def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _DriveModel:
+    spec = pool.drive
+    if isinstance(spec, HddSpec):
+        seek_mean, seek_var = _seek_moments(spec, intervals)
+        outer = spec.media_rate_outer
+        span = spec.media_rate_outer - spec.media_rate_inner
+        total = sum(hi - lo for lo, hi in intervals)
+        inv = 0.0
+        for lo, hi in intervals:
+            if span > 0 and hi > lo:
+                part = math.log((outer - span * lo) / (outer - span * hi)) / span
+            else:
+                part = (hi - lo) / (outer - span * lo)
+            inv += part
+        inv_rate = inv / total if total > 0 else 1.0 / outer
+        return _DriveModel(
+            kind="hdd",
+            servers=1,
+            overhead=spec.overhead,
+            seek_mean=seek_mean,
+            seek_var=seek_var,
+            rev=60.0 / spec.rpm,
+            inv_rate=inv_rate,
+            tcq=spec.queue_depth,
+            sptf=spec.scheduling == "sptf",
+        )
+    if isinstance(spec, SsdSpec):
+        return _DriveModel(
+            kind="ssd",
+            servers=spec.units,
+            read_time=spec.read_time,
+            write_time=spec.write_time,
+            per_unit=spec.bandwidth / spec.units,
+        )
+    assert isinstance(spec, TextbookDriveSpec)
+    return _DriveModel(
+        kind="textbook", servers=spec.servers, mean=spec.service.mean_s, scv=spec.service.scv
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# RAID: back-end operations of one command (the layout of sanpath.sim.components.raid)
+# --------------------------------------------------------------------------------------------
+
+
+def _raid_phases(pool: PoolSpec, offset: int, size: int, write: bool) -> list[list[int]]:
+    """Operation sizes per phase (phases run one after the other, operations in parallel)."""
+    layout = RaidLayout(pool)
+    if not write:
+        return [merged_lengths(layout.read_ops(offset, size))]  # either mirror copy: same count
+    rmw, writes = layout.write_ops(offset, size)
+    phases = [merged_lengths(rmw)] if rmw else []
+    phases.append(merged_lengths(writes))
+    return phases
+
+
+_drive_cache: dict[tuple[Any, ...], tuple[_Work, _Work]] = {}
+
+
+def _drive_work(
+    pool: PoolSpec,
+    model: _DriveModel,
+    base: int,
+    size: int,
+    limit: int | None,
+    write: bool,
+    kind: str,
+    mode: str,
+    extent: int,
+) -> tuple[_Work, _Work]:
+    """Back-end work per command of an I/O of ``size``: (foreground, background).
+
+    ``kind``: ``read`` (RAID read of the command), ``prefetch`` (read-ahead chunks of
+    ``extent`` bytes), ``write`` (RAID write with its penalty), ``absorbed`` (write-back:
+    destaged later in extents of ``extent`` bytes, background work).
+    """
+    key = (pool, model, base, size, limit, write, kind, mode, extent)
+    hit = _drive_cache.get(key)
+    if hit is not None:
+        return hit
+    fg, bg = _work(), _work()
+    children = split_sizes(size, limit)
+    if kind in ("prefetch", "absorbed"):
+        # Work in extents (chunks) of `extent` bytes, per byte of the command.
+        samples = max(1, min(64, -(-2 * pool.data_drives * pool.stripe_element // extent)))
+        per = _work()
+        for i in range(samples):
+            phases = _raid_phases(pool, base + i * extent, extent, write=kind == "absorbed")
+            _phase_work(per, phases, model, kind == "absorbed", mode, 1.0 / samples)
+        command_bytes = sum(children) / len(children)
+        _scale_into(bg if kind == "absorbed" else fg, per, command_bytes / extent)
+    else:
+        samples = max(1, min(256, -(-2 * pool.data_drives * pool.stripe_element // size)))
+        n_cmds = samples * len(children)
+        for i in range(samples):
+            offset = base + i * size
+            for part in children:
+                phases = _raid_phases(pool, offset, part, write)
+                _phase_work(fg, phases, model, write, mode, 1.0 / n_cmds)
+                offset += part
+    _drive_cache[key] = (fg, bg)
+    if len(_drive_cache) > 4096:
+        _drive_cache.clear()
+    return fg, bg
+
+
+def _phase_work(
+    acc: _Work, phases: list[list[int]], model: _DriveModel, write: bool, mode: str, v: float
+) -> None:
+    last = len(phases) - 1
+    for i, ops in enumerate(phases):
+        op_write = write and i == last  # read-modify-write: the reads come first
+        acc[_PH] += v
+        for nbytes in ops:
+            f, p, vf, vp = model.op(nbytes, op_write, mode)
+            _add(acc, v, f, p, vf, vp)

@@ -1,0 +1,97 @@
+"""The twin's result, :class:`TwinPrediction`, and the helpers that add notes to it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["TwinPrediction"]
+
+
+@dataclass(frozen=True)
+class TwinPrediction:
+    """The twin's mean-value prediction for one scenario.
+
+    Attributes
+    ----------
+    iops
+        Application I/Os per second.
+    mb_per_s
+        Throughput in 10^6 bytes per second.
+    latency_ms_mean
+        Mean application I/O latency (ms), host queueing included; ``math.inf`` when an open
+        loop offers more than the path can carry.
+    bottleneck
+        The station group whose busiest member is the most utilised (a simulator station
+        name such as ``array.r5.drives``).
+    utilization
+        Mean utilisation per server of every station group with work to do, keyed by the
+        simulator's station names.
+    population
+        Closed loop: the effective number of commands inside the path (after the queue-depth
+        limits) that the MVA was solved for; None for an open loop.
+    notes
+        Every approximation applied, in words.
+    """
+
+    iops: float
+    mb_per_s: float
+    latency_ms_mean: float
+    bottleneck: str
+    utilization: dict[str, float]
+    population: int | None
+    notes: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict (infinite latency becomes None)."""
+
+        def finite(x: float) -> float | None:
+            return x if math.isfinite(x) else None
+
+        return {
+            "iops": finite(self.iops),
+            "mb_per_s": finite(self.mb_per_s),
+            "latency_ms_mean": finite(self.latency_ms_mean),
+            "bottleneck": self.bottleneck,
+            "utilization": {k: finite(v) for k, v in self.utilization.items()},
+            "population": self.population,
+            "notes": list(self.notes),
+        }
+
+    def summary(self) -> str:
+        """A few readable lines (what ``sanpath run --analytic`` prints)."""
+        lines = [
+            "analytic twin (mean-value prediction)",
+            f"  IOPS      {self.iops:12.1f}",
+            f"  MB/s      {self.mb_per_s:12.2f}   (10^6 bytes/s)",
+            f"  latency   {self.latency_ms_mean:12.4f} ms mean",
+            f"  bottleneck {self.bottleneck} ({self.utilization.get(self.bottleneck, 0.0):.1%})",
+        ]
+        if self.population is not None:
+            lines.append(f"  population {self.population} commands inside the path")
+        if self.notes:
+            lines.append("  notes:")
+            lines += [f"    - {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def _note(notes: list[str], text: str) -> None:
+    """Append ``text`` to ``notes`` unless it is there already."""
+    if text not in notes:
+        notes.append(text)
+
+
+def _add_note(p: TwinPrediction, note: str) -> TwinPrediction:
+    """``p`` with ``note`` added to its notes (unless it is there already)."""
+    if note in p.notes:
+        return p
+    return TwinPrediction(
+        p.iops,
+        p.mb_per_s,
+        p.latency_ms_mean,
+        p.bottleneck,
+        p.utilization,
+        p.population,
+        (*p.notes, note),
+    )
