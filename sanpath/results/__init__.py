@@ -6,7 +6,9 @@ breakdown. Nothing here imports the simulator or the scenario specs, so plots, r
 notebooks can read results written by another process or another version.
 """
 
-from sanpath.results.run import PERCENTILES, RunResult
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.latency import PERCENTILES
+from sanpath.results.run import RunResult
 from sanpath.results.station import LAYER_LABELS, LAYERS, StationStats
 from sanpath.results.sweep import METRICS, SweepResult, check_table_path
 
@@ -15,8 +17,11 @@ __all__ = [
     "LAYER_LABELS",
     "METRICS",
     "PERCENTILES",
+    "DeviceFigures",
+    "GroupFigures",
     "RunResult",
     "StationStats",
     "SweepResult",
     "check_table_path",
+    "fairness",
 ]

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.latency import finite
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
-
-PERCENTILES = {"p50": 0.5, "p90": 0.9, "p99": 0.99, "p99_9": 0.999}
 
 
 @dataclass(frozen=True)
@@ -81,10 +81,57 @@ class RunResult:
     ``warmup_settled``, ``stopped_by`` (ios, duration, precision, max_ios, max_time,
     unstable), ``precision`` (relative half-width reached per stopping metric),
     ``target_half_width`` and ``unstable``."""
+    groups: dict[str, dict[str, GroupFigures]] = field(default_factory=dict, compare=False)
+    """Figures per ``hosts`` (every host instance that issued I/Os; ``group[i]`` for
+    ``count > 1``), ``host_groups``, ``workloads`` and ``luns``, by name."""
+    devices: tuple[DeviceFigures, ...] = field(default=(), compare=False)
+    """Each host's view of each LUN it used, with what iostat and esxtop would show."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
         return dataclasses.replace(self, extra={**self.extra, **values})
+
+    def diff(self, other: RunResult, labels: tuple[str, str] = ("A", "B")) -> Any:
+        """This run (A) against ``other`` (B), figure by figure, with whether each change
+        is outside both runs' 95% intervals: a :class:`sanpath.results.diff.RunDiff`."""
+        from sanpath.results.diff import diff_results
+
+        return diff_results(self.to_dict(), other.to_dict(), labels)
+
+    def _frame(self, kind: str) -> pd.DataFrame:
+        rows = [g.flat() for g in self.groups.get(kind, {}).values()]
+        return pd.DataFrame(rows).set_index("name") if rows else pd.DataFrame()
+
+    @property
+    def by_host(self) -> pd.DataFrame:
+        """One row per host instance: iops, mb_per_s, read/write iops, latency_ms_*, qfull."""
+        return self._frame("hosts")
+
+    @property
+    def by_host_group(self) -> pd.DataFrame:
+        """One row per host group (its hosts together), as :attr:`by_host`."""
+        return self._frame("host_groups")
+
+    @property
+    def by_workload(self) -> pd.DataFrame:
+        """One row per workload, as :attr:`by_host`."""
+        return self._frame("workloads")
+
+    @property
+    def by_lun(self) -> pd.DataFrame:
+        """One row per LUN, as :attr:`by_host`."""
+        return self._frame("luns")
+
+    @property
+    def by_device(self) -> pd.DataFrame:
+        """One row per host and LUN: iostat's and esxtop's fields for that device."""
+        return pd.DataFrame([d.flat() for d in self.devices])
+
+    @property
+    def fairness(self) -> dict[str, float]:
+        """Jain's index and the max/min ratio of the hosts' IOPS (see
+        :func:`~sanpath.results.groups.fairness`)."""
+        return fairness([g.iops for g in self.groups.get("hosts", {}).values()])
 
     def station(self, name: str) -> StationStats:
         """The statistics of the station called ``name``."""
@@ -106,8 +153,8 @@ class RunResult:
             "read_iops": self.read_iops,
             "write_iops": self.write_iops,
             "latency_ms": dict(self.latency_ms),
-            "read_latency_ms_mean": _finite(self.read_latency_ms),
-            "write_latency_ms_mean": _finite(self.write_latency_ms),
+            "read_latency_ms_mean": finite(self.read_latency_ms),
+            "write_latency_ms_mean": finite(self.write_latency_ms),
             "command_latency_ms": dict(self.command_latency_ms),
             "ci95": {k: list(v) for k, v in self.ci95.items()},
             "counters": dict(self.counters),
@@ -120,6 +167,12 @@ class RunResult:
             "run": dict(self.run_info),
             "lun_mb_per_s": dict(self.lun_mb_per_s),
         }
+        for kind, members in self.groups.items():
+            out[kind] = {name: g.to_dict() for name, g in members.items()}
+        if self.groups:
+            out["fairness"] = self.fairness
+        if self.devices:
+            out["devices"] = [d.to_dict() for d in self.devices]
         if self.timeseries is not None:
             out["timeseries"] = self.timeseries
         if self.settings:
@@ -166,6 +219,10 @@ class RunResult:
         row["ios"] = self.ios
         row["steady"] = self.steady
         row["warnings"] = len(self.warnings)
+        if self.groups:
+            fair = self.fairness
+            row["fairness_jain"] = fair["jain"]
+            row["fairness_max_min"] = fair["max_min"]
         return row
 
     def stations_frame(self) -> pd.DataFrame:
@@ -196,6 +253,7 @@ class RunResult:
         total = sum(self.breakdown_ms.values()) or 1.0
         for key, value in self.breakdown_ms.items():
             lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
+        lines += self._hosts_lines()
         lines += ["", "counters"]
         lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
         lines += ["", "stations"]
@@ -213,6 +271,32 @@ class RunResult:
         ]
         lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         return "\n".join(lines)
+
+    def _hosts_lines(self, most: int = 16) -> list[str]:
+        """The per-host table of the summary (the least served first when there are more
+        than ``most`` hosts); nothing for a single host."""
+        hosts = self.groups.get("hosts", {})
+        if len(hosts) < 2:
+            return []
+        fair = self.fairness
+        rows = sorted(hosts.values(), key=lambda g: g.iops)
+        shown = rows if len(rows) <= most else rows[: most // 2]
+        lines = [
+            "",
+            f"per host ({len(rows)} hosts; Jain's fairness {fair['jain']:.3f}, busiest over "
+            f"least served {fair['max_min']:.2f}x)",
+            f"  {'host':<16}{'IOPS':>10}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}{'QFULL':>8}",
+        ]
+        for g in shown:
+            lat = g.latency
+            p99 = lat.quantile(0.99) * 1e3 if lat.count else math.nan
+            lines.append(
+                f"  {g.name:<16}{g.iops:10.1f}{g.mb_per_s:9.2f}{lat.mean * 1e3:9.3f}"
+                f"{p99:9.3f}{g.qfull:8d}"
+            )
+        if len(shown) < len(rows):
+            lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")
+        return lines
 
     def _how(self) -> str:
         """How the window was chosen, for the summary's second line."""
@@ -242,18 +326,3 @@ def _json_safe(value: Any) -> Any:
     if isinstance(value, np.integer):
         return int(value)
     return value
-
-
-def latency_dict(hist: LatencyHistogram) -> dict[str, float]:
-    if hist.count == 0:
-        return {"mean": math.nan, **dict.fromkeys(PERCENTILES, math.nan), "max": math.nan}
-    out = {"mean": hist.mean * 1e3}
-    for key, q in PERCENTILES.items():
-        out[key] = hist.quantile(q) * 1e3
-    out["max"] = hist.max * 1e3
-    return out
-
-
-def _finite(value: float) -> float | None:
-    """``value``, or None where JSON has no number for it (NaN, infinity)."""
-    return value if math.isfinite(value) else None

@@ -141,6 +141,7 @@ class Simulation:
         completion time (s).
         """
         route = cmd.host.select(cmd.lun.index, cmd.size)
+        cmd.device.begin(self.env.now)
         self.measure.counters["commands"] += 1
         self.measure.totals["commands_issued"] += 1
         now = yield from self._host_stack(cmd, route)  # 1.
@@ -254,6 +255,8 @@ class Simulation:
         measure = self.measure
         t = env.now
         measure.counters["qfull"] += 1
+        measure.count_qfull(cmd.host.index, cmd.workload, cmd.lun.index)
+        cmd.device.qfull += 1
         if measure.timeseries is not None:
             measure.timeseries.add_qfull(t)
         yield env.timeout(self.one_way)
@@ -359,6 +362,7 @@ class Simulation:
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += cmd.size
         layers = cmd.layers
+        cmd.device.end(now, cmd.write, cmd.size, layers, measure.measuring)
         if measure.measuring:
             measure.command_latency.record(sum(layers))
             if measure.exchanges is not None:
@@ -409,40 +413,45 @@ class Simulation:
 
     # -- application I/Os -------------------------------------------------------------------
 
-    def io(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> Proc:
-        """One application I/O, split into commands when larger than the host's limit."""
+    def io(
+        self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, workload: int
+    ) -> Proc:
+        """One application I/O of workload number ``workload``, split into commands when
+        larger than the host's limit."""
         measure = self.measure
-        t_issue, key = measure.issue(size)
+        t_issue, key = measure.issue(size, host.index)
+        device = measure.device(host, lun)
+        cmd = Command(host, lun, offset, size, write, workload, device)
         limit = host.split_limit
         if limit is None or size <= limit:
-            cmd = Command(host, lun, offset, size, write)
             now = yield from self.command(cmd)
             layers = cmd.layers
         else:
-            layers = yield from self._split(host, lun, offset, size, write, limit)
+            layers = yield from self._split(cmd, limit)
             now = self.env.now
-        measure.complete(now, key, t_issue, lun, size, write, layers)
+        measure.complete(now, key, t_issue, host, lun, workload, size, write, layers)
 
-    def _split(
-        self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, limit: int
-    ) -> Generator[simpy.Event, Any, list[float]]:
-        """Run the commands an I/O larger than ``limit`` becomes, in parallel (fork-join).
+    def _split(self, cmd: Command, limit: int) -> Generator[simpy.Event, Any, list[float]]:
+        """Run the commands an I/O (``cmd``) larger than ``limit`` becomes, in parallel
+        (fork-join); ``cmd`` itself becomes the first of them.
 
         Returns the latency breakdown of the command that finished last.
         """
         env = self.env
-        sizes = split_sizes(size, limit)
+        sizes = split_sizes(cmd.size, limit)
         counters = self.measure.counters
         counters["split_ios"] += 1
         counters["split_children"] += len(sizes)
         join = _ChildJoin(len(sizes))
         # The first command runs in this process, the others in their own; they start in
         # order, each as soon as the one before it first waits.
-        position = offset + sizes[0]
+        position = cmd.offset + sizes[0]
         for part in sizes[1:]:
-            env.process(self.command(Command(host, lun, position, part, write), join))
+            child = Command(cmd.host, cmd.lun, position, part, cmd.write, cmd.workload, cmd.device)
+            env.process(self.command(child, join))
             position += part
-        yield from self.command(Command(host, lun, offset, sizes[0], write), join)
+        cmd.size = sizes[0]
+        yield from self.command(cmd, join)
         if join.remaining:
             join.event = simpy.Event(env)
             yield join.event

@@ -27,6 +27,7 @@ import simpy
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
+from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.station import SlotPool, Station
 from sanpath.sim.streams import Streams, UniformStream
 from sanpath.sim.topology import Topology, slot_servers
@@ -34,7 +35,7 @@ from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
 Proc = Generator[simpy.Event, Any, Any]
 
-IoProcess = Callable[[HostInstance, Lun, int, int, bool], Proc]
+IoProcess = Callable[[HostInstance, Lun, int, int, bool, int], Proc]
 """Runs one application I/O: (host, LUN, offset in bytes, size in bytes, is a write)."""
 
 
@@ -50,6 +51,7 @@ class Command:
     """
 
     __slots__ = (
+        "device",
         "host",
         "layers",
         "lun",
@@ -61,11 +63,25 @@ class Command:
         "t_sent",
         "t_slot",
         "t_slot_start",
+        "workload",
         "write",
     )
 
-    def __init__(self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool) -> None:
+    def __init__(
+        self,
+        host: HostInstance,
+        lun: Lun,
+        offset: int,
+        size: int,
+        write: bool,
+        workload: int,
+        device: DeviceCounter,
+    ) -> None:
         self.host = host
+        self.workload = workload
+        """Index of the workload that issued the command."""
+        self.device = device
+        """The host's view of the LUN, where host tools' figures are counted."""
         self.lun = lun
         self.offset = offset
         self.size = size
@@ -298,7 +314,7 @@ class Load:
         io = self.io
         while slot < limit[workload]:
             size, write, offset = source.next_io()
-            yield from io(host, lun, offset, size, write)
+            yield from io(host, lun, offset, size, write, workload)
 
     def _copy_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -316,7 +332,7 @@ class Load:
                 yield ev
             t_start = env.now
             size, write, offset = source.next_io()
-            yield from io(host, lun, offset, size, write)
+            yield from io(host, lun, offset, size, write, workload)
             file = job.next_file()
             t_full = env.now
             writer = file.writer
@@ -336,7 +352,7 @@ class Load:
             if writer is not None:
                 writer.release(t_write, t_full, t_writer)
             offset, size = job.write_of(file, size)
-            yield from io(host, file.lun, offset, size, True)
+            yield from io(host, file.lun, offset, size, True, workload)
             now = env.now
             file.writes.release(now, t_slot, t_write)
             buffers.release(now, t_wait, t_start)
@@ -363,7 +379,7 @@ class Load:
                 yield env.timeout(gap / current)
                 i = int(pick() * n) if n > 1 else 0
                 size, write, offset = sources[i].next_io()
-                env.process(io(host, luns[i], offset, size, write))
+                env.process(io(host, luns[i], offset, size, write, workload))
 
     def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
         """The write side and buffer pool of copy workload ``wspec`` on ``host``."""

@@ -2,11 +2,12 @@
 
 :class:`Measurement` counts every application I/O issued and completed (whole-run totals
 for conservation checks), keeps the measured figures once the warm-up is over (latency
-histograms, batch means through the run control, per-layer time, bytes, per-LUN bytes,
-event counters, optional time series), decides with :class:`~sanpath.sim.control.RunControl`
-when the window opens and when the run stops, and finally divides the sums by the window
-into a :class:`~sanpath.results.RunResult`, with the intervals, the steady-state diagnosis
-and the warnings only the end state shows.
+histograms, batch means through the run control, per-layer time, bytes, event counters,
+optional time series; per host, workload and LUN, and per host-to-LUN device), decides
+with :class:`~sanpath.sim.control.RunControl` when the window opens and when the run
+stops, and finally divides the sums by the window into a
+:class:`~sanpath.results.RunResult`, with the intervals, the steady-state diagnosis and the
+warnings only the end state shows.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from typing import Any
 
 import simpy
 
-from sanpath.results import LAYERS, RunResult
-from sanpath.results.run import latency_dict
+from sanpath.results import LAYERS, GroupFigures, RunResult
+from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
+from sanpath.sim.components.host import HostInstance
 from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
+from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
+from sanpath.stats.groups import GroupedLatency
 
 COUNTERS = (
     "commands",
@@ -110,10 +114,22 @@ class Measurement:
         self.totals = dict.fromkeys(TOTALS, 0)
         self.in_flight: dict[int, float] = {}
         """Issue time of every application I/O not yet complete (by issue number)."""
+        self.workload_names = [w.name for w in scenario.workloads]
+        sizes = (len(topology.hosts), len(scenario.workloads), len(topology.luns))
+        self.groups = GroupedLatency(sizes)
+        """Latencies and bytes per host, per workload and per LUN (dimensions 0, 1, 2)."""
+        self.group_qfull = [[0] * n for n in sizes]
+        """QUEUE FULL answers per host, per workload and per LUN."""
+        self.host_issued = [0] * len(topology.hosts)
+        """Application I/Os each host issued over the whole run."""
+        self.devices: dict[tuple[int, int], DeviceCounter] = {}
+        """Each host's view of each LUN it sent commands to (by host and LUN index)."""
 
-    def issue(self, size: int) -> tuple[float, int]:
-        """Count an application I/O of ``size`` bytes issued now; (issue time, issue number)."""
+    def issue(self, size: int, host: int) -> tuple[float, int]:
+        """Count an application I/O of ``size`` bytes issued now by host number ``host``;
+        (issue time, issue number)."""
         t_issue = self.env.now
+        self.host_issued[host] += 1
         totals = self.totals
         key = totals["ios_issued"]
         totals["ios_issued"] += 1
@@ -121,12 +137,33 @@ class Measurement:
         self.in_flight[key] = t_issue
         return t_issue, key
 
+    def device(self, host: HostInstance, lun: Lun) -> DeviceCounter:
+        """``host``'s view of ``lun`` (made on first use)."""
+        key = (host.index, lun.index)
+        device = self.devices.get(key)
+        if device is None:
+            queues = [route.host_queue for route in host.routes[lun.index]]
+            device = DeviceCounter(host.name, lun.name, queues)
+            if self.measuring:
+                device.reset(self.env.now)
+            self.devices[key] = device
+        return device
+
+    def count_qfull(self, host: int, workload: int, lun: int) -> None:
+        """A QUEUE FULL answer to a command of ``host``, ``workload``, to ``lun`` (indices)."""
+        by_host, by_workload, by_lun = self.group_qfull
+        by_host[host] += 1
+        by_workload[workload] += 1
+        by_lun[lun] += 1
+
     def complete(
         self,
         now: float,
         key: int,
         t_issue: float,
+        host: HostInstance,
         lun: Lun,
+        workload: int,
         size: int,
         write: bool,
         layers: list[float],
@@ -163,6 +200,7 @@ class Measurement:
             self.bytes_read += size
             self.read_latency += latency
         self.lun_bytes[lun.index] += size
+        self.groups.add((host.index, workload, lun.index), write, latency, size)
         self.measured += 1
         if self.measured >= self.stop_after and not self.stop.triggered:
             self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
@@ -189,6 +227,10 @@ class Measurement:
         self.lun_bytes = [0] * len(self.topology.luns)
         for key in self.counters:
             self.counters[key] = 0
+        self.groups.reset()
+        self.group_qfull = [[0] * len(q) for q in self.group_qfull]
+        for device in self.devices.values():
+            device.reset(now)
         self.cache.forced_flushes = 0
         interval = self.run_spec.record_interval
         if interval is not None:
@@ -272,7 +314,52 @@ class Measurement:
             timeseries=self._columns(now),
             settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in settings),
             histogram=self.latency,
+            groups=self._group_figures(span),
+            devices=tuple(self.devices[key].figures(now, span) for key in sorted(self.devices)),
         )
+
+    def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:
+        """Per host, host group, workload and LUN: the ``groups`` of the result."""
+        groups = self.groups
+        qfull = self.group_qfull
+
+        def figures(
+            dim: int, name: str, members: list[int], hosts: tuple[str, ...] = ()
+        ) -> GroupFigures:
+            def total(count: Callable[[int, int, bool], int], write: bool) -> int:
+                return sum(count(dim, m, write) for m in members)
+
+            return GroupFigures(
+                name=name,
+                span_s=span,
+                reads=total(groups.count, False),
+                writes=total(groups.count, True),
+                bytes_read=total(groups.nbytes, False),
+                bytes_written=total(groups.nbytes, True),
+                qfull=sum(qfull[dim][m] for m in members),
+                read=groups.histogram(dim, members, (False,)),
+                write=groups.histogram(dim, members, (True,)),
+                read_sumsq=groups.sum_of_squares(dim, members, False),
+                write_sumsq=groups.sum_of_squares(dim, members, True),
+                members=hosts,
+            )
+
+        topo = self.topology
+        active = [h for h in topo.hosts if self.host_issued[h.index]]
+        host_groups = {}
+        for group, instances in topo.hosts_by_group.items():
+            members = [h for h in instances if self.host_issued[h.index]]
+            if members:
+                names = tuple(h.name for h in members)
+                host_groups[group] = figures(0, group, [h.index for h in members], names)
+        return {
+            "hosts": {h.name: figures(0, h.name, [h.index]) for h in active},
+            "host_groups": host_groups,
+            "workloads": {
+                name: figures(1, name, [i]) for i, name in enumerate(self.workload_names)
+            },
+            "luns": {lun.name: figures(2, lun.name, [lun.index]) for lun in topo.luns},
+        }
 
     def _tail_warnings(self, now: float) -> tuple[str, ...]:
         """Signs that the measured figures understate the latency tail."""

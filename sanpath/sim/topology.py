@@ -312,6 +312,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             if hspec.qfull.throttle != "none":
                 throttles.extend(_throttles(host, hspec.qfull))
             instances.append(host)
+            host.index = len(hosts)
             hosts.append(host)
         hosts_by_group[hg] = instances
 

@@ -14,7 +14,15 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DEFAULT_BITS", "FLUSH_EVERY", "MAX_NS_BITS", "LatencyHistogram", "bucket_values_s"]
+__all__ = [
+    "DEFAULT_BITS",
+    "FLUSH_EVERY",
+    "MAX_NS_BITS",
+    "LatencyHistogram",
+    "bucket_index",
+    "bucket_values_s",
+    "n_buckets",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -136,6 +144,32 @@ class LatencyHistogram:
         self._sum = 0.0
         self._min = math.inf
         self._max = -math.inf
+
+    @classmethod
+    def from_counts(
+        cls,
+        bits: int,
+        counts: npt.ArrayLike,
+        total: float,
+        minimum: float,
+        maximum: float,
+    ) -> LatencyHistogram:
+        """A histogram holding bucket ``counts`` already counted elsewhere.
+
+        ``total`` is the exact sum of the values (s), ``minimum`` and ``maximum`` their exact
+        extremes (s); the count is the sum of ``counts``.
+        """
+        out = cls(bits)
+        arr = np.asarray(counts, dtype=np.int64).ravel()
+        if arr.size != out._counts.size:
+            raise ValueError(f"expected {out._counts.size} bucket counts, got {arr.size}")
+        out._counts = arr.copy()
+        out._count = int(arr.sum())
+        if out._count:
+            out._sum = float(total)
+            out._min = float(minimum)
+            out._max = float(maximum)
+        return out
 
     # -- recording ---------------------------------------------------------------------
 
@@ -346,6 +380,17 @@ class LatencyHistogram:
             f"LatencyHistogram(bits={self._bits}, count={self.count}, "
             f"mean={self.mean:.6g}s, max={self.max:.6g}s)"
         )
+
+
+def bucket_index(seconds: FloatArray, bits: int) -> IntArray:
+    """Bucket index of each latency in ``seconds`` (finite, non-negative) for ``bits``."""
+    ns = np.rint(np.minimum(seconds * _NS_PER_S, float(_MAX_NS))).astype(np.int64)
+    return _bucket_index(ns, bits)
+
+
+def n_buckets(bits: int) -> int:
+    """Number of buckets of a histogram with ``bits`` linear bits."""
+    return _n_buckets(bits)
 
 
 def bucket_values_s(bits: int) -> FloatArray:

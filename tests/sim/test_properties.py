@@ -126,6 +126,22 @@ def test_invariants(data: dict[str, Any]) -> None:
     lat = result.latency_ms
     assert lat["p50"] <= lat["p90"] * 1.0001 <= lat["p99"] * 1.0002 <= lat["max"] * 1.0003
 
+    # Per host, per host group, per workload and per LUN: every measured I/O, byte and
+    # QUEUE FULL is counted once in each grouping.
+    for kind in ("hosts", "host_groups", "workloads", "luns"):
+        groups = result.groups[kind].values()
+        assert sum(g.ios for g in groups) == result.ios, kind
+        assert sum(g.reads for g in groups) == round(result.read_iops * result.sim_seconds)
+        assert sum(g.qfull for g in groups) == result.counters["qfull"], kind
+        nbytes = sum(g.bytes_read + g.bytes_written for g in groups)
+        assert math.isclose(nbytes / result.sim_seconds / 1e6, result.mb_per_s, rel_tol=1e-9)
+    assert len(result.groups["hosts"]) == scenario.hosts[0].count
+    assert sum(d.qfull for d in result.devices) == result.counters["qfull"]
+    for device in result.devices:
+        iostat, esxtop = device.iostat(), device.esxtop()
+        assert 0.0 <= iostat["%util"] <= 100.0 + 1e-9
+        assert math.isclose(esxtop["ACTV"] + esxtop["QUED"], iostat["aqu-sz"], rel_tol=1e-9)
+
     assert result.stations
     for station in result.stations:
         # Bounds.

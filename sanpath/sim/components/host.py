@@ -162,6 +162,8 @@ class HostInstance:
     """Draws the processor time (s) of one command (used when ``cpu`` is set)."""
     cpu: FcfsServer | None = None
     """The host's processors (``cpus``), or None when they are not modelled."""
+    index: int = 0
+    """The host's place in the topology's list of hosts (per-host results)."""
     routes: dict[int, list[Route]] = field(default_factory=dict)
     _rr: dict[int, int] = field(default_factory=dict)
 

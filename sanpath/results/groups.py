@@ -1,0 +1,242 @@
+"""Figures per host, host group, workload and LUN, and per device as host tools show them.
+
+:class:`GroupFigures` holds one group's application I/Os over the measurement window (a
+host, a host group, a workload or a LUN): rates, bytes, latency histograms per direction
+and QUEUE FULL answers. :class:`DeviceFigures` holds the commands one host sent to one
+LUN, summed per latency-breakdown layer, and derives from them what ``iostat -x`` on a
+Linux host and ``esxtop`` on an ESXi host would print for that device (see
+``docs/results.md`` for the layers each field covers). :func:`fairness` rates how evenly
+the hosts were served.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sanpath.results.latency import finite, latency_dict
+from sanpath.results.station import LAYERS
+from sanpath.stats import LatencyHistogram
+
+KIB = 1024
+"""iostat's kB (sysstat counts 512-byte sectors and halves them)."""
+ESXTOP_MB = 1 << 20
+"""esxtop's MB (MBREAD/s, MBWRTN/s)."""
+
+_HOST = LAYERS.index("host")
+_HOST_QUEUE = LAYERS.index("host_queue")
+
+
+@dataclass(frozen=True)
+class GroupFigures:
+    """The measured application I/Os of one group over ``span_s`` simulated seconds.
+
+    ``read`` and ``write`` hold the latencies (s) per direction; ``read_sumsq`` and
+    ``write_sumsq`` the sums of their squares (s^2), for standard deviations.
+    """
+
+    name: str
+    span_s: float
+    reads: int
+    writes: int
+    bytes_read: int
+    bytes_written: int
+    qfull: int
+    read: LatencyHistogram
+    write: LatencyHistogram
+    read_sumsq: float = 0.0
+    write_sumsq: float = 0.0
+    members: tuple[str, ...] = ()
+    """The hosts of a host group (empty for other groups)."""
+
+    def _rate(self, value: float) -> float:
+        return value / self.span_s if self.span_s > 0 else 0.0
+
+    @property
+    def ios(self) -> int:
+        """Measured I/Os, both directions."""
+        return self.reads + self.writes
+
+    @property
+    def iops(self) -> float:
+        """I/Os per simulated second."""
+        return self._rate(self.ios)
+
+    @property
+    def read_iops(self) -> float:
+        """Reads per simulated second."""
+        return self._rate(self.reads)
+
+    @property
+    def write_iops(self) -> float:
+        """Writes per simulated second."""
+        return self._rate(self.writes)
+
+    @property
+    def mb_per_s(self) -> float:
+        """Throughput in 10^6 bytes per second."""
+        return self._rate(self.bytes_read + self.bytes_written) / 1e6
+
+    @property
+    def latency(self) -> LatencyHistogram:
+        """Latencies (s) of both directions."""
+        return self.read.merge(self.write)
+
+    def stddev_s(self, write: bool) -> float:
+        """Standard deviation of one direction's latency (s; NaN with fewer than 2 I/Os)."""
+        hist, sumsq = (self.write, self.write_sumsq) if write else (self.read, self.read_sumsq)
+        n = hist.count
+        if n < 2:
+            return math.nan
+        mean = hist.mean
+        return math.sqrt(max(sumsq / n - mean * mean, 0.0) * n / (n - 1))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape of ``hosts``, ``host_groups``, ``workloads`` and ``luns`` entries."""
+        out: dict[str, Any] = {
+            "iops": self.iops,
+            "mb_per_s": self.mb_per_s,
+            "read_iops": self.read_iops,
+            "write_iops": self.write_iops,
+            "latency_ms": {k: finite(v) for k, v in latency_dict(self.latency).items()},
+            "read_latency_ms_mean": finite(self.read.mean * 1e3),
+            "write_latency_ms_mean": finite(self.write.mean * 1e3),
+            "qfull": self.qfull,
+            "ios": self.ios,
+        }
+        if self.members:
+            out["hosts"] = list(self.members)
+        return out
+
+    def flat(self) -> dict[str, Any]:
+        """One row of a per-group table."""
+        row: dict[str, Any] = {
+            "name": self.name,
+            "iops": self.iops,
+            "mb_per_s": self.mb_per_s,
+            "read_iops": self.read_iops,
+            "write_iops": self.write_iops,
+        }
+        for key, value in latency_dict(self.latency).items():
+            row[f"latency_ms_{key}"] = value
+        row["read_latency_ms_mean"] = self.read.mean * 1e3
+        row["write_latency_ms_mean"] = self.write.mean * 1e3
+        row["qfull"] = self.qfull
+        row["ios"] = self.ios
+        return row
+
+
+@dataclass(frozen=True)
+class DeviceFigures:
+    """The commands ``host`` sent to ``lun`` over ``span_s`` simulated seconds.
+
+    Times are sums over the measured commands (s): ``read_time_s`` and ``write_time_s`` of
+    their latencies, ``layer_s`` of their time in each layer of :data:`LAYERS`; ``busy_s``
+    is the time at least one command was outstanding; ``dqlen`` the host's queue depth for
+    the LUN over all its paths at the end of the window (None when unlimited).
+    """
+
+    host: str
+    lun: str
+    span_s: float
+    reads: int
+    writes: int
+    bytes_read: int
+    bytes_written: int
+    read_time_s: float
+    write_time_s: float
+    layer_s: tuple[float, ...]
+    busy_s: float
+    qfull: int
+    dqlen: float | None
+
+    @property
+    def name(self) -> str:
+        """``host/lun``."""
+        return f"{self.host}/{self.lun}"
+
+    def _rate(self, value: float) -> float:
+        return value / self.span_s if self.span_s > 0 else 0.0
+
+    def _per_command_ms(self, seconds: float) -> float:
+        n = self.reads + self.writes
+        return seconds / n * 1e3 if n else math.nan
+
+    def iostat(self) -> dict[str, float]:
+        """What ``iostat -x`` prints for the device (sysstat 12.x column names).
+
+        ``r_await``/``w_await`` are whole command latencies, host queue included; ``aqu-sz``
+        the mean commands in the device (host queue included, by Little's law); ``%util``
+        the share of time with at least one command outstanding; kB = 1024 bytes.
+        """
+        return {
+            "r/s": self._rate(self.reads),
+            "w/s": self._rate(self.writes),
+            "rkB/s": self._rate(self.bytes_read) / KIB,
+            "wkB/s": self._rate(self.bytes_written) / KIB,
+            "r_await": self.read_time_s / self.reads * 1e3 if self.reads else math.nan,
+            "w_await": self.write_time_s / self.writes * 1e3 if self.writes else math.nan,
+            "rareq-sz": self.bytes_read / self.reads / KIB if self.reads else math.nan,
+            "wareq-sz": self.bytes_written / self.writes / KIB if self.writes else math.nan,
+            "aqu-sz": self._rate(self.read_time_s + self.write_time_s),
+            "%util": 100.0 * self._rate(self.busy_s),
+        }
+
+    def esxtop(self) -> dict[str, float]:
+        """What ``esxtop``'s disk device view prints (ms per command, MB = 2^20 bytes).
+
+        KAVG is the host's own time (its stack and its per-LUN queue), QAVG the part spent
+        queued, DAVG everything from the HBA to the drives and back, GAVG = DAVG + KAVG;
+        ACTV the mean commands holding a queue slot, QUED the mean waiting for one, DQLEN
+        the queue depth.
+        """
+        host_s = self.layer_s[_HOST]
+        queue_s = self.layer_s[_HOST_QUEUE]
+        total_s = sum(self.layer_s)
+        return {
+            "CMDS/s": self._rate(self.reads + self.writes),
+            "READS/s": self._rate(self.reads),
+            "WRITES/s": self._rate(self.writes),
+            "MBREAD/s": self._rate(self.bytes_read) / ESXTOP_MB,
+            "MBWRTN/s": self._rate(self.bytes_written) / ESXTOP_MB,
+            "DAVG/cmd": self._per_command_ms(total_s - host_s - queue_s),
+            "KAVG/cmd": self._per_command_ms(host_s + queue_s),
+            "GAVG/cmd": self._per_command_ms(total_s),
+            "QAVG/cmd": self._per_command_ms(queue_s),
+            "ACTV": self._rate(total_s - queue_s),
+            "QUED": self._rate(queue_s),
+            "DQLEN": math.inf if self.dqlen is None else self.dqlen,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """``host``, ``lun``, ``qfull`` and the ``iostat`` and ``esxtop`` views."""
+        return {
+            "host": self.host,
+            "lun": self.lun,
+            "qfull": self.qfull,
+            "iostat": {k: finite(v) for k, v in self.iostat().items()},
+            "esxtop": {k: finite(v) for k, v in self.esxtop().items()},
+        }
+
+    def flat(self) -> dict[str, Any]:
+        """One row of the per-device table (``host``, ``lun``, then both tools' fields)."""
+        return {"host": self.host, "lun": self.lun, **self.iostat(), **self.esxtop()}
+
+
+def fairness(iops: list[float]) -> dict[str, float]:
+    """How evenly the hosts were served: Jain's index and the max/min ratio of ``iops``.
+
+    Jain's index (Jain, Chiu and Hawe, DEC-TR-301, 1984) is ``(sum x)^2 / (n sum x^2)``:
+    1 when every host gets the same, ``1/n`` when one host gets everything. The max/min
+    ratio is infinite when a host completed nothing. NaN for no hosts.
+    """
+    n = len(iops)
+    if n == 0:
+        return {"jain": math.nan, "max_min": math.nan}
+    total = sum(iops)
+    squares = sum(x * x for x in iops)
+    jain = total * total / (n * squares) if squares > 0 else math.nan
+    low, high = min(iops), max(iops)
+    ratio = high / low if low > 0 else (math.inf if high > 0 else math.nan)
+    return {"jain": jain, "max_min": ratio}

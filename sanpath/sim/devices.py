@@ -1,0 +1,109 @@
+"""What one host's view of one LUN counts: the commands it sent, as host tools see them.
+
+A :class:`DeviceCounter` is made the first time a host sends a command to a LUN. It counts
+the measured commands by direction, their bytes, their latencies and their time in each
+latency-breakdown layer, the QUEUE FULL answers, and the time at least one command was
+outstanding (``%util``). :meth:`DeviceCounter.figures` turns the sums into a
+:class:`~sanpath.results.DeviceFigures`. Times in seconds.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sanpath.results import LAYERS, DeviceFigures
+from sanpath.sim.station import SlotPool
+
+
+class DeviceCounter:
+    """The commands from host ``host`` to LUN ``lun``; ``queues`` are the host's per-LUN
+    queues on each path (their capacities make esxtop's DQLEN)."""
+
+    __slots__ = (
+        "active",
+        "busy",
+        "busy_since",
+        "bytes_read",
+        "bytes_written",
+        "host",
+        "layers",
+        "lun",
+        "qfull",
+        "queues",
+        "read_time",
+        "reads",
+        "write_time",
+        "writes",
+    )
+
+    def __init__(self, host: str, lun: str, queues: list[SlotPool]) -> None:
+        self.host = host
+        self.lun = lun
+        self.queues = queues
+        self.active = 0
+        """Commands outstanding now (measured or not)."""
+        self.busy_since = 0.0
+        self.reset(0.0)
+
+    def reset(self, now: float) -> None:
+        """Start counting again at ``now`` (the measurement window opens)."""
+        self.reads = 0
+        self.writes = 0
+        self.bytes_read = 0
+        self.bytes_written = 0
+        self.read_time = 0.0
+        self.write_time = 0.0
+        self.layers = [0.0] * len(LAYERS)
+        self.qfull = 0
+        self.busy = 0.0
+        self.busy_since = now
+
+    def begin(self, now: float) -> None:
+        """A command to the device starts at ``now``."""
+        if self.active == 0:
+            self.busy_since = now
+        self.active += 1
+
+    def end(self, now: float, write: bool, size: int, layers: list[float], measuring: bool) -> None:
+        """A command of ``size`` bytes ends at ``now``; counted when ``measuring``."""
+        self.active -= 1
+        if self.active == 0:
+            self.busy += now - self.busy_since
+        if not measuring:
+            return
+        latency = 0.0
+        mine = self.layers
+        for i, value in enumerate(layers):
+            mine[i] += value
+            latency += value
+        if write:
+            self.writes += 1
+            self.bytes_written += size
+            self.write_time += latency
+        else:
+            self.reads += 1
+            self.bytes_read += size
+            self.read_time += latency
+
+    def figures(self, now: float, span: float) -> DeviceFigures:
+        """The figures of the window that ends at ``now`` and lasted ``span`` seconds."""
+        busy = self.busy + (now - self.busy_since if self.active else 0.0)
+        depth = 0.0
+        for queue in self.queues:  # now, after any throttle or schedule changed it
+            capacity = queue.capacity
+            depth += math.inf if capacity is None else capacity
+        return DeviceFigures(
+            host=self.host,
+            lun=self.lun,
+            span_s=span,
+            reads=self.reads,
+            writes=self.writes,
+            bytes_read=self.bytes_read,
+            bytes_written=self.bytes_written,
+            read_time_s=self.read_time,
+            write_time_s=self.write_time,
+            layer_s=tuple(self.layers),
+            busy_s=min(busy, span),
+            qfull=self.qfull,
+            dqlen=None if math.isinf(depth) else depth,
+        )

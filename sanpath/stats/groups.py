@@ -1,0 +1,133 @@
+"""Latency and byte counts per group (host, workload, LUN, ...), in flat memory.
+
+One :class:`GroupedLatency` keeps, for every group of every dimension and each direction
+(read, write): the count, the bytes, the exact sum, sum of squares, minimum and maximum of
+the latencies, and a log-linear histogram (fio's buckets, :mod:`~sanpath.stats.histogram`).
+A dimension is a way to group the I/Os (say hosts, workloads and LUNs); each recorded I/O
+names its group in every dimension at once, so one call per I/O feeds all of them.
+
+The hot path, :meth:`GroupedLatency.add`, appends one tuple to a list; every
+:data:`~sanpath.stats.histogram.FLUSH_EVERY` I/Os (and before any read) the buffer is
+counted with :func:`numpy.bincount`. Memory: ``4 * n_buckets(bits)`` bytes of counters per
+group and direction (8.8 KiB for the default ``bits=6``, fio's own resolution: quantiles
+within 0.8%), so a thousand hosts cost 18 MB; plus six float64 figures per group and
+direction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from sanpath.stats.histogram import FLUSH_EVERY, LatencyHistogram, bucket_index, n_buckets
+
+__all__ = ["GROUP_BITS", "GroupedLatency"]
+
+GROUP_BITS = 6
+"""Linear bits of the per-group histograms (fio's resolution: quantile error <= 0.78%)."""
+
+FloatArray = npt.NDArray[np.float64]
+
+_COUNT, _BYTES, _SUM, _SUMSQ, _MIN, _MAX = range(6)
+
+
+class GroupedLatency:
+    """Per-group latency figures for ``sizes[d]`` groups in each dimension ``d``.
+
+    Row ``2 * group + write`` of a dimension holds that group's reads (``write`` 0) or
+    writes (1). Latencies are seconds, sizes bytes.
+    """
+
+    __slots__ = ("_buf", "_counts", "_figures", "bits", "sizes")
+
+    def __init__(self, sizes: Sequence[int], bits: int = GROUP_BITS) -> None:
+        self.sizes = tuple(int(n) for n in sizes)
+        self.bits = bits
+        nb = n_buckets(bits)
+        self._counts = [np.zeros((2 * n, nb), dtype=np.int32) for n in self.sizes]
+        self._figures = [self._empty_figures(2 * n) for n in self.sizes]
+        self._buf: list[tuple[float, ...]] = []
+
+    @staticmethod
+    def _empty_figures(rows: int) -> FloatArray:
+        out = np.zeros((6, rows), dtype=np.float64)
+        out[_MIN] = math.inf
+        out[_MAX] = -math.inf
+        return out
+
+    def add(self, groups: tuple[int, ...], write: bool, seconds: float, nbytes: int) -> None:
+        """Count one I/O of ``nbytes`` that took ``seconds``, in group ``groups[d]`` of each
+        dimension ``d``."""
+        buf = self._buf
+        buf.append((*groups, 1.0 if write else 0.0, seconds, float(nbytes)))
+        if len(buf) >= FLUSH_EVERY:
+            self._flush()
+
+    def reset(self) -> None:
+        """Forget everything recorded (a new measurement window)."""
+        self._buf = []
+        for counts in self._counts:
+            counts.fill(0)
+        self._figures = [self._empty_figures(2 * n) for n in self.sizes]
+
+    def _flush(self) -> None:
+        if not self._buf:
+            return
+        data = np.asarray(self._buf, dtype=np.float64)
+        self._buf = []
+        k = len(self.sizes)
+        write = data[:, k].astype(np.int64)
+        seconds = data[:, k + 1]
+        nbytes = data[:, k + 2]
+        buckets = bucket_index(seconds, self.bits)
+        nb = n_buckets(self.bits)
+        for d, n in enumerate(self.sizes):
+            rows = 2 * data[:, d].astype(np.int64) + write
+            counts = self._counts[d]
+            flat = np.bincount(rows * nb + buckets, minlength=2 * n * nb)
+            counts += flat.reshape(2 * n, nb).astype(np.int32)
+            fig = self._figures[d]
+            fig[_COUNT] += np.bincount(rows, minlength=2 * n)
+            fig[_BYTES] += np.bincount(rows, weights=nbytes, minlength=2 * n)
+            fig[_SUM] += np.bincount(rows, weights=seconds, minlength=2 * n)
+            fig[_SUMSQ] += np.bincount(rows, weights=seconds * seconds, minlength=2 * n)
+            np.minimum.at(fig[_MIN], rows, seconds)
+            np.maximum.at(fig[_MAX], rows, seconds)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def count(self, dim: int, group: int, write: bool) -> int:
+        """I/Os recorded for ``group`` of dimension ``dim`` in one direction."""
+        self._flush()
+        return int(self._figures[dim][_COUNT, 2 * group + int(write)])
+
+    def nbytes(self, dim: int, group: int, write: bool) -> int:
+        """Bytes of those I/Os."""
+        self._flush()
+        return int(self._figures[dim][_BYTES, 2 * group + int(write)])
+
+    def sum_of_squares(self, dim: int, groups: Sequence[int], write: bool) -> float:
+        """Sum of the squared latencies (s^2) of ``groups`` in one direction."""
+        self._flush()
+        rows = [2 * g + int(write) for g in groups]
+        return float(self._figures[dim][_SUMSQ, rows].sum())
+
+    def histogram(
+        self, dim: int, groups: Sequence[int], directions: Sequence[bool] = (False, True)
+    ) -> LatencyHistogram:
+        """The latencies of ``groups`` of dimension ``dim`` (in ``directions``) as one
+        histogram with exact count, mean, minimum and maximum."""
+        self._flush()
+        rows = [2 * g + int(w) for g in groups for w in directions]
+        fig = self._figures[dim][:, rows]
+        counts = self._counts[dim][rows].sum(axis=0, dtype=np.int64)
+        return LatencyHistogram.from_counts(
+            self.bits,
+            counts,
+            total=float(fig[_SUM].sum()),
+            minimum=float(fig[_MIN].min()) if rows else math.inf,
+            maximum=float(fig[_MAX].max()) if rows else -math.inf,
+        )
