@@ -14,6 +14,7 @@ use_selected_core()  # the compiled core or its Python source: before any core m
 
 from sanpath._version import __version__
 from sanpath.advice.check import CheckReport, Finding, check
+from sanpath.experiments.headroom import headroom
 from sanpath.experiments.sweep import sweep
 from sanpath.results import RunResult, SweepResult
 from sanpath.sim import run
@@ -28,6 +29,7 @@ __all__ = [
     "SweepResult",
     "__version__",
     "check",
+    "headroom",
     "load_scenario",
     "run",
     "sweep",

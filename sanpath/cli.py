@@ -7,7 +7,8 @@ that cannot or may not be written). Bad input never prints a traceback: the mess
 the file, line, column and field, and is given before any simulation starts.
 
 This module builds the parser and dispatches; the subcommands themselves live in
-``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest).
+``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest,
+compare_runs).
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from sanpath import compiled
 from sanpath._version import __version__
 from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.compare_runs import cmd_diff
+from sanpath.cli_commands.headroom import cmd_headroom
 from sanpath.cli_commands.ingest import cmd_import
+from sanpath.cli_commands.report import cmd_report
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
 
@@ -82,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check scenario files and report every problem")
     p.add_argument("files", nargs="+", metavar="FILE")
+    _add_set(p, "change a field of every file before validating it")
 
     p = sub.add_parser("run", help="simulate one scenario and print its results")
     p.add_argument("file", metavar="FILE")
@@ -89,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--replicate", type=int, default=0, help="replication index (default 0)")
     _add_set(p, "change a field before running, e.g. hosts.0.hbas.0.queue_depth=16")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--output-format",
+        choices=["text", "json", "fio-json"],
+        default=None,
+        help="text tables (default), one JSON object (as --json), or fio's "
+        "--output-format=json shape with one job per workload",
+    )
     p.add_argument(
         "--analytic",
         action="store_true",
@@ -104,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="KEY=V1,V2,...",
         help="vary a dotted key over values (repeatable; every combination is run); "
-        "KEY1,KEY2=A1:B1,A2:B2 varies two keys together",
+        "KEY=4..64 doubles from 4 to 64, KEY=4..64:+4 steps by 4, KEY=1..81:*3 multiplies "
+        "by 3; KEY1,KEY2=A1:B1,A2:B2 varies two keys together",
     )
     p.add_argument("--replicates", type=int, default=None, help="replications per point")
     group = p.add_mutually_exclusive_group()
@@ -119,6 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
     _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--output-format",
+        choices=["text", "fio-json"],
+        default=None,
+        help="the table (default), or fio's --output-format=json shape with one job per "
+        "point, named after its varied keys (every point is run; no --out)",
+    )
     _add_force(p, ", and overwrite an --out table another sweep wrote")
 
     p = sub.add_parser("compare", help="run a scenario's reference points against the published")
@@ -162,10 +182,77 @@ def _parser() -> argparse.ArgumentParser:
     _add_force(p)
 
     p = sub.add_parser(
+        "headroom", help="how much more load fits before a latency target (SLO) breaks"
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument(
+        "--slo",
+        action="append",
+        required=True,
+        metavar="TARGET",
+        help="a latency target every answer must meet, e.g. p99<20ms or mean<=5ms (repeatable; "
+        "metrics mean, p50, p90, p99, p99_9, max; units ms, us, s)",
+    )
+    p.add_argument(
+        "--grow",
+        choices=["rate", "hosts", "outstanding"],
+        default="rate",
+        help="what grows: open-loop arrival rates (default), host counts, or closed-loop "
+        "outstanding I/Os (host counts and outstanding I/Os are rounded)",
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_set(p, "change a field before searching, e.g. array.controller.cores=4")
+    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    p.add_argument(
+        "--simulations",
+        type=int,
+        default=6,
+        metavar="N",
+        help="most simulated runs to confirm and refine the twin's answer (default 6; 0: the "
+        "twin only)",
+    )
+    p.add_argument(
+        "--precision",
+        type=_fraction,
+        default=0.03,
+        metavar="FRACTION",
+        help="relative half-width of each run's 95%% interval (default 0.03)",
+    )
+    p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
+    _add_force(p)
+
+    p = sub.add_parser(
+        "report", help="one self-contained HTML page of a scenario and its answers, to hand over"
+    )
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--out", required=True, metavar="REPORT.html", help="the page to write")
+    p.add_argument(
+        "--sweep", default=None, metavar="SWEEP.csv", help="a sweep table to show (sweep --out)"
+    )
+    p.add_argument("--check", action="store_true", help="include sanpath check's findings")
+    p.add_argument(
+        "--slo",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        help="include the headroom against this latency target, e.g. p99<20ms (repeatable)",
+    )
+    p.add_argument(
+        "--grow",
+        choices=["rate", "hosts", "outstanding"],
+        default="rate",
+        help="what grows for the headroom (as sanpath headroom --grow)",
+    )
+    _add_set(p, "change a field before running, e.g. hosts.0.count=32")
+    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    _add_force(p)
+
+    p = sub.add_parser(
         "check",
         help="review a proposal: what is wrong, why, what it costs and what to change",
     )
     p.add_argument("file", metavar="PROPOSAL")
+    _add_set(p, "change a field of the proposal before checking it")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--fail-on",
@@ -194,6 +281,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_force(p)
 
+    p = sub.add_parser(
+        "diff", help="compare two run results (run --json) figure by figure, with intervals"
+    )
+    p.add_argument("a", metavar="A.json", help="the first run (sanpath run --json)")
+    p.add_argument("b", metavar="B.json", help="the run to compare with it")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--all", action="store_true", help="list every figure, also those equal in both runs"
+    )
+
     p = sub.add_parser("plot", help="draw a sweep table or run JSON as a PNG")
     p.add_argument(
         "files",
@@ -214,6 +311,8 @@ def _parser() -> argparse.ArgumentParser:
             "dashboard",
             "exchange-dashboard",
             "cdf",
+            "headroom",
+            "per-host",
         ],
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
@@ -314,11 +413,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "sweep": cmd_sweep,
         "compare": cmd_compare,
         "calibrate": cmd_calibrate,
+        "headroom": cmd_headroom,
+        "report": cmd_report,
         "schema": cmd_schema,
         "profiles": cmd_profiles,
         "check": cmd_check,
         "plot": cmd_plot,
         "import": cmd_import,
+        "diff": cmd_diff,
     }
     try:
         return handlers[args.command](args)

@@ -89,7 +89,9 @@ def check(
         found.extend(r.run(s, options))
     found.sort(key=lambda f: -_RANK[f.severity])
     if not simulate:
-        return CheckReport(s.name, tuple(found), latency_target=latency_target)
+        return CheckReport(
+            s.name, tuple(found), latency_target=latency_target, seed=s.seed, overrides=s.overrides
+        )
     return with_second_opinions(s, found, latency_target, ios, force)
 
 

@@ -53,6 +53,8 @@ class Found:
 
 
 RuleFunc = Callable[[Scenario, CheckOptions], list[Found]]
+MissedFunc = Callable[[Finding], str | None]
+"""Given an error its second opinion does not back, what the simulation missed (or None)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,11 @@ class Rule:
     ``source`` is the vendor formula or write-up behind the rule, cited by each finding.
     ``metric`` (with ``better``) is the simulated figure a fix should improve; a rule with
     ``simulate=False`` gets no second opinion (its concern, such as redundancy or a driver's
-    accepted range, is not something a performance run measures).
+    accepted range, is not something a performance run measures). ``missed`` explains, for
+    an error whose simulated fix shows no clear difference, what the simulation could not
+    see (the error then stays an error, with that explanation); without it, or when it
+    returns None, such an error is reported as a warning
+    (``sanpath.advice.second_opinion.agree_severity``).
     """
 
     id: str
@@ -73,6 +79,7 @@ class Rule:
     metric: str | None
     better: Literal["higher", "lower"]
     simulate: bool
+    missed: MissedFunc | None = None
 
     @property
     def doc(self) -> str:
@@ -110,6 +117,7 @@ def rule(
     metric: str | None = None,
     better: Literal["higher", "lower"] = "higher",
     simulate: bool = True,
+    missed: MissedFunc | None = None,
 ) -> Callable[[RuleFunc], RuleFunc]:
     """Register a rule function under ``rule_id``, citing ``source`` in every finding."""
 
@@ -126,6 +134,7 @@ def rule(
                 metric=metric,
                 better=better,
                 simulate=simulate,
+                missed=missed,
             )
         )
         RULES.sort(key=lambda r: r.id)  # whatever order the rule modules load in

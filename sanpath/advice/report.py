@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from sanpath.results.diff import intervals_overlap
+
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 _RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
@@ -130,12 +132,16 @@ class Finding:
     fix: dict[str, Any] | None = None
     fix_text: str = ""
     second_opinion: SecondOpinion | None = None
+    severity_note: str = ""
+    """Why an error was reported as a warning, or what its simulation missed, when its second
+    opinion does not back it (``agree_severity`` in ``sanpath.advice.second_opinion``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict."""
         return {
             "rule": self.rule,
             "severity": self.severity,
+            "severity_note": self.severity_note,
             "title": self.title,
             "message": self.message,
             "mechanism": self.mechanism,
@@ -164,6 +170,10 @@ class CheckReport:
     """False when the simulated proposal did not reach steady state (see ``warnings``)."""
     warnings: tuple[str, ...] = ()
     """What makes the simulated proposal's figures less trustworthy."""
+    seed: int | None = None
+    """The proposal's seed (every simulated run uses it)."""
+    overrides: dict[str, Any] = field(default_factory=dict)
+    """The dotted overrides the proposal was checked with (``sanpath check --set``)."""
 
     @property
     def worst_severity(self) -> Severity | None:
@@ -194,6 +204,8 @@ class CheckReport:
             "latency_target_ms": (
                 self.latency_target * 1e3 if self.latency_target is not None else None
             ),
+            "seed": self.seed,
+            "overrides": _jsonable(self.overrides),
             "simulated": self.simulated,
             "ios": self.ios,
             "proposal": dict(self.proposal) if self.proposal is not None else None,
@@ -225,6 +237,27 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+def metric_interval(values: Mapping[str, float], metric: str) -> tuple[float, float] | None:
+    """The 95% interval of ``metric`` in a second opinion's figures (``<metric>_ci_lo`` and
+    ``_ci_hi``; runs give them for ``iops`` and ``latency_ms_mean``), or None."""
+    lo, hi = values.get(f"{metric}_ci_lo"), values.get(f"{metric}_ci_hi")
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return (lo, hi)
+
+
+def interval_text(metric: str, before: Mapping[str, float], after: Mapping[str, float]) -> str:
+    """`` (95% intervals [a, b] and [c, d] overlap)`` or ``do not overlap``; "" without them."""
+    a, b = metric_interval(before, metric), metric_interval(after, metric)
+    overlap = intervals_overlap(a, b)
+    if a is None or b is None or overlap is None:
+        return ""
+    return (
+        f" (95% intervals [{a[0]:.4g}, {a[1]:.4g}] and [{b[0]:.4g}, {b[1]:.4g}] "
+        f"{'overlap' if overlap else 'do not overlap'})"
+    )
 
 
 def _set_args(fix: Mapping[str, Any]) -> str:
@@ -281,7 +314,10 @@ def _opinion_lines(op: SecondOpinion, indent: str) -> list[str]:
     if op.metric is not None:
         what = f"{METRIC_LABELS.get(op.metric, op.metric)} ({op.better} is better)"
         if step is None:
-            lines.append(f"{indent}  verdict on {what}: {op.verdict}")
+            lines += _wrap(
+                f"verdict on {what}: {op.verdict}{interval_text(op.metric, op.before, op.after)}",
+                indent + "  ",
+            )
         else:
             lines += _wrap(
                 f"verdict on {what}: this fix alone {op.verdict}; on top of the earlier "
@@ -303,6 +339,8 @@ def _render_text(report: CheckReport, source: str | None) -> str:
             f"{len(report.findings)} finding(s): "
             + ", ".join(f"{counts[s]} {s}" for s in SEVERITIES if counts[s])
         )
+    if report.overrides:
+        lines += _wrap(_set_args(report.overrides), "", "checked with: ")
     if report.latency_target is not None:
         lines.append(f"latency target: {report.latency_target * 1e3:g} ms")
     for w in report.warnings:
@@ -311,11 +349,15 @@ def _render_text(report: CheckReport, source: str | None) -> str:
     for f in report.findings:
         lines.append("")
         lines.append(f"{f.severity.upper():8} {f.rule}: {f.title}")
+        lines += _wrap(f.severity_note, "  ", "Severity: ")
         lines += _wrap(f.message, "  ")
         lines += _wrap(f.mechanism, "  ", "Why: ")
         lines += _wrap(f.fix_text, "  ", "Fix: ")
         if f.fix:
-            lines.append(f"  Try: sanpath run {source or 'PROPOSAL.yaml'} {_set_args(f.fix)}")
+            given = {k: v for k, v in report.overrides.items() if k not in f.fix}
+            lines.append(
+                f"  Try: sanpath run {source or 'PROPOSAL.yaml'} {_set_args({**given, **f.fix})}"
+            )
         lines += _wrap(f.source, "  ", "Source: ")
         if f.second_opinion is not None:
             lines += _opinion_lines(f.second_opinion, "  ")

@@ -4,6 +4,11 @@ Each error or warning that carries a fix (and whose rule makes a performance cla
 simulated on top of the proposal, alone and on top of the fixes of the findings before it;
 the headline figures of both runs are attached to the finding with a verdict on the metric
 the rule names. The proposal itself is simulated once and reused.
+
+A finding's severity must agree with its second opinion: an error whose simulated fix shows
+no clear difference is reported as a warning and says why, unless its rule explains what the
+simulation missed (:func:`agree_severity`). Downgraded findings keep their place in the
+report, since the later findings' "earlier fixes" are counted in that order.
 """
 
 from __future__ import annotations
@@ -15,8 +20,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from sanpath.advice import report
-from sanpath.advice.registry import rule_by_id
-from sanpath.advice.report import CheckReport, Finding, SecondOpinion, Step, _jsonable
+from sanpath.advice.registry import Rule, rule_by_id
+from sanpath.advice.report import (
+    METRIC_LABELS,
+    CheckReport,
+    Finding,
+    SecondOpinion,
+    Step,
+    _jsonable,
+    interval_text,
+    metric_interval,
+)
+from sanpath.results.diff import intervals_overlap
 from sanpath.spec import Scenario, ScenarioError
 
 VERDICT_TOLERANCE = 0.05
@@ -31,7 +46,13 @@ def result_metrics(result: Any) -> dict[str, float]:
     ios = result.ios
     host_side = sum(float(bd.get(layer, 0.0)) for layer in ("host", "host_queue", "hba"))
     counters = result.counters
+    intervals = {
+        f"{metric}_ci_{end}": float(bound)
+        for metric in ("iops", "latency_ms_mean")
+        for end, bound in zip(("lo", "hi"), result.ci95.get(metric, ()), strict=False)
+    }
     return {
+        **intervals,
         "iops": float(result.iops),
         "mb_per_s": float(result.mb_per_s),
         "latency_ms_mean": float(result.latency_ms["mean"]),
@@ -52,7 +73,12 @@ def verdict(
     after: Mapping[str, float],
     ios: int = 0,
 ) -> Literal["agrees", "no clear difference", "disagrees", "not judged"]:
-    """Did the fix move ``metric`` the way the finding predicts (beyond the noise band)?"""
+    """Did the fix move ``metric`` the way the finding predicts?
+
+    "agrees" or "disagrees" needs a change beyond the noise band (:data:`VERDICT_TOLERANCE`)
+    and, where both runs give a 95% interval for the metric (``<metric>_ci_lo``/``_hi``:
+    IOPS and mean latency), intervals that do not overlap; otherwise "no clear difference".
+    """
     if metric is None or metric not in before or metric not in after:
         return "not judged"
     b, a = before[metric], after[metric]
@@ -65,6 +91,8 @@ def verdict(
         return "no clear difference"
     change = (a - b) / scale
     gain = change if better == "higher" else -change
+    if intervals_overlap(metric_interval(before, metric), metric_interval(after, metric)):
+        return "no clear difference"
     if gain > VERDICT_TOLERANCE:
         return "agrees"
     if gain < -VERDICT_TOLERANCE:
@@ -107,6 +135,44 @@ def _shortened(s: Scenario, ios: int) -> Scenario:
         if getattr(s.run, key, None) is not None:
             changes[f"run.{key}"] = None
     return s.with_overrides(changes) if changes else s
+
+
+def agree_severity(f: Finding, r: Rule) -> Finding:
+    """``f`` with a severity its own second opinion backs.
+
+    An error stays an error when its simulated fix moved the rule's metric the predicted way
+    (alone, or on top of the earlier fixes), or was not judged. Otherwise (no clear
+    difference, or a change the other way) the finding says so in ``severity_note`` and is
+    reported as a warning, unless the rule explains what the simulation missed
+    (``Rule.missed``): then it stays an error with that explanation.
+    """
+    op = f.second_opinion
+    if f.severity != "error" or op is None or op.error is not None or op.metric is None:
+        return f
+    verdicts = [op.verdict] + ([op.with_earlier.verdict] if op.with_earlier else [])
+    if "agrees" in verdicts or all(v == "not judged" for v in verdicts):
+        return f
+    label = METRIC_LABELS.get(op.metric, op.metric)
+    b, a = op.before.get(op.metric, math.nan), op.after.get(op.metric, math.nan)
+    how = (
+        "moved the other way"
+        if "disagrees" in verdicts and "no clear difference" not in verdicts
+        else "shows no clear difference"
+    )
+    evidence = (
+        f"the simulated fix {how} in {label}: {b:.4g} in the proposal, {a:.4g} fixed"
+        f"{interval_text(op.metric, op.before, op.after)}"
+        + ("" if op.with_earlier is None else ", alone and on top of the earlier fixes")
+    )
+    reason = r.missed(f) if r.missed is not None else None
+    if reason:
+        note = f"stays an error although {evidence}: {reason}"
+        return dataclasses.replace(f, severity_note=note)
+    note = (
+        f"reported as a warning, not an error: {evidence}, so this simulation does not show "
+        "the harm the rule predicts"
+    )
+    return dataclasses.replace(f, severity="warning", severity_note=note)
 
 
 def with_second_opinions(
@@ -188,7 +254,7 @@ def with_second_opinions(
             error=error,
             with_earlier=step,
         )
-        out.append(dataclasses.replace(f, second_opinion=opinion))
+        out.append(agree_severity(dataclasses.replace(f, second_opinion=opinion), r))
     combined = None
     if steps > 1:
         combined = SecondOpinion(
@@ -204,4 +270,6 @@ def with_second_opinions(
         ios=n_ios,
         steady=first.steady,
         warnings=first.warnings,
+        seed=s.seed,
+        overrides=s.overrides,
     )

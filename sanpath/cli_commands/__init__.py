@@ -9,7 +9,10 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.analysis`: ``check``, ``calibrate``, ``plot`` (review a
   proposal, fit to measurements, draw results);
 * :mod:`~sanpath.cli_commands.ingest`: ``import`` (measured counters or fio jobs in, a
-  scenario out).
+  scenario out);
+* :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
+* :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
+* :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over).
 
 Each command imports what it needs when it runs, so that ``sanpath --help`` stays quick.
 """

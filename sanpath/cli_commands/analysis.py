@@ -57,9 +57,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from sanpath.advice.check import DEFAULT_CHECK_IOS, check
+    from sanpath.cli_commands.simulate import parse_overrides
     from sanpath.spec import load_scenario
 
-    scenario = load_scenario(args.file)
+    scenario = load_scenario(args.file, parse_overrides(args.overrides))
     report = check(
         scenario,
         latency_target=args.latency_target,

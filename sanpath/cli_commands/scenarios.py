@@ -13,12 +13,14 @@ from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from sanpath.cli_commands.simulate import parse_overrides
     from sanpath.spec import ScenarioError, load_scenario
 
+    overrides = parse_overrides(args.overrides)  # the --set of `run`, applied to every file
     status = EXIT_OK
     for path in args.files:
         try:
-            scenario = load_scenario(path)
+            scenario = load_scenario(path, overrides)
         except ScenarioError as exc:
             print(str(exc), file=sys.stderr)
             status = EXIT_BAD_INPUT

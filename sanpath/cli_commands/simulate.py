@@ -37,18 +37,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sanpath.spec import load_scenario
     from sanpath.theory.explain import explain
 
+    output = output_format(args)
     overrides = parse_overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
     if not args.force:
         budget.check(scenario, source=args.file)
     result = run(scenario, seed=args.seed, replicate=args.replicate, force=True, progress=None)
-    result = explain(scenario, result)
+    # the result says how it was made: the seed it ran with, and the --set overrides
+    result = explain(scenario, result).with_extra(overrides=scenario.overrides)
     twin = None
     if args.analytic:
         from sanpath.theory.twin import predict
 
         twin = predict(scenario)
-    if args.json:
+    if output == "fio-json":
+        from sanpath.experiments.fio_output import run_fio_json
+
+        print(json.dumps(run_fio_json(scenario, result), indent=2))
+    elif output == "json":
         if twin is None:
             print(result.to_json())
         else:
@@ -68,15 +74,51 @@ def cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def output_format(args: argparse.Namespace) -> str:
+    """``text``, ``json`` or ``fio-json``: ``--output-format``, or ``--json`` for json.
+
+    Contradictions are refused before anything runs: ``--json`` with another format, and
+    ``--analytic`` with fio-json (fio's JSON has no place for the twin).
+    """
+    chosen = getattr(args, "output_format", None)
+    if getattr(args, "json", False):
+        if chosen not in (None, "json"):
+            raise ValueError(f"--json and --output-format {chosen} disagree: give one of them")
+        chosen = "json"
+    output = chosen or "text"
+    if output == "fio-json" and getattr(args, "analytic", False):
+        raise ValueError("--analytic has no place in fio-json output: use text or json")
+    return str(output)
+
+
 def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
-    """``key=v1,v2`` -> {key: [v1, v2]}; ``k1,k2=a1:b1,a2:b2`` -> {(k1, k2): [(a1, b1), ...]}."""
+    """``key=v1,v2`` -> {key: [v1, v2]}; ``k1,k2=a1:b1,a2:b2`` -> {(k1, k2): [(a1, b1), ...]}.
+
+    A value of one key may be a range, ``4..64`` (doubling), ``4..64:+4`` (steps) or
+    ``1..81:*3`` (a factor): see :func:`sanpath.spec.keys.parse_range`.
+    """
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from sanpath.spec.keys import is_range, parse_range
 
     yaml = YAML(typ="safe")
 
-    def scalar(text: str) -> Any:
+    def scalar(text: str, item: str) -> Any:
         text = text.strip()
-        return yaml.load(text) if text else None
+        try:
+            return yaml.load(text) if text else None
+        except YAMLError as exc:
+            problem = getattr(exc, "problem", None) or "not a YAML value"
+            raise ValueError(f"--vary {item}: cannot read {text!r}: {problem}") from None
+
+    def values_of(text: str, item: str) -> list[Any]:
+        if not is_range(text):
+            return [scalar(text, item)]
+        try:
+            return list(parse_range(text))
+        except ValueError as exc:
+            raise ValueError(f"--vary {item}: {exc}") from None
 
     grid: dict[Any, list[Any]] = {}
     for item in items:
@@ -88,17 +130,22 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
         if not right.strip():
             raise ValueError(f"--vary {left}: give at least one value")
         if len(keys) == 1:
-            grid[keys[0]] = [scalar(v) for v in values]
+            grid[keys[0]] = [x for v in values for x in values_of(v, item)]
         else:
             points = []
             for v in values:
+                if is_range(v):
+                    raise ValueError(
+                        f"--vary {item}: a range varies one key; keys varied together take "
+                        "their values point by point (A1:B1,A2:B2)"
+                    )
                 parts = v.split(":")
                 if len(parts) != len(keys):
                     raise ValueError(
                         f"--vary {left}: each value needs {len(keys)} parts separated by ':', "
                         f"got {v!r}"
                     )
-                points.append(tuple(scalar(x) for x in parts))
+                points.append(tuple(scalar(x, item) for x in parts))
             grid[tuple(keys)] = points
     return grid
 
@@ -111,6 +158,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     grid = _parse_vary(args.vary) or None
     if grid is None and scenario.sweep is None:
         raise ValueError(f"{args.file}: no --vary given and the scenario has no sweep section")
+    fio = output_format(args) == "fio-json"
+    if fio and args.out:
+        raise ValueError("--out writes a sweep table; fio-json goes to standard output (> FILE)")
     executor = None
     client = None
     if args.scheduler:
@@ -121,6 +171,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         client = distributed.Client(args.scheduler)
         executor = client.get_executor()
     try:
+        if fio:
+            from sanpath.experiments.fio_output import sweep_fio_json
+
+            document = sweep_fio_json(
+                scenario, grid, args.replicates, executor=executor, jobs=args.jobs, force=args.force
+            )
+            print(json.dumps(document, indent=2))
+            return EXIT_OK
         result = sweep(
             scenario,
             grid,

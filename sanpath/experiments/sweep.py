@@ -3,8 +3,10 @@
 A capacity planner never asks for one point: ``sweep`` varies dotted keys (every
 combination of ``grid``, crossed with keys varied together in ``zipped``), runs each point
 ``replicates`` times and returns a :class:`SweepResult` whose ``table`` is a tidy pandas
-DataFrame: one row per point and replicate, the varied keys as columns, then the headline
-figures of :meth:`sanpath.results.RunResult.flat`.
+DataFrame: one row per point and replicate, the varied keys as columns, ``replicate``,
+``seed``, ``overrides`` (JSON text of every dotted override the point ran with: the base
+scenario's own, ``Scenario.overrides``, then the point's), then the headline figures of
+:meth:`sanpath.results.RunResult.flat`.
 
 Seeds and streams: replicate ``r`` of every point runs with the scenario's seed and
 replicate index ``r``, so each random source draws from
@@ -110,6 +112,17 @@ def run_task(task: Task) -> dict[str, Any]:
     row.update(result.flat())
     row["wall_seconds"] = result.wall_seconds
     row["warning_text"] = " | ".join(result.warnings)
+    row["hosts"] = json.dumps(
+        {
+            name: {
+                "iops": g.iops,
+                "latency_ms_mean": g.latency.mean * 1e3 if g.ios else None,
+                "latency_ms_p99": g.latency.quantile(0.99) * 1e3 if g.ios else None,
+                "qfull": g.qfull,
+            }
+            for name, g in result.groups.get("hosts", {}).items()
+        }
+    )
     return row
 
 
@@ -224,6 +237,7 @@ def sweep(
         check_table_path(out, identity, force)
     tasks = []
     specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
+    made_with: list[str] = []  # per task: the overrides its point ran with, as JSON text
     for point in points:
         try:
             spec = (
@@ -237,8 +251,10 @@ def sweep(
                 "sweep", f"point {point} is not a valid scenario ({reasons})", source
             ) from None
         data = spec.to_data()
+        overrides = json.dumps({**base.overrides, **point}, default=str)
         for r in range(replicates):
             tasks.append(Task(data, point, r, _task_key(data, r)))
+            made_with.append(overrides)
         specs[tasks[-1].key] = (point, spec)
 
     rows: dict[str, dict[str, Any]] = {}
@@ -270,17 +286,26 @@ def sweep(
     finally:
         if bar is not None:
             bar.close()
-    ordered = [rows[t.key] for t in tasks if t.key in rows]
-    for row, task in zip(ordered, [t for t in tasks if t.key in rows], strict=True):
+    # copies: two points may run the same scenario (one cached row), yet differ in overrides
+    done = [
+        (t, dict(rows[t.key]), o) for t, o in zip(tasks, made_with, strict=True) if t.key in rows
+    ]
+    for task, row, overrides in done:
         for k, v in task.point.items():
             row[k] = _json_value(v)
+        row["overrides"] = overrides
+    ordered = [row for _, row, _ in done]
     table = pd.DataFrame(ordered)
     if analytic and not table.empty:
         table = _add_twin(table, tasks, rows)
     if not table.empty:
-        front = [*keys, "replicate", "seed"]
+        front = [*keys, "replicate", "seed", "overrides"]
         table = table[front + [c for c in table.columns if c not in front]]
-    attrs: dict[str, Any] = {"replicates": replicates, "points": len(points)}
+    attrs: dict[str, Any] = {
+        "replicates": replicates,
+        "points": len(points),
+        "overrides": json.loads(json.dumps(base.overrides, default=str)),
+    }
     attrs.update(fan_in_figures(base))
     result = SweepResult(table, keys, base.name, complete, attrs, identity)
     if out is not None:

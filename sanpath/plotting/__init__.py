@@ -4,7 +4,8 @@
 #   accessor   SweepPlots, the ``.plot`` accessor of a SweepResult
 #   files      save, picture_path, plot_files and KINDS (the ``sanpath plot`` command)
 #   curves     iops_vs_outstanding, latency_vs_iops, find_knee
-#   breakdown, fan_in, transfer, run (dashboard, latency_cdf): one plot kind each
+#   breakdown, fan_in, transfer, per_host, headroom, run (dashboard, latency_cdf): one
+#              plot kind each
 #   draw       new figures, a metric as a line with its confidence band
 #   tables     a sweep table turned into the points and lines a plot draws; PlotInputError
 #   style      axis labels, LAYER_COLORS, legends, axis scales, short_name
@@ -14,6 +15,8 @@ from sanpath.plotting.breakdown import breakdown
 from sanpath.plotting.curves import find_knee, iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.fan_in import fan_in
 from sanpath.plotting.files import KINDS, picture_path, plot_files, save
+from sanpath.plotting.headroom import headroom
+from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
 from sanpath.plotting.style import LAYER_COLORS, short_name
 from sanpath.plotting.tables import PlotInputError
@@ -28,9 +31,11 @@ __all__ = [
     "dashboard",
     "fan_in",
     "find_knee",
+    "headroom",
     "iops_vs_outstanding",
     "latency_cdf",
     "latency_vs_iops",
+    "per_host",
     "picture_path",
     "plot_files",
     "save",

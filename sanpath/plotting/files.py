@@ -16,10 +16,13 @@ from sanpath.plotting.breakdown import breakdown
 from sanpath.plotting.curves import iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.draw import AxesLike
 from sanpath.plotting.fan_in import fan_in
+from sanpath.plotting.headroom import headroom
+from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
 from sanpath.plotting.tables import PlotInputError
 from sanpath.plotting.transfer import transfer_size
 from sanpath.results import SweepResult
+from sanpath.results.headroom import HeadroomResult
 
 __all__ = ["KINDS", "picture_path", "plot_files", "save"]
 
@@ -79,11 +82,13 @@ KINDS = (
     "dashboard",
     "exchange-dashboard",
     "cdf",
+    "headroom",
+    "per-host",
 )
 """Plot kinds of ``sanpath plot --kind``."""
 
 
-_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf")
+_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf", "headroom")
 
 
 def plot_files(
@@ -99,7 +104,8 @@ def plot_files(
     """Draw result files as one picture and save it (what ``sanpath plot`` runs).
 
     Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` and
-    ``exchange-dashboard`` read one run JSON and ``cdf`` one or more. Raises
+    ``exchange-dashboard`` read one run JSON and ``cdf`` one or more; ``headroom`` reads the
+    JSON of ``sanpath headroom --json``. Raises
     :class:`PlotInputError` (a ValueError) for files that cannot be plotted.
     """
     if kind not in KINDS:
@@ -119,6 +125,12 @@ def plot_files(
         if len(set(labels)) < len(labels):
             labels = [str(p) for p in paths]
         target = latency_cdf(runs, labels=labels)
+    elif kind == "headroom":
+        target = headroom(_load_headroom(paths[0]))
+    elif kind == "per-host":
+        if hue is not None:
+            raise PlotInputError("--hue does not apply to per-host")
+        target = _per_host(paths[0], x)
     elif kind in ("dashboard", "exchange-dashboard"):
         run = _load_run(paths[0])
         if not isinstance(run.get("timeseries"), dict):
@@ -169,6 +181,20 @@ def _sweep_plot(
     return transfer_size(sweep, **kwargs)
 
 
+def _per_host(path: Path, x: str | None) -> tuple[Axes, ...]:
+    """``per-host`` from a run JSON (one bar per host) or a sweep table (as hosts are added)."""
+    try:
+        data = json.loads(path.read_text()) if path.suffix == ".json" else None
+    except (OSError, ValueError):
+        data = None
+    try:
+        if isinstance(data, dict) and "latency_cdf" in data:
+            return per_host(data)
+        return per_host(_load_sweep(path), x=x)
+    except PlotInputError as exc:
+        raise PlotInputError(f"{path}: {exc}") from None
+
+
 def _load_sweep(path: Path) -> SweepResult:
     what = f"{path}: not a sweep table written by SweepResult.save (.csv or .json)"
     try:
@@ -189,6 +215,22 @@ def _load_sweep(path: Path) -> SweepResult:
     if result.table.empty or "iops" not in result.table.columns:
         raise PlotInputError(f"{what} (no 'iops' column)")
     return result
+
+
+def _load_headroom(path: Path) -> HeadroomResult:
+    what = f"{path}: not a headroom result (from sanpath headroom --json)"
+    try:
+        payload = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise PlotInputError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise PlotInputError(f"{what}: {' '.join(str(exc).split())}") from None
+    if not isinstance(payload, dict):
+        raise PlotInputError(what)
+    try:
+        return HeadroomResult.from_dict(payload)
+    except (KeyError, TypeError, ValueError):
+        raise PlotInputError(what) from None
 
 
 def _load_run(path: Path) -> dict[str, Any]:

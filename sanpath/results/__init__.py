@@ -6,7 +6,9 @@ breakdown. Nothing here imports the simulator or the scenario specs, so plots, r
 notebooks can read results written by another process or another version.
 """
 
+from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.headroom import HeadroomResult, Slo, SloError, parse_slo
 from sanpath.results.latency import PERCENTILES
 from sanpath.results.run import RunResult
 from sanpath.results.station import LAYER_LABELS, LAYERS, StationStats
@@ -17,11 +19,17 @@ __all__ = [
     "LAYER_LABELS",
     "METRICS",
     "PERCENTILES",
+    "Bottleneck",
     "DeviceFigures",
     "GroupFigures",
+    "HeadroomResult",
     "RunResult",
+    "Slo",
+    "SloError",
     "StationStats",
     "SweepResult",
     "check_table_path",
     "fairness",
+    "parse_slo",
+    "rank_bottlenecks",
 ]

@@ -10,16 +10,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import textwrap
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
 from sanpath.results.latency import finite
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
+
+if TYPE_CHECKING:
+    from sanpath.results.diff import RunDiff
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class RunResult:
         """A copy with more entries in ``extra``."""
         return dataclasses.replace(self, extra={**self.extra, **values})
 
-    def diff(self, other: RunResult, labels: tuple[str, str] = ("A", "B")) -> Any:
+    def diff(self, other: RunResult, labels: tuple[str, str] = ("A", "B")) -> RunDiff:
         """This run (A) against ``other`` (B), figure by figure, with whether each change
         is outside both runs' 95% intervals: a :class:`sanpath.results.diff.RunDiff`."""
         from sanpath.results.diff import diff_results
@@ -133,6 +138,13 @@ class RunResult:
         :func:`~sanpath.results.groups.fairness`)."""
         return fairness([g.iops for g in self.groups.get("hosts", {}).values()])
 
+    @property
+    def bottlenecks(self) -> tuple[Bottleneck, ...]:
+        """The kinds of component ranked by their busiest station's utilization, busiest
+        first (see :func:`~sanpath.results.bottleneck.rank_bottlenecks`); the first is the
+        run's bottleneck and its ``meaning`` says what that means."""
+        return rank_bottlenecks(self.stations)
+
     def station(self, name: str) -> StationStats:
         """The statistics of the station called ``name``."""
         for st in self.stations:
@@ -167,6 +179,7 @@ class RunResult:
             "run": dict(self.run_info),
             "lun_mb_per_s": dict(self.lun_mb_per_s),
         }
+        out["bottlenecks"] = [b.to_dict() for b in self.bottlenecks]
         for kind, members in self.groups.items():
             out[kind] = {name: g.to_dict() for name, g in members.items()}
         if self.groups:
@@ -193,6 +206,15 @@ class RunResult:
     def to_json(self, indent: int | None = 2) -> str:
         """The result as JSON text."""
         return json.dumps(self.to_dict(), indent=indent)
+
+    def to_fio_json(
+        self, job_options: dict[str, dict[str, str]] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The result in fio's ``--output-format=json`` shape, one job per workload (see
+        :func:`sanpath.results.fio_json.to_fio_json` for the arguments and the mapping)."""
+        from sanpath.results.fio_json import to_fio_json
+
+        return to_fio_json(self, job_options, **kwargs)
 
     def to_frame(self) -> pd.DataFrame:
         """One row of headline figures (the shape a sweep table uses)."""
@@ -230,7 +252,8 @@ class RunResult:
         return pd.DataFrame([st.to_dict() for st in self.stations])
 
     def summary(self) -> str:
-        """Readable tables: headline, latency, breakdown, counters and stations."""
+        """Readable tables: headline, latency, breakdown, bottleneck, hosts, counters and
+        stations."""
         lines = [
             f"scenario {self.name}  seed {self.seed}  replicate {self.replicate}",
             f"  {self.ios} I/Os in {self.sim_seconds:.3f} simulated s{self._how()}",
@@ -253,6 +276,7 @@ class RunResult:
         total = sum(self.breakdown_ms.values()) or 1.0
         for key, value in self.breakdown_ms.items():
             lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
+        lines += self._bottleneck_lines()
         lines += self._hosts_lines()
         lines += ["", "counters"]
         lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
@@ -271,6 +295,25 @@ class RunResult:
         ]
         lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
         return "\n".join(lines)
+
+    def _bottleneck_lines(self) -> list[str]:
+        """The summary's bottleneck: the first kind with what it means, then the ranking."""
+        ranked = self.bottlenecks
+        if not ranked:
+            return []
+        first = ranked[0]
+        lines = [
+            "",
+            f"bottleneck: {first.kind} ({first.station}, utilization {first.utilization:.0%})",
+        ]
+        lines += textwrap.wrap(first.meaning, 94, initial_indent="  ", subsequent_indent="  ")
+        lines.append("  by kind (busiest station, its utilization, mean over the kind)")
+        for b in ranked:
+            lines.append(
+                f"    {b.kind:<12}{b.station:<28}{b.utilization:7.1%}   mean "
+                f"{b.mean_utilization:6.1%} of {b.stations}"
+            )
+        return lines
 
     def _hosts_lines(self, most: int = 16) -> list[str]:
         """The per-host table of the summary (the least served first when there are more

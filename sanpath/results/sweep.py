@@ -65,8 +65,11 @@ class SweepResult:
     Attributes
     ----------
     table
-        One row per point and replicate: the varied keys, ``replicate``, ``seed``, then
-        ``iops, mb_per_s, latency_ms_mean, latency_ms_p50, ..., qfull, ...``.
+        One row per point and replicate: the varied keys, ``replicate``, ``seed`` (the seed
+        the point ran with), ``overrides`` (JSON text of the dotted overrides that made the
+        point: the base scenario's, then the point's own keys, as written), then
+        ``iops, mb_per_s, latency_ms_mean, latency_ms_p50, ..., qfull, ...``. Tables written
+        before sanpath recorded overrides have no ``overrides`` column.
     keys
         The varied keys, in grid order.
     complete
@@ -78,6 +81,8 @@ class SweepResult:
     scenario_name: str = ""
     complete: bool = True
     attrs: dict[str, Any] = field(default_factory=dict)
+    """What the sweep writer adds: ``replicates``, ``points``, ``overrides`` (those of the base
+    scenario, as written) and the fan-in figures plots use."""
     identity: str = ""
     """The sweep's identity (:func:`sanpath.experiments.sweep.sweep_identity`); empty for a
     table built by hand."""
@@ -114,6 +119,23 @@ class SweepResult:
             else self.table.set_index(["replicate"])
         )
         return frame.select_dtypes("number").to_xarray()
+
+    @property
+    def hosts(self) -> pd.DataFrame | None:
+        """Each host's figures at each point, one row per point, replicate and host (the
+        varied keys, ``replicate``, ``host``, ``iops``, ``latency_ms_mean``,
+        ``latency_ms_p99``, ``qfull``), from the table's ``hosts`` column; None without it."""
+        if "hosts" not in self.table.columns:
+            return None
+        rows = []
+        front = [*self.keys, "replicate"]
+        for _, row in self.table.iterrows():
+            text = row["hosts"]
+            if not isinstance(text, str) or not text:
+                continue
+            for name, figures in json.loads(text).items():
+                rows.append({**{k: row[k] for k in front if k in row}, "host": name, **figures})
+        return pd.DataFrame(rows)
 
     @property
     def plot(self) -> Any:

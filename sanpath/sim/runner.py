@@ -66,6 +66,7 @@ def run(
     finally:
         if bar is not None:
             bar.close()
+    result = result.with_extra(overrides=dict(spec.overrides))  # how the result was made
     if trace_memory:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

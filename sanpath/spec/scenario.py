@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
 from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import (
@@ -97,6 +97,31 @@ class Scenario(Spec):
     sweep: SweepSpec | None = None
     reference: ReferenceSpec | None = None
 
+    _overrides: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """The dotted overrides this scenario was made with, as they were given (a copy).
+
+        :func:`load_scenario` records the ``overrides`` it applies to a file or dict, and
+        :meth:`with_overrides` adds its own to those of the scenario it starts from; a
+        scenario validated without overrides has none. Results record them (``overrides`` in
+        a run's JSON, a column of a sweep table), so a result says how it was made. They are
+        provenance, not content: two scenarios with equal fields are equal (and hash alike)
+        whatever overrides made them.
+        """
+        return dict(self._overrides)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
+    def _recording(self, overrides: Mapping[str, Any]) -> Scenario:
+        """This scenario, recording ``overrides`` (on top of those it has) as its own."""
+        self._overrides = {**self._overrides, **overrides}
+        return self
+
     def to_data(self) -> dict[str, Any]:
         """Plain nested dicts and lists (SI units) that validate back into this scenario."""
         plain: dict[str, Any] = _plain(self.model_dump())
@@ -118,7 +143,8 @@ class Scenario(Spec):
                 raise ScenarioError(
                     [Problem("<overrides>", None, None, key, str(exc.args[0]))]
                 ) from None
-        return validate_scenario(data, source="<overrides>")
+        changed = validate_scenario(data, source="<overrides>")
+        return changed._recording({**self._overrides, **overrides})
 
 
 def _plain(value: Any) -> Any:
@@ -395,7 +421,8 @@ def load_scenario(
     source
         Path of a YAML file, a mapping with the same structure, or a Scenario.
     overrides
-        Dotted keys to replace before validation, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``.
+        Dotted keys to replace before validation, e.g. ``{"hosts.0.hbas.0.queue_depth": 16}``;
+        the scenario records them (``Scenario.overrides``).
 
     Raises
     ------
@@ -418,7 +445,7 @@ def load_scenario(
             set_dotted(data, key, value)
         except KeyError as exc:
             raise ScenarioError([Problem(name, None, None, key, str(exc.args[0]))]) from None
-    return validate_scenario(data, source=name)
+    return validate_scenario(data, source=name)._recording(overrides or {})
 
 
 def json_schema() -> dict[str, Any]:

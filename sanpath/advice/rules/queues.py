@@ -8,7 +8,7 @@ from typing import Any
 from sanpath.advice.analysis import Limits, PathAnalysis, _cap_fix, _largest_cap
 from sanpath.advice.fmt import _host_label, _n, _pct
 from sanpath.advice.registry import CheckOptions, Found, rule
-from sanpath.advice.report import Severity
+from sanpath.advice.report import Finding, Severity
 from sanpath.layout import PathInfo
 from sanpath.spec import Scenario
 
@@ -58,6 +58,35 @@ def _hosts_touching(pa: PathAnalysis, route_filter: Callable[[PathInfo], bool]) 
     return sorted({r.group for r in pa.routes if r.active and route_filter(r)})
 
 
+def _fan_in_missed(f: Finding) -> str | None:
+    """Why a fan-in error can stand without simulated QUEUE FULL: the proposal's own load
+    stays within the port queue, and the error is about what the queue depths allow."""
+    n = f.numbers
+    at_load, queue = n.get("fan_in_at_workload"), n.get("port_queue_depth")
+    if at_load is None or queue is None or at_load > queue:
+        return None
+    return (
+        f"the simulation carries the proposal's own workload, which puts {_n(at_load)} "
+        f"commands on port {n['port']}, within its {queue}-slot queue, so it cannot show "
+        f"QUEUE FULL; the error is about the {_n(n['fan_in'])} commands the queue depths "
+        "allow once every path is busy (a burst, a backup, a path failover)"
+    )
+
+
+def _lun_queue_missed(f: Finding) -> str | None:
+    """As :func:`_fan_in_missed`, for one LUN's queue."""
+    n = f.numbers
+    at_load, limit = n.get("commands_at_workload"), n.get("lun_queue_limit")
+    if at_load is None or limit is None or at_load > limit:
+        return None
+    return (
+        f"the simulation carries the proposal's own workload, which sends {_n(at_load)} "
+        f"commands to LUN {n['lun']}, within its limit of {limit}, so it cannot show QUEUE "
+        f"FULL; the error is about the {_n(n['commands'])} commands the queue depths allow "
+        "once every path is busy"
+    )
+
+
 @rule(
     "SP001-fan-in",
     "error",
@@ -65,6 +94,7 @@ def _hosts_touching(pa: PathAnalysis, route_filter: Callable[[PathInfo], bool]) 
     metric="port_qfull",
     better="lower",
     source=SRC_FAN_IN,
+    missed=_fan_in_missed,
 )
 def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
     """Commands that can reach one array port against the port's queue.
@@ -174,6 +204,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
     metric="lun_qfull",
     better="lower",
     source=SRC_LUN_QUEUE,
+    missed=_lun_queue_missed,
 )
 def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
     """Commands the hosts can send to one LUN against the array's per-LUN limit.
@@ -184,6 +215,7 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
     """
     pa = options.paths(s)
     full = pa.lun_loads(pa.route_loads(Limits()))
+    at_load = pa.lun_loads(pa.route_loads(Limits(full_load=False)))
     findings = []
     for group in s.array.luns:
         members = pa.luns_by_group[group.name]
@@ -264,6 +296,7 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
                     "lun": pa.luns[worst].name,
                     "lun_queue_limit": limit,
                     "commands": total,
+                    "commands_at_workload": at_load[worst],
                     "utilization": total / limit,
                     "hosts_sharing": sharing,
                     "safe_host_queue_depth": target,

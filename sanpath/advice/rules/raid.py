@@ -28,6 +28,24 @@ SRC_WRITE_ASIDE = (
 _PENALTY = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6}
 
 
+def raid10_drives(drives: int) -> tuple[int, str]:
+    """Drives per group for RAID 10 in place of a group of ``drives``, and why, if not the same.
+
+    RAID 10 mirrors drives in pairs and needs at least two pairs. The fix changes only the
+    RAID level: an even group of 4 or more keeps its drives. An odd group gives up one drive
+    (it stays in the array as a spare), so the comparison never credits RAID 10 with drives
+    the proposal did not buy; a group of 3 needs a fourth drive.
+    """
+    if drives >= 4 and drives % 2 == 0:
+        return drives, ""
+    if drives >= 5:
+        return drives - 1, (
+            f"RAID 10 mirrors drives in pairs, so a group of {drives} keeps {drives - 1} and "
+            "leaves one as a spare"
+        )
+    return 4, f"RAID 10 needs at least two mirrored pairs, one drive more than {drives}"
+
+
 @rule(
     "SP012-raid-write-penalty",
     "warning",
@@ -71,12 +89,11 @@ def check_raid_writes(s: Scenario, options: CheckOptions) -> list[Found]:
         penalty = _PENALTY[pool.raid]
         now = (1 - share) + share * penalty
         r10 = (1 - share) + share * 2
-        drives = pool.drives + (pool.drives % 2)
-        fix: dict[str, Any] | None = {
-            f"array.pools.{pi}.raid": "raid10",
-            f"array.pools.{pi}.drives": max(4, drives),
-        }
+        drives, why = raid10_drives(pool.drives)
+        fix: dict[str, Any] | None = {f"array.pools.{pi}.raid": "raid10"}
         assert fix is not None
+        if drives != pool.drives:
+            fix[f"array.pools.{pi}.drives"] = drives
         if _valid(s, fix) is None:
             fix = None
         findings.append(
@@ -104,11 +121,15 @@ def check_raid_writes(s: Scenario, options: CheckOptions) -> list[Found]:
                     "write_penalty": penalty,
                     "drive_ops_per_io": now,
                     "drive_ops_per_io_raid10": r10,
+                    "raid10_drives_per_group": drives,
                 },
                 fix=fix,
                 fix_text=(
-                    f"Use RAID 10 for this pool ({max(4, drives)} drives per group, an even "
-                    "number); it costs capacity: half the drives hold copies."
+                    f"Use RAID 10 for this pool, keeping its {pool.drives} drives per group; "
+                    "it costs capacity: half the drives hold copies."
+                    if fix is not None and drives == pool.drives
+                    else f"Use RAID 10 for this pool with {drives} drives per group instead of "
+                    f"{pool.drives}: {why}. It costs capacity: half the drives hold copies."
                     if fix is not None
                     else "Use RAID 10, or a pool with room for the extra drive operations."
                 ),

@@ -1,0 +1,380 @@
+"""How much more load fits before a latency target breaks: :func:`headroom`.
+
+The load of a scenario grows by a factor ``g`` (1 = as written) in one of three ways:
+``rate`` multiplies the open-loop arrival rates, ``hosts`` the host counts and
+``outstanding`` the closed-loop outstanding I/Os (the last two are whole numbers: they are
+rounded, and the factor reported is the one realised). The answer is the largest ``g`` at
+which every SLO holds.
+
+1. **Twin.** The analytic twin (:mod:`sanpath.theory.twin`) predicts the mean latency at
+   any ``g`` in milliseconds of computing, so the largest passing factor is bracketed by
+   doubling or halving and then narrowed by bisection (regula falsi with the Illinois
+   rule, see :func:`~sanpath.experiments.growth.boundary`) to a relative 1e-10, or to
+   neighbouring whole numbers. The twin predicts means only: a percentile SLO is read with
+   the exponential-tail rule ``p_q = mean x ln(1 / (1 - q))`` (exact for an M/M/1 queue,
+   whose response time is exponential; pessimistic for low-variance service), and ``max``
+   with the p99.9 rule.
+2. **Simulation.** The simulator runs at that factor until the 95% interval of every SLO
+   metric is within ``precision`` of its estimate (same seed for every run). Each SLO then
+   meets (the interval below the limit), fails (above it) or is at the limit (the interval
+   contains it). At the limit, the factor is the answer as closely as the simulation can
+   tell. Otherwise the twin is corrected by the simulated-to-predicted ratio of each
+   metric and solved again for the next factor (at most three times, or a third of, the
+   last one); once a passing and a failing factor are known, the simulated latencies are
+   interpolated between them instead. At most ``simulations`` runs; the answer is the
+   factor at the limit, or else the largest simulated factor that met every SLO. When none
+   met them, the answer is the corrected twin's below the smallest failing factor, not
+   simulated, and the notes say so.
+
+Two more figures come from the twin's curve. The **knee** is the growth factor at which
+the power, IOPS divided by mean latency (Kleinrock's measure), is largest: below it more
+load buys proportionally more throughput than latency, above it latency grows faster than
+throughput; for an M/M/1 queue it falls at 50% utilization, for a closed loop near the
+population that just fills the busiest station. **Saturation** is the smallest factor at
+which the twin's busiest station group is 99% utilized (or an open loop overflows).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sanpath.experiments.growth import (
+    Growth,
+    TwinCurve,
+    boundary,
+    curve,
+    growth_of,
+    knee,
+    predicted_ms,
+)
+from sanpath.results import RunResult
+from sanpath.results.bottleneck import Bottleneck, kind_of_station, rank_bottlenecks
+from sanpath.results.headroom import (
+    HeadroomResult,
+    SimulatedPoint,
+    Slo,
+    SloError,
+    parse_slo,
+    status,
+    verdict,
+)
+from sanpath.spec import Scenario, load_scenario
+from sanpath.theory.twin import TwinPrediction
+
+__all__ = ["headroom"]
+
+
+def _simulate(
+    scenario: Scenario,
+    growth: Growth,
+    g: float,
+    slos: Sequence[Slo],
+    seed: int | None,
+    precision: float,
+    force: bool,
+    progress: bool | None,
+) -> tuple[SimulatedPoint, RunResult]:
+    """Run the simulator at ``g`` until every SLO metric is known to ``precision``."""
+    from sanpath.sim import run
+
+    keys = sorted({s.key for s in slos if s.metric != "max"}) or ["latency_ms_mean"]
+    spec = scenario.with_overrides(
+        {**growth.overrides(g), "run.precision": {"metric": keys, "half_width": precision}}
+    )
+    result = run(spec, seed=seed, force=force, progress=progress)
+    reached = result.run_info.get("precision", {})
+    ci: dict[str, tuple[float, float]] = {}
+    for s in slos:
+        value = result.latency_ms[s.metric]
+        if s.metric == "mean":
+            ci["mean"] = result.ci95["latency_ms_mean"]
+        elif s.key in reached and math.isfinite(reached[s.key]):
+            w = float(reached[s.key])
+            ci[s.metric] = (value * (1.0 - w), value * (1.0 + w))
+    verdicts = {s.text: verdict(s, result.latency_ms[s.metric], ci.get(s.metric)) for s in slos}
+    top = rank_bottlenecks(result.stations)
+    point = SimulatedPoint(
+        growth=growth.realised(g),
+        iops=result.iops,
+        latency_ms=dict(result.latency_ms),
+        ci95=ci,
+        verdict=verdicts,
+        meets=all(s.met(result.latency_ms[s.metric]) for s in slos),
+        ios=result.ios,
+        bottleneck=(
+            f"{top[0].kind}: {top[0].station} ({100 * top[0].utilization:.0f}%)" if top else ""
+        ),
+    )
+    return point, result
+
+
+def _as_slos(slo: str | Slo | Sequence[str | Slo]) -> tuple[Slo, ...]:
+    items = [slo] if isinstance(slo, str | Slo) else list(slo)
+    if not items:
+        raise SloError("give at least one SLO, e.g. p99<20ms")
+    return tuple(s if isinstance(s, Slo) else parse_slo(s) for s in items)
+
+
+def headroom(
+    scenario: Scenario | str | Path | Mapping[str, Any],
+    slo: str | Slo | Sequence[str | Slo],
+    *,
+    grow: str = "rate",
+    overrides: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    simulations: int = 6,
+    precision: float = 0.03,
+    tolerance: float = 0.02,
+    force: bool = False,
+    progress: bool | None = False,
+) -> HeadroomResult:
+    """The largest growth of the load that still meets every SLO (see the module docstring).
+
+    Parameters
+    ----------
+    scenario
+        A Scenario, a YAML path or a dict.
+    slo
+        One target or several, e.g. ``"p99<20ms"`` or ``["p99<20ms", "mean<5ms"]``; every
+        one must hold (see :func:`sanpath.results.headroom.parse_slo`).
+    grow
+        ``rate`` (open-loop arrival rates), ``hosts`` (host counts) or ``outstanding``
+        (closed-loop outstanding I/Os per thread per LUN).
+    overrides
+        Dotted keys to change first, e.g. ``{"array.controller.cores": 4}``.
+    seed
+        Seed of the simulated runs (default the scenario's); every run uses it.
+    simulations
+        Most simulated runs (0: the twin's answer only).
+    precision
+        Relative half-width of the 95% interval each run stops at, e.g. 0.03 for +/-3%.
+    tolerance
+        Stop refining once the largest passing and the smallest failing simulated factors
+        are this close (relative).
+    force
+        Simulate even runs estimated beyond the memory or time limits.
+    progress
+        Progress bar for each run on standard error (see :func:`sanpath.run`).
+
+    Raises
+    ------
+    SloError
+        For an SLO that cannot be read (before anything runs).
+    ValueError
+        For a ``grow`` the workloads cannot take.
+    """
+    slos = _as_slos(slo)
+    if simulations < 0:
+        raise ValueError(f"simulations must be 0 or more, not {simulations}")
+    if not 0.0 < precision < 1.0:
+        raise ValueError(f"precision must be a fraction between 0 and 1, not {precision}")
+    spec = load_scenario(scenario, overrides)
+    notes: list[str] = []
+    if spec.schedule:
+        notes.append("schedule ignored: the headroom is for the settings at time zero")
+    spec = spec.model_copy(update={"sweep": None, "schedule": ()})
+    growth = growth_of(spec, grow)
+    twin = TwinCurve(spec, growth)
+    if any(s.metric != "mean" for s in slos):
+        notes.append(
+            "the twin predicts mean latencies: its percentiles use the exponential-tail rule "
+            "p_q = mean x ln(1/(1-q)) (max as p99.9); the simulation checks them"
+        )
+    g_twin = boundary(
+        lambda g: twin.passes(g, slos, {}), growth, score=lambda g: twin.excess(g, slos, {})
+    )
+    saturation = boundary(lambda g: twin.load(g) < 0.0, growth, score=twin.load)
+    top = 2.0 * saturation if 0.0 < saturation < growth.limit else max(g_twin, 1.0) * 4.0
+    knee_at = knee(twin, min(top, growth.limit))
+    answer = g_twin
+    points: list[SimulatedPoint] = []
+    results: dict[float, RunResult] = {}
+    correction: dict[str, float] = {}
+    if simulations and 0.0 < g_twin < growth.limit:
+        answer, points, results, correction = _refine(
+            spec, growth, twin, slos, g_twin, seed, simulations, precision, tolerance, force,
+            progress, notes,
+        )  # fmt: skip
+    elif g_twin >= growth.limit:
+        notes.append(f"no SLO breaks up to x{growth.limit:g}: nothing to confirm by simulation")
+    elif g_twin == 0.0:
+        notes.append("the SLOs fail even at the smallest load: there is no headroom")
+    if growth.integer:
+        what = "host counts" if grow == "hosts" else "outstanding I/Os"
+        notes.append(f"{what} are whole numbers: the factor is the rounded one, x{answer:.4g}")
+    at = twin.at(answer if answer > 0 else growth.realised(1e-9))
+    util = at.utilization.get(at.bottleneck, 0.0)
+    sim_top = rank_bottlenecks(results[answer].stations) if answer in results else ()
+    if sim_top:
+        first = sim_top[0]
+    else:
+        kind, station_kind = kind_of_station(at.bottleneck)
+        first = Bottleneck(kind, at.bottleneck, station_kind, util, util, 1)
+    if 0.0 < saturation < growth.limit:
+        later = twin.at(saturation).bottleneck
+        if later != at.bottleneck:
+            notes.append(f"at saturation (x{saturation:.4g}) the twin's busiest station is {later}")
+    notes += [f"twin: {n}" for n in at.notes]
+    curve_top = max(1.5 * answer, 1.25 * (knee_at or 0.0), 1.0)
+    if answer < saturation < growth.limit:
+        curve_top = min(curve_top, saturation)  # an open loop's latency is infinite beyond
+    confirmed = next((p for p in points if p.growth == answer), None)
+    return HeadroomResult(
+        name=spec.name,
+        grow=grow,
+        slos=slos,
+        base=dict(growth.base),
+        growth=answer,
+        growth_twin=g_twin,
+        growth_limit=growth.limit,
+        knee=knee_at,
+        saturation=saturation if 0.0 < saturation < growth.limit else None,
+        binding=_binding(slos, at, confirmed, correction),
+        bottleneck=at.bottleneck,
+        bottleneck_utilization=util,
+        bottleneck_simulated=f"{first.kind}: {first.station}" if sim_top else "",
+        meaning=first.saturating,
+        curve=curve(twin, slos, min(curve_top, growth.limit)),
+        simulated=tuple(points),
+        realised=growth.values(answer) if answer > 0 else {},
+        notes=tuple(notes),
+        seed=seed if seed is not None else spec.seed,
+    )
+
+
+def _refine(
+    spec: Scenario,
+    growth: Growth,
+    twin: TwinCurve,
+    slos: Sequence[Slo],
+    g_twin: float,
+    seed: int | None,
+    simulations: int,
+    precision: float,
+    tolerance: float,
+    force: bool,
+    progress: bool | None,
+    notes: list[str],
+) -> tuple[float, list[SimulatedPoint], dict[float, RunResult], dict[str, float]]:
+    """Simulate at the twin's answer and refine with the corrected twin; see the module doc."""
+    points: list[SimulatedPoint] = []
+    results: dict[float, RunResult] = {}
+    passed: float | None = None
+    failed: float | None = None
+    edge: float | None = None
+    correction: dict[str, float] = {}
+    g = g_twin
+    for _ in range(simulations):
+        point, result = _simulate(spec, growth, g, slos, seed, precision, force, progress)
+        points.append(point)
+        results[point.growth] = result
+        state = status(point, slos)
+        if state == "at the limit":
+            edge = point.growth
+            break
+        if state == "meets":
+            passed = point.growth if passed is None else max(passed, point.growth)
+        else:
+            failed = point.growth if failed is None else min(failed, point.growth)
+        if passed is not None and failed is not None and failed / passed - 1.0 <= tolerance:
+            break
+        p = twin.at(g)
+        for s in slos:
+            predicted = predicted_ms(p, s)
+            simulated = point.latency_ms.get(s.metric, math.nan)
+            if math.isfinite(predicted) and predicted > 0 and math.isfinite(simulated):
+                correction[s.text] = simulated / predicted
+        proposal = boundary(
+            lambda x: twin.passes(x, slos, correction),
+            growth,
+            start=g,
+            score=lambda x: twin.excess(x, slos, correction),
+        )
+        g = growth.realised(_next_factor(proposal, passed, failed, points, slos))
+        tried = [q.growth for q in points]
+        if growth.integer and any(math.isclose(g, t, rel_tol=1e-12) for t in tried):
+            assert passed is not None or failed is not None
+            g = growth.realised(
+                math.sqrt(passed * failed)
+                if passed is not None and failed is not None
+                else (passed * 2.0 if passed is not None else (failed or 0.0) / 2.0)
+            )
+        if g <= 0.0 or any(math.isclose(g, t, rel_tol=1e-12) for t in tried):
+            break  # whole numbers next to each other: nothing left between them
+    if edge is not None:
+        answer = edge
+        notes.append(
+            f"simulation at x{edge:.4g}: the 95% interval contains the SLO limit, so this "
+            "is the answer as closely as the simulation can tell"
+        )
+    elif passed is not None:
+        answer = passed
+    elif any(math.isclose(g, q.growth, rel_tol=1e-12) for q in points):
+        answer = 0.0  # every whole-number load down to the smallest missed an SLO
+        notes.append("the SLOs fail in simulation even at the smallest load: no headroom")
+    else:
+        answer = max(g, 0.0)
+        notes.append(
+            "not confirmed: every simulated factor missed an SLO; the answer is the twin's, "
+            "corrected by the last simulation, and was not simulated"
+        )
+    return answer, points, results, correction
+
+
+def _next_factor(
+    proposal: float,
+    passed: float | None,
+    failed: float | None,
+    points: Sequence[SimulatedPoint],
+    slos: Sequence[Slo],
+) -> float:
+    """The next factor to simulate: inside the bracket, or at most a doubling beyond it.
+
+    With a bracket (a passing and a failing factor), the simulated latencies are
+    interpolated linearly to each failing SLO's limit and the smallest such factor is taken,
+    kept a tenth of the bracket away from its ends; without one, the corrected twin's
+    ``proposal``, at most three times (a third of) the factor simulated.
+    """
+    if passed is not None and failed is not None:
+        below = next(q for q in points if q.growth == passed)
+        above = next(q for q in points if q.growth == failed)
+        guesses = []
+        for s in slos:
+            v1 = below.latency_ms.get(s.metric, math.nan)
+            v2 = above.latency_ms.get(s.metric, math.nan)
+            if math.isfinite(v1) and math.isfinite(v2) and v2 > v1 and not s.met(v2):
+                guesses.append(passed + (s.limit_ms - v1) * (failed - passed) / (v2 - v1))
+        guess = min(guesses) if guesses else proposal
+        if not passed < guess < failed:
+            guess = math.sqrt(passed * failed)
+        margin = 0.1 * (failed - passed)
+        return min(max(guess, passed + margin), failed - margin)
+    if passed is not None:
+        return min(max(proposal, 1.1 * passed), 3.0 * passed)
+    assert failed is not None
+    return max(min(proposal, failed / 1.1), failed / 3.0)
+
+
+def _binding(
+    slos: Sequence[Slo],
+    p: TwinPrediction,
+    confirmed: SimulatedPoint | None,
+    correction: Mapping[str, float],
+) -> str:
+    """The SLO closest to its limit at the answer (simulated when there is a point there)."""
+
+    def ratio(s: Slo) -> float:
+        if confirmed is not None:
+            value = confirmed.latency_ms.get(s.metric, math.nan)
+        else:
+            value = predicted_ms(p, s) * correction.get(s.text, 1.0)
+        return value / s.limit_ms if math.isfinite(value) else math.inf
+
+    return max(slos, key=ratio).text
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None

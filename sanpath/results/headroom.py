@@ -1,0 +1,436 @@
+"""How much more load fits: latency targets (SLOs) and the headroom answer, as pure data.
+
+:func:`parse_slo` reads a latency target such as ``p99<20ms``; :class:`HeadroomResult` is what
+:func:`sanpath.headroom` found (the growth factor, the knee, the component that saturates
+first, the twin's curve and the simulated points), readable back from its own JSON so that
+``sanpath plot --kind headroom`` can draw it. Latencies are in milliseconds; growth factors
+are plain multiples of the scenario's own load (1 = the load as written).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "GROWTH_KINDS",
+    "SLO_METRICS",
+    "HeadroomResult",
+    "SimulatedPoint",
+    "Slo",
+    "SloError",
+    "parse_slo",
+    "status",
+    "verdict",
+]
+
+SLO_METRICS = ("mean", "p50", "p90", "p99", "p99_9", "max")
+"""Latency figures an SLO can name (the keys of ``RunResult.latency_ms``)."""
+
+GROWTH_KINDS = ("rate", "hosts", "outstanding")
+"""What grows: open-loop arrival rates, host counts, or closed-loop outstanding I/Os."""
+
+_UNITS_MS = {"s": 1e3, "ms": 1.0, "us": 1e-3, "µs": 1e-3}
+_SLO = re.compile(r"^\s*([A-Za-z0-9_.]+)\s*(<=|<|>=|>|=+)?\s*(.*?)\s*$")
+_NUMBER = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)$")
+_GRAMMAR = "write METRIC<LIMIT or METRIC<=LIMIT, e.g. p99<20ms or mean<=5ms"
+
+
+class SloError(ValueError):
+    """A latency target that cannot be read; the message says what is wrong and the grammar."""
+
+
+@dataclass(frozen=True)
+class Slo:
+    """A latency target: ``metric op limit_ms``, e.g. p99 below 20 ms.
+
+    Attributes
+    ----------
+    metric
+        One of :data:`SLO_METRICS`.
+    op
+        ``<`` (strictly below) or ``<=``.
+    limit_ms
+        The limit in milliseconds.
+    """
+
+    metric: str
+    op: str
+    limit_ms: float
+
+    @property
+    def text(self) -> str:
+        """The target as written back, e.g. ``p99<20ms``."""
+        return f"{self.metric}{self.op}{self.limit_ms:g}ms"
+
+    @property
+    def key(self) -> str:
+        """The sweep-table column of the metric, e.g. ``latency_ms_p99``."""
+        return f"latency_ms_{self.metric}"
+
+    def met(self, value_ms: float) -> bool:
+        """True when a latency of ``value_ms`` milliseconds meets the target."""
+        if not math.isfinite(value_ms):
+            return False
+        return value_ms < self.limit_ms if self.op == "<" else value_ms <= self.limit_ms
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"slo", "metric", "op", "limit_ms"}``."""
+        return {"slo": self.text, "metric": self.metric, "op": self.op, "limit_ms": self.limit_ms}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Slo:
+        """The inverse of :meth:`to_dict`."""
+        return cls(str(data["metric"]), str(data["op"]), float(data["limit_ms"]))
+
+
+def parse_slo(text: str) -> Slo:
+    """Read a latency target: ``METRIC<LIMIT`` or ``METRIC<=LIMIT``.
+
+    ``METRIC`` is one of ``mean, p50, p90, p99, p99_9, max`` (``p99.9`` is read as
+    ``p99_9``); ``LIMIT`` is a positive number with a unit, ``ms``, ``us`` or ``s``:
+    ``p99<20ms``, ``mean<=500us``, ``max < 0.1s``.
+
+    Raises
+    ------
+    SloError
+        Saying what is wrong with ``text``.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise SloError(f"empty SLO: {_GRAMMAR}")
+    match = _SLO.match(text)
+    if match is None:  # pragma: no cover - the pattern matches any text
+        raise SloError(f"cannot read SLO {text!r}: {_GRAMMAR}")
+    metric, op, rest = match.group(1), match.group(2), match.group(3)
+    metric = metric.lower()
+    metric = "p99_9" if metric == "p99.9" else metric
+    if metric not in SLO_METRICS:
+        raise SloError(
+            f"SLO {text!r}: unknown metric {metric!r}; use one of {', '.join(SLO_METRICS)}"
+        )
+    if op is None:
+        raise SloError(f"SLO {text!r}: no comparison; {_GRAMMAR}")
+    if op not in ("<", "<="):
+        raise SloError(
+            f"SLO {text!r}: {op!r} is not allowed: a latency target is an upper limit, use < or <="
+        )
+    number = _NUMBER.match(rest)
+    if number is None:
+        raise SloError(f"SLO {text!r}: cannot read the limit {rest!r}; {_GRAMMAR}")
+    unit = number.group(2)
+    if unit not in _UNITS_MS:
+        said = f"unknown unit {unit!r}" if unit else "the limit has no unit"
+        raise SloError(f"SLO {text!r}: {said}; give ms, us or s, e.g. {metric}<20ms")
+    limit = float(number.group(1)) * _UNITS_MS[unit]
+    if not (math.isfinite(limit) and limit > 0):
+        raise SloError(f"SLO {text!r}: the limit must be a positive number of ms, us or s")
+    return Slo(metric, op, limit)
+
+
+@dataclass(frozen=True)
+class SimulatedPoint:
+    """A simulated run at one growth factor.
+
+    Attributes
+    ----------
+    growth
+        The growth factor simulated (the realised one for integer knobs).
+    iops
+        Simulated application I/Os per second.
+    latency_ms
+        Simulated latency (ms): ``mean, p50, p90, p99, p99_9, max``.
+    ci95
+        95% interval (ms) of each SLO metric that has one (``max`` has none).
+    verdict
+        Per SLO text: ``meets``, ``fails``, or ``at the limit`` when the 95% interval
+        contains the limit (see :func:`verdict`).
+    meets
+        True when the point estimates meet every SLO.
+    ios
+        Measured application I/Os.
+    bottleneck
+        The run's first bottleneck, ``kind: station (utilization)``.
+    """
+
+    growth: float
+    iops: float
+    latency_ms: dict[str, float]
+    ci95: dict[str, tuple[float, float]]
+    verdict: dict[str, str]
+    meets: bool
+    ios: int
+    bottleneck: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict."""
+        return {
+            "growth": self.growth,
+            "iops": self.iops,
+            "latency_ms": {k: _finite(v) for k, v in self.latency_ms.items()},
+            "ci95": {k: [lo, hi] for k, (lo, hi) in self.ci95.items()},
+            "verdict": dict(self.verdict),
+            "meets": self.meets,
+            "ios": self.ios,
+            "bottleneck": self.bottleneck,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SimulatedPoint:
+        """The inverse of :meth:`to_dict`."""
+        return cls(
+            growth=float(data["growth"]),
+            iops=float(data["iops"]),
+            latency_ms={k: _num(v) for k, v in data["latency_ms"].items()},
+            ci95={k: (float(v[0]), float(v[1])) for k, v in data.get("ci95", {}).items()},
+            verdict=dict(data.get("verdict", {})),
+            meets=bool(data["meets"]),
+            ios=int(data.get("ios", 0)),
+            bottleneck=str(data.get("bottleneck", "")),
+        )
+
+
+@dataclass(frozen=True)
+class HeadroomResult:
+    """How far the load can grow before a latency target breaks.
+
+    Attributes
+    ----------
+    name
+        The scenario's name.
+    grow
+        What grows: ``rate``, ``hosts`` or ``outstanding`` (see :data:`GROWTH_KINDS`).
+    slos
+        The latency targets, all of which must hold.
+    base
+        The grown knobs at growth 1: dotted scenario key -> value (I/Os per second per host
+        for rates, hosts, outstanding I/Os per thread per LUN).
+    growth
+        The answer: the largest growth factor that meets every SLO, as the simulation
+        confirmed it (the twin's when nothing was simulated).
+    growth_twin
+        The twin's answer (its mean latency, and percentiles by the exponential-tail rule).
+    growth_limit
+        The largest factor searched; ``growth_twin`` equal to it means no SLO broke below it.
+    knee
+        Growth factor at the knee of the twin's curve: where the power, IOPS divided by mean
+        latency, is largest (None when the curve has no maximum in the range searched).
+    saturation
+        Growth factor at which the twin's busiest station reaches full utilization (None
+        when it does not within the range searched).
+    binding
+        The SLO that breaks first above the answer.
+    bottleneck
+        The station group the twin finds busiest at the answer.
+    bottleneck_utilization
+        Its utilization there (fraction).
+    bottleneck_simulated
+        The simulated run's first bottleneck at the answer, ``kind: station``.
+    meaning
+        One sentence on what saturating that component means.
+    curve
+        The twin's curve: ``growth``, ``iops``, ``latency_ms_mean``, ``utilization`` (of the
+        busiest station) and, per SLO metric, ``latency_ms_<metric>`` (ms; None where
+        infinite).
+    simulated
+        The simulated points, in the order they were run.
+    realised
+        The grown knobs at the answer: dotted key -> value (integers for hosts and
+        outstanding I/Os).
+    notes
+        How the answer was found and what was approximated, in words.
+    seed
+        The seed of the simulated runs.
+    """
+
+    name: str
+    grow: str
+    slos: tuple[Slo, ...]
+    base: dict[str, float]
+    growth: float
+    growth_twin: float
+    growth_limit: float
+    knee: float | None
+    saturation: float | None
+    binding: str
+    bottleneck: str
+    bottleneck_utilization: float
+    bottleneck_simulated: str
+    meaning: str
+    curve: dict[str, list[float | None]]
+    simulated: tuple[SimulatedPoint, ...] = ()
+    realised: dict[str, float] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    seed: int | None = None
+
+    @property
+    def confirmed(self) -> SimulatedPoint | None:
+        """The simulated point at the answer, or None when nothing was simulated there."""
+        for point in self.simulated:
+            if math.isclose(point.growth, self.growth, rel_tol=1e-9):
+                return point
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly dict (what ``sanpath headroom --json`` prints)."""
+        confirmed = self.confirmed
+        return {
+            "kind": "headroom",
+            "name": self.name,
+            "grow": self.grow,
+            "slos": [s.to_dict() for s in self.slos],
+            "base": dict(self.base),
+            "growth": self.growth,
+            "growth_twin": self.growth_twin,
+            "growth_limit": self.growth_limit,
+            "realised": dict(self.realised),
+            "knee": self.knee,
+            "saturation": self.saturation,
+            "binding": self.binding,
+            "bottleneck": self.bottleneck,
+            "bottleneck_utilization": self.bottleneck_utilization,
+            "bottleneck_simulated": self.bottleneck_simulated,
+            "meaning": self.meaning,
+            "confirmed": None if confirmed is None else confirmed.to_dict(),
+            "simulated": [p.to_dict() for p in self.simulated],
+            "curve": {k: [_finite(v) for v in vs] for k, vs in self.curve.items()},
+            "notes": list(self.notes),
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HeadroomResult:
+        """The inverse of :meth:`to_dict` (e.g. for a plot of a saved ``--json`` output).
+
+        Raises
+        ------
+        KeyError, TypeError, ValueError
+            When ``data`` is not a headroom result.
+        """
+        if data.get("kind") != "headroom":
+            raise ValueError("not a headroom result (from sanpath headroom --json)")
+
+        def opt(value: Any) -> float | None:
+            return None if value is None else float(value)
+
+        return cls(
+            name=str(data["name"]),
+            grow=str(data["grow"]),
+            slos=tuple(Slo.from_dict(s) for s in data["slos"]),
+            base={k: float(v) for k, v in data["base"].items()},
+            growth=float(data["growth"]),
+            growth_twin=float(data["growth_twin"]),
+            growth_limit=float(data["growth_limit"]),
+            knee=opt(data.get("knee")),
+            saturation=opt(data.get("saturation")),
+            binding=str(data.get("binding", "")),
+            bottleneck=str(data.get("bottleneck", "")),
+            bottleneck_utilization=float(data.get("bottleneck_utilization") or 0.0),
+            bottleneck_simulated=str(data.get("bottleneck_simulated", "")),
+            meaning=str(data.get("meaning", "")),
+            curve={k: [opt(v) for v in vs] for k, vs in data["curve"].items()},
+            simulated=tuple(SimulatedPoint.from_dict(p) for p in data.get("simulated", [])),
+            realised={k: float(v) for k, v in data.get("realised", {}).items()},
+            notes=tuple(str(n) for n in data.get("notes", [])),
+            seed=None if data.get("seed") is None else int(data["seed"]),
+        )
+
+    def summary(self) -> str:
+        """Readable lines (what ``sanpath headroom`` prints)."""
+        slos = " and ".join(s.text for s in self.slos)
+        lines = [f"headroom of {self.name}: grow {_WHAT[self.grow]} while {slos}"]
+        if self.growth_twin >= self.growth_limit:
+            lines.append(
+                f"  no SLO breaks up to x{self.growth_limit:.4g}, the largest growth searched"
+            )
+        lines.append(f"  answer      x{self.growth:.4g}  ({_knobs(self.base, self.realised)})")
+        if 0.0 < self.growth < 1.0:
+            lines.append("              below 1: the SLOs already break at the scenario's own load")
+        lines.append(f"  twin        x{self.growth_twin:.4g}  (analytic, by bisection)")
+        if self.binding:
+            lines.append(f"  binding     {self.binding} breaks first")
+        confirmed = self.confirmed
+        if confirmed is not None:
+            lines.append(f"  simulated   x{confirmed.growth:.4g}: {confirmed.iops:.1f} IOPS")
+            for slo in self.slos:
+                lines.append("    " + _point_line(confirmed, slo))
+        elif self.simulated:
+            lines.append("  simulated   no simulated factor met every SLO")
+        if self.knee is not None:
+            lines.append(f"  knee        x{self.knee:.4g}  (largest IOPS / mean latency)")
+        if self.saturation is not None:
+            lines.append(f"  saturation  x{self.saturation:.4g}  (busiest station full)")
+        lines.append(
+            f"  saturates first: {self.bottleneck} ({100 * self.bottleneck_utilization:.0f}% "
+            "at the answer, twin)"
+            + (f"; simulation: {self.bottleneck_simulated}" if self.bottleneck_simulated else "")
+        )
+        if self.meaning:
+            lines.append(f"  meaning     {self.meaning}")
+        if len(self.simulated) > 1:
+            lines.append("  simulated points")
+            for p in sorted(self.simulated, key=lambda q: q.growth):
+                state = status(p, self.slos)
+                values = ", ".join(
+                    f"{s.metric} {p.latency_ms.get(s.metric, math.nan):.4g} ms" for s in self.slos
+                )
+                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os)")
+        if self.notes:
+            lines.append("  notes")
+            lines += [f"    - {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+_WHAT = {
+    "rate": "the arrival rate",
+    "hosts": "the number of hosts",
+    "outstanding": "the outstanding I/Os",
+}
+
+
+def _knobs(base: Mapping[str, float], realised: Mapping[str, float]) -> str:
+    parts = []
+    for key, value in base.items():
+        new = realised.get(key)
+        parts.append(f"{key} {value:g} -> {new:g}" if new is not None else f"{key} {value:g}")
+    return "; ".join(parts)
+
+
+def _point_line(p: SimulatedPoint, slo: Slo) -> str:
+    value = p.latency_ms.get(slo.metric, math.nan)
+    ci = p.ci95.get(slo.metric)
+    interval = f" 95% CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci is not None else " (no interval)"
+    return f"{slo.text:<14} {slo.metric} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _num(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def status(point: SimulatedPoint, slos: Sequence[Slo]) -> str:
+    """``meets``, ``fails``, or ``at the limit`` (an interval contains a limit, none fails)."""
+    states = []
+    for s in slos:
+        value = point.latency_ms.get(s.metric, math.nan)
+        ci = point.ci95.get(s.metric)
+        if ci is not None and ci[0] <= s.limit_ms <= ci[1]:
+            states.append("at the limit")
+        else:
+            states.append("meets" if s.met(value) else "fails")
+    if "fails" in states:
+        return "fails"
+    return "at the limit" if "at the limit" in states else "meets"
+
+
+def verdict(slo: Slo, value: float, interval: Sequence[float] | None) -> str:
+    """``meets``, ``fails``, or ``at the limit`` when the 95% interval contains the limit."""
+    if interval is not None and interval[0] <= slo.limit_ms <= interval[1]:
+        side = "below" if slo.met(value) else "above"
+        return f"at the limit (the 95% interval contains it; the estimate is {side})"
+    return "meets" if slo.met(value) else "fails"
