@@ -6,7 +6,8 @@ the path a SCSI command takes:
 1. the host picks a path (multipath policy), waits for a slot in its per-LUN queue and
    spends its own time on the command (``cpu_time`` on one of ``cpus`` processors, then
    ``io_time``);
-2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time``;
+2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time`` on
+   the processor of its card or of its port (``processor``);
 3. the command frame crosses the fabric to the array port;
 4. the port admits it into its shared queue, or answers QUEUE FULL;
 5. the controller spends ``io_time`` on it (``cores`` servers);
@@ -197,8 +198,8 @@ class Simulation:
         layers = cmd.layers
         counters = self.measure.counters
         one_way = self.one_way
-        hba, port, lun = route.hba, route.array_port, cmd.lun
-        hba_slots, hba_cpu, controller = route.hba_slots, hba.cpu, self.controller
+        hba_port, port, lun = route.hba_port, route.array_port, cmd.lun
+        hba_slots, hba_cpu, controller = route.hba_slots, hba_port.cpu, self.controller
         while True:
             # 2. HBA command slot and processing; 3. command frame to the array
             t_slot = cmd.t_slot = now
@@ -207,7 +208,7 @@ class Simulation:
                 yield ev
                 now = env.now
             t_slot_start = cmd.t_slot_start = now
-            start, done = hba_cpu.reserve(now, hba.command_time())
+            start, done = hba_cpu.reserve(now, hba_port.command_time())
             arrive = done + one_way
             if arrive > now:
                 yield env.timeout(arrive - now)

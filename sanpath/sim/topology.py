@@ -240,17 +240,21 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                     cname = f"{iname}.hba{len(hba_specs)}"
                     hba_specs.append(hba_spec)
                     rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
+                    processors = _processors(
+                        env, streams, hba_spec, cname, station(f"{hg}.hba.cpu", "server", "hba")
+                    )
                     hba = Hba(
                         name=cname,
-                        cpu=FcfsServer(env, 1, station(f"{hg}.hba.cpu", "server", "hba", 1)),
-                        command_time=streams.sampler(hba_spec.command_time, f"{cname}.cpu"),
                         pcie_down=Link(env, rate, station(f"{hg}.pcie.down", "link", "pcie", 1)),
                         pcie_up=Link(env, rate, station(f"{hg}.pcie.up", "link", "pcie", 1)),
                         ports=[],
                     )
                     for p in range(hba_spec.ports):
+                        cpu, command_time = processors[p % len(processors)]
                         port = HbaPort(
                             name=f"{cname}.port{p}",
+                            cpu=cpu,
+                            command_time=command_time,
                             link_out=Link(
                                 env, hba_spec.speed, station(f"{hg}.link.out", "link", "fabric", 1)
                             ),
@@ -339,6 +343,27 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         controller_link=controller_link,
         knobs=knobs,
     )
+
+
+def _processors(
+    env: simpy.Environment, streams: Streams, spec: HbaSpec, card: str, st: Station
+) -> list[tuple[FcfsServer, Callable[[], float]]]:
+    """The command processors of one HBA card and their per-command time samplers.
+
+    ``processor: card`` gives one processor for every port of the card; ``processor: port``
+    gives one per port, each drawing its own ``command_time`` (seconds). All of them count to
+    the host group's ``hba.cpu`` station ``st``.
+    """
+    names = (
+        [f"{card}.cpu"]
+        if spec.processor == "card"
+        else [f"{card}.port{p}.cpu" for p in range(spec.ports)]
+    )
+    made = []
+    for name in names:
+        st.servers += 1
+        made.append((FcfsServer(env, 1, st), streams.sampler(spec.command_time, name)))
+    return made
 
 
 def _set_legs(

@@ -70,6 +70,9 @@ class PcieSpec(Spec):
 HbaProfile = Literal["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"]
 """Names of :data:`sanpath.spec.profiles.HBA_PROFILES`."""
 
+HbaProcessor = Literal["port", "card"]
+"""Where an HBA's per-command processing runs: one processor per port, or one per card."""
+
 ArrayProfile = Literal["emc-clariion", "emc-vnx", "hitachi-ams", "hitachi-usp-v", "netapp-ontap-fc"]
 """Names of :data:`sanpath.spec.profiles.ARRAY_PROFILES`."""
 
@@ -80,8 +83,11 @@ class HbaSpec(Spec):
     ``queue_depth`` is the number of command slots (Storport QueueDepth, lpfc
     lun_queue_depth, ql2xmaxqdepth), counted per LUN or per target port according to
     ``queue_target`` (Emulex QueueTarget 0/1). ``max_transfer`` splits larger I/Os.
-    ``command_time`` is the adapter's per-command processing time. ``profile`` starts from
-    a named card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
+    ``command_time`` is the adapter's processing time per command, seconds; ``processor``
+    says where that processing runs: ``card`` (one processor shared by every port of the
+    card, so a second port adds no command rate) or ``port`` (one processor per port, so
+    each port adds ``1 / command_time`` commands per second). ``profile`` starts from a named
+    card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
     """
 
     @model_validator(mode="before")
@@ -97,7 +103,13 @@ class HbaSpec(Spec):
     queue_target: Literal["lun", "target"] = "lun"
     max_transfer: PositiveIoBytes | None = None
     command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
+    processor: HbaProcessor = "card"
     pcie: PcieSpec | None = None
+
+    @property
+    def processors(self) -> int:
+        """Command processors on one card: one, or one per port."""
+        return self.ports if self.processor == "port" else 1
 
 
 ThrottlePolicy = Literal["none", "linux", "vmware", "storport"]

@@ -7,9 +7,11 @@ max_transfer: 2MiB}]``, ``array: {profile: emc-vnx, pools: ..., luns: ...}``). F
 scenario writes win over the profile's; an array profile's ``cache`` fields are merged with
 the scenario's ``cache`` mapping field by field.
 
-A profile holds only what a vendor or driver documents. What differs between installations
-or is not published (per-command processing times, the PCIe slot a card sits in, cache size,
-the drives behind the array) stays in the scenario.
+A profile holds what a vendor or driver documents. What differs between installations (the
+PCIe slot a card sits in, cache size, the drives behind the array) stays in the scenario. An
+HBA profile also states where the card processes commands (``processor``) and how long it
+takes per command (``command_time``); where no published figure was found, the value is an
+assumption and the list below says so and why.
 
 Numbers and their sources (see also ``docs/model.md``):
 
@@ -38,13 +40,31 @@ HBAs (:data:`HBA_PROFILES`):
   vendor suggested default, which is 32 for this Emulex card", Linchi Shea, 2007), counted
   per LUN (QueueTarget 0); largest transfer (MaximumSGList - 1) x 4 KiB with MaximumSGList at
   its maximum of 255, 1016 KiB (HP Data Protector guide; smallvoid.com).
+  Processing: ``card`` (the card has a single port, so per port and per card are the same).
+  ``command_time`` 28 us is a stand-in from a card of the same generation, not an Emulex
+  figure: HP's performance paper for the A6826A (dual-channel 2 Gb/s PCI-X) measured 35,180
+  1 KiB reads per second on one port, "limited by the processor used on the adapter", that
+  is 1 / 35,180 s = 28 us per command. No Emulex per-command figure was found.
 * ``qlogic-qle2562``: QLogic QLE2562, two 8 Gb/s FC ports; 64 commands per LUN
   (``ql2xmaxqdepth`` "Default is 64", Linux ``qla_os.c``); largest transfer 512 KiB by
   default, 2 MiB after ``qlfcx64 -tsize /fc /set 2048`` (Lonny Niederstadt, 2013). The PCIe
   slot is the server's: set ``pcie`` in the scenario.
+  Processing: ``card`` and ``command_time`` 10 us are assumptions. No QLogic paper measuring
+  one port against two at small I/O sizes was found, so the profile keeps the cautious
+  choice (a second port adds bandwidth, not command rate) and the per-command time the
+  parameter catalogue gives for a 4 Gb/s HBA of 2008; an 8 Gb/s card is unlikely to be
+  slower. Set ``processor: port`` to model independent per-port engines.
 * ``hp-ab379b``: HP AB379B, two 4 Gb/s FC ports on PCI-X 2.0 266 MHz (2133 MB/s); HP-UX
   ``max_fcp_reqs`` 512 commands per adapter port by default (counted per target port here;
   NetApp host configuration documentation).
+  Processing: ``port``. HP's AB379B performance paper (Integrity servers) shows 256 KiB
+  reads and writes scaling from 410 MB/s on one port to 820 MB/s on two, and HP's paper for
+  the previous dual-channel card, the A6826A, shows small-I/O rates doubling with the second
+  port (1 KiB reads 35,180 to 70,032 per second, writes 20,619 to 41,221) while "limited by
+  the processor used on the adapter": each channel has its own processor. The AB379B
+  paper's own small-I/O figures were not retrieved, so per port is inferred from that
+  design. ``command_time`` 10 us is the parameter catalogue's figure for a 4 Gb/s HBA of
+  2008 (an assumption for this card; the A6826A's 28 us is the 2 Gb/s generation).
 
 Arrays (:data:`ARRAY_PROFILES`):
 
@@ -121,6 +141,8 @@ HBA_PROFILES: dict[str, dict[str, Any]] = {
         "queue_depth": 32,
         "queue_target": "lun",
         "max_transfer": "1016KiB",
+        "command_time": "28us",
+        "processor": "card",
         "pcie": {"rate": "1064MB/s"},
     },
     "qlogic-qle2562": {
@@ -129,12 +151,16 @@ HBA_PROFILES: dict[str, dict[str, Any]] = {
         "queue_depth": 64,
         "queue_target": "lun",
         "max_transfer": "512KiB",
+        "command_time": "10us",
+        "processor": "card",
     },
     "hp-ab379b": {
         "ports": 2,
         "speed": "4GFC",
         "queue_depth": 512,
         "queue_target": "target",
+        "command_time": "10us",
+        "processor": "port",
         "pcie": {"rate": "2133MB/s"},
     },
 }

@@ -6,7 +6,8 @@ milliseconds. Every curve can then show where the simple theory holds and where 
 
 The mapping mirrors :mod:`sanpath.sim.engine` station by station (see ``docs/twin.md``):
 
-* **stations** - per HBA card its processor (``command_time`` per command) and its PCIe slot
+* **stations** - per HBA card its processor, or one per port with ``processor: port``
+  (``command_time`` per command), and its PCIe slot
   (one link per direction, bytes / rate), per host port and per array port the FC link in
   each direction (wire bytes = size + frames x frame overhead, frames = ceil(size / frame
   payload) + 1), the controller (``cores`` servers, ``io_time``) and, per pool, the drives

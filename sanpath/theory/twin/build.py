@@ -13,7 +13,7 @@ from typing import Any
 
 from sanpath.layout.wiring import Wiring, split_sizes
 from sanpath.spec.scenario import Scenario, WorkloadSpec, pool_capacity
-from sanpath.theory.twin.demands import _dist, _fill_class
+from sanpath.theory.twin.demands import _dist, _fill_class, hba_processors
 from sanpath.theory.twin.drives import _drive_model, _DriveModel
 from sanpath.theory.twin.network import _Class, _Flow, _Member, _Network, _ReadAhead
 
@@ -120,7 +120,8 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
                     ports.append((card, si))
                 card += 1
         hba_ports.append(ports)
-        group_servers[f"{hs.name}.hba.cpu"] = float(card * hs.count)
+        processors = len(set(hba_processors(hs)))
+        group_servers[f"{hs.name}.hba.cpu"] = float(processors * hs.count)
         if hs.cpus is not None:
             group_servers[f"{hs.name}.cpu"] = float(hs.cpus * hs.count)
         if any(h.pcie is not None for h in hs.hbas):

@@ -1,9 +1,10 @@
 """Per-command demands of one class at every station of the I/O path.
 
-Host side per route (HBA processor, PCIe slot, host and array links, pipelined so that only
-the slowest link counts in the latency), array side (controller, its bandwidth, cache hits
-and write-back absorption), the host's I/O stack as a pure delay, the fabric's one-way trips,
-and the RAID work on the pool's drives (:mod:`.drives`). Times in seconds, sizes in bytes.
+Host side per route (the HBA processor, the card's or the port's by ``processor``; the PCIe
+slot, host and array links, pipelined so that only the slowest link counts in the latency),
+array side (controller, its bandwidth, cache hits and write-back absorption), the host's I/O
+stack as a pure delay, the fabric's one-way trips, and the RAID work on the pool's drives
+(:mod:`.drives`). Times in seconds, sizes in bytes.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
-from sanpath.spec.scenario import DistSpec, PoolSpec, Scenario, WorkloadSpec
+from sanpath.spec.scenario import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
 from sanpath.theory.twin.drives import _add, _drive_work, _DriveModel, _scale_into, _Work, _work
 from sanpath.theory.twin.network import _Class
 from sanpath.theory.twin.prediction import _note
@@ -20,6 +21,26 @@ from sanpath.theory.twin.prediction import _note
 def _dist(d: DistSpec) -> tuple[float, float]:
     """(mean (s), variance (s^2)) of a service-time distribution."""
     return d.mean_s, d.scv * d.mean_s * d.mean_s
+
+
+def hba_processors(hs: HostSpec) -> list[int]:
+    """For every HBA port of one host (counted over every card), the index of its processor.
+
+    A card with ``processor: card`` has one processor for all its ports, one with
+    ``processor: port`` one per port; processors are numbered over the host's cards in order,
+    so a host whose cards all share one processor per card numbers them as its cards.
+    """
+    index: list[int] = []
+    n = 0
+    for hba in hs.hbas:
+        for _ in range(hba.count):
+            if hba.processor == "card":
+                index.extend([n] * hba.ports)
+                n += 1
+            else:
+                index.extend(range(n, n + hba.ports))
+                n += hba.ports
+    return index
 
 
 def _fill_class(
@@ -64,6 +85,7 @@ def _fill_class(
     read_ahead = cache.read_ahead > 0 and w.pattern == "sequential"
     merge = max(pool.data_drives * pool.stripe_element, cache.destage_size)
     k_total = c.cmds_per_io
+    processor_of = hba_processors(hs)
     for size, weight in w.block_size:
         children = split_sizes(size, limit)
         share = weight * len(children) / k_total  # fraction of the class's commands
@@ -80,7 +102,8 @@ def _fill_class(
                 card, si = ports[port]
                 hba = hs.hbas[si]
                 t_mean, t_var = _dist(hba.command_time)
-                _add(_get(c, member(f"{hname}.hba.cpu", card, 1, count)), f, t_mean, vf=t_var)
+                cpu = member(f"{hname}.hba.cpu", processor_of[port], 1, count)
+                _add(_get(c, cpu), f, t_mean, vf=t_var)
                 legs = []
                 for part in children:
                     pf = f / len(children)
