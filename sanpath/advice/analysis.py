@@ -71,7 +71,7 @@ class PathAnalysis:
     def command_sizes(self, g: int, w: WorkloadSpec) -> list[tuple[int, float]]:
         """(command size, share of commands) the workload sends on host group ``g``."""
         out: dict[int, float] = {}
-        for size, weight in w.block_size:
+        for size, weight in w.size_mix:
             n = self.commands_per_io(g, size)
             limit = self.split_limit[g]
             if n == 1 or limit is None:
@@ -95,11 +95,9 @@ class PathAnalysis:
             if not w.closed:
                 return INF
             if largest:
-                per_io = float(max(self.commands_per_io(g, size) for size, _ in w.block_size))
+                per_io = float(max(self.commands_per_io(g, size) for size, _ in w.size_mix))
             else:
-                per_io = sum(
-                    weight * self.commands_per_io(g, size) for size, weight in w.block_size
-                )
+                per_io = sum(weight * self.commands_per_io(g, size) for size, weight in w.size_mix)
             total += w.threads * w.outstanding_per_lun * per_io
         return total
 
@@ -261,7 +259,7 @@ def _smallest(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
 
 def _commands_per_io_mean(pa: PathAnalysis, g: int, w: WorkloadSpec) -> float:
     """Mean commands one I/O of workload ``w`` becomes on host group ``g`` (over its sizes)."""
-    return sum(weight * pa.commands_per_io(g, size) for size, weight in w.block_size)
+    return sum(weight * pa.commands_per_io(g, size) for size, weight in w.size_mix)
 
 
 # --------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sanpath.advice.analysis import INF, PathAnalysis, _commands_per_io_mean
+from sanpath.layout import read_hits
 from sanpath.spec import HddSpec, PoolSpec, Scenario, SsdSpec, TextbookDriveSpec
 
 SPTF_EXPONENT = 0.27
@@ -97,12 +98,12 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
         # unbounded pairs dominate: weigh them equally, the bounded ones not at all
         weights = {k: (1.0 if math.isinf(x) else 0.0) for k, x in weights.items()}
     total = ops_sum = drive_sum = random_w = 0.0
+    hits = read_hits(s)
     for (g, li), weight in weights.items():
         if pa.luns[li].pool_index != pool_index or weight <= 0:
             continue
         ws = pa.workloads.get((g, li), [])
-        group_hit = s.array.luns[pa.luns[li].group].read_hit
-        hit = s.array.cache.read_hit if group_hit is None else group_hit
+        gi = pa.luns[li].group
         own = []
         for w in ws:
             d = (
@@ -113,6 +114,8 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
             own.append(d)
         denom = sum(own) or 1.0
         for w, d in zip(ws, own, strict=True):
+            wi = next(i for i, x in enumerate(s.workloads) if x is w)
+            hit = hits.get((wi, gi), 0.0)
             share = weight * d / denom
             seq = w.pattern == "sequential"
             for size, frac in pa.command_sizes(g, w):

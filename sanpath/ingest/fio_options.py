@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sanpath.ingest.model import JobSpec, bad_file
 from sanpath.spec import ScenarioError
@@ -226,6 +226,60 @@ def _sizes(reader: Reader, found: dict[str, Opt], notes: list[str]) -> list[Mix]
     return mixes
 
 
+def access_of(
+    reader: Reader, opt: Opt, text: str, notes: list[str], unsupported: list[str]
+) -> dict[str, Any] | None:
+    """The workload's ``access`` for fio's ``random_distribution`` (None: uniform).
+
+    ``zipf:theta`` and ``pareto:h`` keep fio's parameter; ``zoned:a/s:...`` becomes
+    ``zones: [[a, s], ...]``. A second, centring parameter, per-direction zones (the reads'
+    are used), ``normal``/``gauss`` and ``zoned_abs`` have no counterpart: named in the
+    warning, the rest of the job is kept.
+    """
+    name, _, rest = text.partition(":")
+    offset = len(name) + 1
+    if name == "random":
+        return None
+    if name in ("zipf", "pareto"):
+        params = rest.split(":")
+        try:
+            value = float(params[0])
+        except ValueError:
+            raise reader.fail(opt, f"{params[0]!r} is not a number", offset) from None
+        if name == "zipf" and not value > 0.0:
+            raise reader.fail(opt, f"zipf theta {value:g} must be above 0", offset)
+        if name == "pareto" and not 0.0 < value < 1.0:
+            raise reader.fail(opt, f"pareto h {value:g} must be between 0 and 1", offset)
+        if len(params) > 1:
+            unsupported.append(f"random_distribution={text} (the centre {params[1]})")
+        return {"dist": name, ("theta" if name == "zipf" else "h"): value}
+    if name == "zoned":
+        directions = rest.split(",")
+        if len(directions) > 1 and any(d != directions[0] for d in directions[1:] if d):
+            notes.append(f"random_distribution={text}: the read zones are used for every I/O")
+        zones = []
+        pos = offset
+        for entry in directions[0].split(":"):
+            access, slash, span = entry.partition("/")
+            try:
+                zone = [float(access), float(span)]
+            except ValueError:
+                zone = []
+            if not slash or not zone or zone[0] < 0 or zone[1] <= 0:
+                raise reader.fail(
+                    opt, f"{entry!r} is not a zone: expected access%/span%, e.g. 60/10", pos
+                )
+            zones.append(zone)
+            pos += len(entry) + 1
+        for column, what in ((0, "access"), (1, "span")):
+            total = sum(z[column] for z in zones)
+            if abs(total - 100.0) > 1e-6:
+                raise reader.fail(opt, f"zone {what} percentages add to {total:g}: not 100")
+        return {"dist": "zoned", "zones": zones}
+    unsupported.append(f"random_distribution={text} (modelled as uniform)")
+    return None
+
+
 def _fraction(reader: Reader, opt: Opt, text: str) -> float:
     return reader.integer(opt, text, 0, 100) / 100.0
 
@@ -269,8 +323,8 @@ def job_spec(name: str, options: list[Opt], source: str) -> tuple[JobSpec, list[
     read_fraction = rwmix if fraction is None else fraction
 
     random_fraction = 0.0
+    perc = [1.0, 1.0, 1.0]
     if random:
-        perc = [1.0, 1.0, 1.0]
         if "percentage_random" in found:
             opt = found["percentage_random"]
             for d, (text, _) in enumerate(per_direction(opt.value or "")):
@@ -333,12 +387,14 @@ def job_spec(name: str, options: list[Opt], source: str) -> tuple[JobSpec, list[
         return reader.size(opt, opt.value or "")
 
     distribution = "random"
+    access: dict[str, Any] | None = None
     if "random_distribution" in found:
         opt = found["random_distribution"]
         distribution = (opt.value or "").strip()
-        if distribution.split(":")[0] not in _DISTRIBUTIONS:
+        if distribution.split(":")[0].split("=")[0] not in _DISTRIBUTIONS:
             known = ", ".join(_DISTRIBUTIONS)
             raise reader.fail(opt, f"{distribution!r}: expected one of {known}")
+        access = access_of(reader, opt, distribution, notes, unsupported)
     filenames: tuple[str, ...] = ()
     if "filename" in found:
         listed = found["filename"].value or ""
@@ -362,6 +418,8 @@ def job_spec(name: str, options: list[Opt], source: str) -> tuple[JobSpec, list[
         offset=size("offset") or 0,
         filenames=filenames,
         random_distribution=distribution,
+        access=access,
+        percentage_random=(perc[0], perc[1]) if random else (0.0, 0.0),
         unsupported=tuple(unsupported),
     )
     warnings = [f"{source}: job {spec.name}: {note}" for note in notes]

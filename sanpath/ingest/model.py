@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from sanpath.spec import Problem, ScenarioError
 
@@ -105,6 +106,10 @@ class JobSpec:
     filenames: tuple[str, ...] = ()
     random_distribution: str = "random"
     """fio ``random_distribution`` as written (``random``, ``zipf:1.2``, ``zoned:60/10:...``)."""
+    access: dict[str, Any] | None = None
+    """The workload ``access`` mapping ``random_distribution`` stands for (None: uniform)."""
+    percentage_random: tuple[float, float] = (1.0, 1.0)
+    """fio ``percentage_random`` of reads and of writes as fractions (0 for sequential jobs)."""
     unsupported: tuple[str, ...] = ()
     """Options present in the job that sanpath cannot model (named in a warning)."""
 

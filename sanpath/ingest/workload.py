@@ -253,6 +253,11 @@ def from_samples(
     return workloads
 
 
+def _mix(sizes: Sequence[tuple[int, float]]) -> list[list[float]]:
+    """A ``(size, weight)`` mix as written in a scenario, sizes in order."""
+    return [[size, _round(w)] for size, w in sorted(sizes) if w > 0]
+
+
 def from_jobs(
     jobs: Sequence[JobSpec], luns: Mapping[str, str], placement: Placement
 ) -> list[Workload]:
@@ -263,21 +268,6 @@ def from_jobs(
             continue
         notes = [f"fio job {job.name}"]
         rf = job.read_fraction
-        reads = dict(job.block_sizes)
-        if job.write_block_sizes is not None and rf < 1:
-            writes = dict(job.write_block_sizes)
-            if rf > 0:
-                notes.append(
-                    "fio gives reads and writes their own bssplit; the model has one mix: the "
-                    "two are combined, weighted by the read fraction"
-                )
-            mix: dict[int, float] = {}
-            for sizes, share in ((reads, rf), (writes, 1 - rf)):
-                for size, weight in sizes.items():
-                    if share > 0:
-                        mix[size] = mix.get(size, 0.0) + share * weight
-        else:
-            mix = reads
         data: dict[str, Any] = {"name": job.name, "hosts": "all", "luns": [luns[job.name]]}
         data["threads"] = job.numjobs
         if job.rate_iops is not None:
@@ -290,17 +280,35 @@ def from_jobs(
             data["outstanding"] = job.iodepth
             notes.append("closed loop: outstanding = iodepth, threads = numjobs")
         data["read_fraction"] = _round(rf)
-        data["block_size"] = [[size, _round(w)] for size, w in sorted(mix.items()) if w > 0]
-        data["pattern"] = "random" if job.random_fraction >= 0.5 else "sequential"
-        if 0 < job.random_fraction < 1:
-            notes.append(
-                f"percentage_random {100 * job.random_fraction:.0f}%: the model has one pattern "
-                f"per workload, the majority ({data['pattern']}) is used"
-            )
-        if job.random_distribution != "random":
-            notes.append(f"random_distribution {job.random_distribution} is modelled as uniform")
+        data["block_size"] = _mix(job.block_sizes)
+        if job.write_block_sizes is not None and 0 < rf < 1:
+            data["write_block_size"] = _mix(job.write_block_sizes)
+            notes.append("bssplit per direction: block_size for reads, write_block_size for writes")
+        share = job.random_fraction
+        data["pattern"] = "random" if share > 0 else "sequential"
+        if 0 < share < 1:
+            data["random_fraction"] = _round(share)
+            read_p, write_p = job.percentage_random
+            if 0 < rf < 1 and read_p != write_p:
+                notes.append(
+                    f"percentage_random {100 * read_p:.0f}/{100 * write_p:.0f} for reads/writes: "
+                    "random_fraction is their mix, weighted by the read fraction"
+                )
+        if job.access is not None:
+            if share > 0:
+                data["access"] = job.access
+            else:
+                notes.append(
+                    f"random_distribution {job.random_distribution}: the job is sequential"
+                )
         if job.thinktime_s > 0:
-            notes.append(f"thinktime {job.thinktime_s:g} s is not modelled")
+            if "rate" in data:
+                notes.append(
+                    f"thinktime {job.thinktime_s:g} s left out: the open loop's rate paces it"
+                )
+            else:
+                data["think_time"] = f"{job.thinktime_s * 1e6:.6g}us"
+                notes.append("think_time = thinktime, after every completed I/O of each slot")
         if job.unsupported:
             notes.append("options not modelled: " + ", ".join(job.unsupported))
         workloads.append(Workload(data, "\n".join(notes), [job.name]))

@@ -5,6 +5,7 @@ RAID group maps a host command to drive operations, and the drive geometry const
 package reads frozen specs only; it knows nothing of SimPy, statistics or rules.
 """
 
+from sanpath.layout.access import AccessModel, access_blocks, hot_mass, read_hit, read_hits
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.layout.raid import Ops, RaidLayout, merge, merged_lengths
 from sanpath.layout.wiring import (
@@ -19,14 +20,19 @@ from sanpath.layout.wiring import (
 
 __all__ = [
     "CYLINDERS",
+    "AccessModel",
     "HostPort",
     "LunPlace",
     "Ops",
     "PathInfo",
     "RaidLayout",
     "Wiring",
+    "access_blocks",
+    "hot_mass",
     "merge",
     "merged_lengths",
+    "read_hit",
+    "read_hits",
     "seek_curve",
     "split_limit",
     "split_sizes",

@@ -66,11 +66,17 @@ def scenario_in_words(scenario: Scenario) -> list[str]:
         if cache.write_back
         else "no write cache"
     )
+    if cache.read_hit is not None:
+        read_hit = f"read hit {100 * cache.read_hit:.0f}%"
+    elif cache.read_cache:
+        read_hit = f"{format_bytes(cache.read_cache)} read cache (hits follow the access skew)"
+    else:
+        read_hit = "no read hits"
     out.append(
         f"Array {array.name}: {array.ports} front-end port{'s' if array.ports > 1 else ''} "
         f"({port_speed}, {_limit(array.port_queue_depth, 'queue depth')}), "
         f"{array.controller.cores} controller core{'s' if array.controller.cores > 1 else ''}, "
-        f"{write_back}, read hit {100 * cache.read_hit:.0f}%, read-ahead "
+        f"{write_back}, {read_hit}, read-ahead "
         f"{format_bytes(cache.read_ahead) if cache.read_ahead else 'off'}."
     )
     for pool in array.pools:

@@ -332,7 +332,7 @@ class Simulation:
                 yield env.timeout(self.hit_time)
             now = env.now
             layers[CACHE] += now - t
-        elif lun.read_hit > 0.0 and lun.hit() < lun.read_hit:
+        elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
             self.measure.counters["cache_hits"] += 1
             if self.hit_time > 0:
                 yield env.timeout(self.hit_time)

@@ -2,9 +2,11 @@
 
 A :class:`IoSource` belongs to one workload thread on one host and one LUN (closed loop) or
 to one host (open loop). Each call gives the next I/O: its size (fixed or drawn from the
-mix), whether it is a read (with probability ``read_fraction``) and its offset in the LUN:
-uniform and aligned to the I/O size for ``random``, the next contiguous block for
-``sequential`` (wrapping at the end of the span).
+mix, per direction when reads and writes have mixes of their own), whether it is a read
+(with probability ``read_fraction``) and its offset in the LUN: random (drawn from the
+workload's ``access`` distribution, aligned to the I/O size) or sequential (where the
+previous I/O ended, wrapping at the end of the span), by ``pattern`` or, when given, with
+probability ``random_fraction``.
 
 A :class:`CopyJob` is the write side of a copy workload (``copy_to``): the buffers it may
 use and the sequential files it writes to.
@@ -24,12 +26,13 @@ from typing import Any
 
 import simpy
 
+from sanpath.layout import AccessModel, access_blocks
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.station import SlotPool, Station
-from sanpath.sim.streams import Streams, UniformStream
+from sanpath.sim.streams import BlockStream, Streams, UniformStream
 from sanpath.sim.topology import Topology, slot_servers
 from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
@@ -95,27 +98,67 @@ class Command:
         self.t_port = 0.0
 
 
-class IoSource:
-    """The stream of I/Os one workload thread sends to one LUN."""
+def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[float]]:
+    """Sizes and cumulative weights of a size mix (the last weight exactly 1)."""
+    sizes = [size for size, _ in mix]
+    cum = []
+    total = 0.0
+    for _, weight in mix:
+        total += weight
+        cum.append(total)
+    cum[-1] = 1.0
+    return sizes, cum
 
-    __slots__ = ("_cum", "_sizes", "_u", "pattern", "position", "read_fraction", "span_bytes")
+
+class IoSource:
+    """The stream of I/Os one workload thread sends to one LUN.
+
+    ``u`` gives the uniform draws for sizes, directions, random-or-sequential choices and
+    uniform offsets; ``blocks`` (for a non-uniform ``access``) gives block indices of the
+    access distribution over the span, in blocks of the workload's smallest I/O.
+    """
+
+    __slots__ = (
+        "_blocks",
+        "_cum",
+        "_direction_mixes",
+        "_sizes",
+        "_u",
+        "_unit",
+        "pattern",
+        "position",
+        "random_share",
+        "read_fraction",
+        "span_bytes",
+        "think",
+    )
 
     def __init__(
-        self, spec: WorkloadSpec, lun_size: int, u: UniformStream, thread: int = 0
+        self,
+        spec: WorkloadSpec,
+        lun_size: int,
+        u: UniformStream,
+        thread: int = 0,
+        blocks: BlockStream | None = None,
     ) -> None:
         self._u = u
-        self._sizes = [size for size, _ in spec.block_size]
-        cum = []
-        total = 0.0
-        for _, weight in spec.block_size:
-            total += weight
-            cum.append(total)
-        cum[-1] = 1.0
-        self._cum = cum
+        self._sizes, self._cum = _cumulative(spec.block_size)
+        self._direction_mixes: tuple[tuple[list[int], list[float]], ...] | None = None
+        if spec.per_direction:
+            self._direction_mixes = (
+                _cumulative(spec.read_sizes),
+                _cumulative(spec.write_sizes),
+            )
         self.read_fraction = spec.read_fraction
         self.pattern = spec.pattern
-        largest = max(self._sizes)
+        # None: the pattern alone decides (random or sequential), as without random_fraction
+        self.random_share: float | None = spec.random_fraction
+        largest = max(spec.sizes)
         self.span_bytes = max(int(lun_size * spec.span), largest)
+        self._unit = min(spec.sizes)
+        self._blocks = blocks
+        self.think: Callable[[], float] | None = None
+        """Draws a closed-loop slot's think time (s) after each I/O; None = no think time."""
         # Sequential threads on one LUN read separate regions, as sqlio's threads on one
         # file do: thread t starts t/threads of the way in (aligned to the largest I/O).
         start = self.span_bytes * thread // spec.threads
@@ -124,27 +167,57 @@ class IoSource:
     def next_io(self) -> tuple[int, bool, int]:
         """Return (size in bytes, is_write, offset in bytes within the LUN)."""
         u = self._u
-        sizes = self._sizes
-        if len(sizes) == 1:
-            size = sizes[0]
-        else:
-            x = u()
-            size = sizes[-1]
-            for s, c in zip(sizes, self._cum, strict=True):
-                if x < c:
-                    size = s
-                    break
         rf = self.read_fraction
-        write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
-        if self.pattern == "sequential":
+        mixes = self._direction_mixes
+        if mixes is None:
+            size = _draw_size(self._sizes, self._cum, u)
+            write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
+        else:
+            write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
+            sizes, cum = mixes[1] if write else mixes[0]
+            size = _draw_size(sizes, cum, u)
+        share = self.random_share
+        if share is None:
+            sequential = self.pattern == "sequential"
+        else:
+            sequential = share <= 0.0 or (share < 1.0 and u() >= share)
+        if sequential:
             offset = self.position
             if offset + size > self.span_bytes:
                 offset = 0
-            self.position = offset + size
         else:
             blocks = (self.span_bytes - size) // size + 1
-            offset = int(u() * blocks) * size
+            draw = self._blocks
+            if draw is None:
+                offset = int(u() * blocks) * size
+            else:
+                offset = min(draw() * self._unit // size, blocks - 1) * size
+        if share is not None or sequential:
+            self.position = offset + size
         return size, write, offset
+
+
+def _draw_size(sizes: list[int], cum: list[float], u: UniformStream) -> int:
+    """One size of a mix (no draw for a single size)."""
+    if len(sizes) == 1:
+        return sizes[0]
+    x = u()
+    for s, c in zip(sizes, cum, strict=True):
+        if x < c:
+            return s
+    return sizes[-1]
+
+
+def make_source(
+    spec: WorkloadSpec, lun_size: int, streams: Streams, name: str, thread: int = 0
+) -> IoSource:
+    """An :class:`IoSource` drawing from the streams named ``name`` (and ``name.access``)."""
+    u = streams.uniform(name)
+    blocks = None
+    if not spec.access.uniform:
+        _, n = access_blocks(spec, lun_size)
+        blocks = BlockStream(AccessModel(spec.access, n), streams.generator(f"{name}.access"))
+    return IoSource(spec, lun_size, u, thread, blocks)
 
 
 class CopyFile:
@@ -293,28 +366,34 @@ class Load:
         if wspec.closed:
             for lun in luns:
                 for thread in range(wspec.threads):
-                    u = self.streams.uniform(f"{name}.{lun.name}.t{thread}")
-                    source = IoSource(wspec, lun.size, u, thread)
+                    tname = f"{name}.{lun.name}.t{thread}"
+                    source = make_source(wspec, lun.size, self.streams, tname, thread)
+                    if wspec.think_time is not None:
+                        source.think = self.streams.sampler(wspec.think_time, f"{tname}.think")
                     self.closed_sources[wi].append((host, lun, source))
                     for slot in range(wspec.outstanding_per_lun):
                         self.env.process(loop(host, lun, source, wi, slot))
         else:
             assert wspec.rate is not None
             sources = [
-                IoSource(wspec, lun.size, self.streams.uniform(f"{name}.{lun.name}"))
-                for lun in luns
+                make_source(wspec, lun.size, self.streams, f"{name}.{lun.name}") for lun in luns
             ]
             self.env.process(self._open_loop(host, luns, sources, wi, name))
 
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
     ) -> Proc:
-        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it)."""
+        """Keep one of the ``outstanding`` I/Os in flight (until a schedule lowers it), each
+        slot waiting the workload's think time after every I/O it completes."""
         limit = self.outstanding
         io = self.io
+        think = source.think
+        env = self.env
         while slot < limit[workload]:
             size, write, offset = source.next_io()
             yield from io(host, lun, offset, size, write, workload)
+            if think is not None:
+                yield env.timeout(think())
 
     def _copy_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -402,5 +481,5 @@ class Load:
             writers = Station(f"{host.name}.{wspec.name}.writers", "slots", spec.files, "host")
             topo.stations[writers.name] = writers
             writer_time = self.streams.sampler(spec.writer_time, writers.name)
-        align = max(size for size, _ in wspec.block_size)
+        align = max(wspec.sizes)
         return CopyJob(self.env, spec, targets, buffers, writes, writers, writer_time, align)

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
 from sanpath.sim.components.raid import RaidPool
-from sanpath.sim.load import IoSource
+from sanpath.sim.load import IoSource, make_source
 from sanpath.sim.streams import Streams, UniformStream
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
@@ -54,7 +54,7 @@ class _PoolWrites:
         x = self.pick() * self.total
         _, lun, source = next((s for s in self.sources if x < s[0]), self.sources[-1])
         size, _, offset = source.next_io()
-        if source.pattern == "sequential":
+        if source.pattern == "sequential" or source.random_share is not None:
             # contiguous writes of one stream join one extent, up to the LUN's merge size
             while size < lun.destage_merge:
                 position = source.position
@@ -128,10 +128,17 @@ def _write_sources(
     for wi, w in enumerate(scenario.workloads):
         if w.copy_to is not None or w.read_fraction >= 1.0:
             continue
-        cached = [(size, share) for size, share in w.block_size if cache.absorbs(size)]
+        cached = [(size, share) for size, share in w.write_sizes if cache.absorbs(size)]
         if not cached:
             continue
-        writes_only = w.model_copy(update={"read_fraction": 0.0, "block_size": tuple(cached)})
+        writes_only = w.model_copy(
+            update={
+                "read_fraction": 0.0,
+                "block_size": tuple(cached),
+                "read_block_size": None,
+                "write_block_size": None,
+            }
+        )
         n_hosts = sum(hosts.values()) if w.hosts == "all" else sum(hosts[h] for h in w.hosts)
         groups = list(topology.luns_by_group) if w.luns == "all" else list(w.luns)
         luns = [lun for g in groups for lun in topology.luns_by_group[g]]
@@ -152,7 +159,7 @@ def _write_sources(
                 )
             threads = w.threads if w.pattern == "sequential" else 1
             for thread in range(threads):
-                u = streams.uniform(f"precondition.w{wi}.{lun.name}.t{thread}")
-                source = IoSource(writes_only, lun.size, u, thread)
+                name = f"precondition.w{wi}.{lun.name}.t{thread}"
+                source = make_source(writes_only, lun.size, streams, name, thread)
                 group.add(weight * (1.0 - lun.write_hit) / threads, lun, source)
     return pools

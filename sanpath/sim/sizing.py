@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
+from sanpath.layout import read_hit
 from sanpath.spec import (
     HddSpec,
     HostSpec,
@@ -59,8 +60,9 @@ def _pool_of(s: Scenario, w: WorkloadSpec) -> tuple[PoolSpec, float]:
     groups = [g for g in s.array.luns if w.luns == "all" or g.name in w.luns]
     group = groups[0]
     pool = next(p for p in s.array.pools if p.name == group.pool)
-    hit = s.array.cache.read_hit if group.read_hit is None else group.read_hit
-    return pool, hit
+    wi = next(i for i, x in enumerate(s.workloads) if x is w)
+    gi = next(i for i, g in enumerate(s.array.luns) if g is group)
+    return pool, read_hit(s, wi, gi)
 
 
 def per_io(s: Scenario, w: WorkloadSpec, host: HostSpec) -> tuple[float, float, float, float]:
@@ -71,7 +73,7 @@ def per_io(s: Scenario, w: WorkloadSpec, host: HostSpec) -> tuple[float, float, 
     pool, hit = _pool_of(s, w)
     sequential = w.pattern == "sequential"
     commands = ops = busy = 0.0
-    for size, weight in w.block_size:
+    for size, weight in w.size_mix:
         pieces = math.ceil(size / split) if split else 1
         commands += weight * pieces * copies
         elements = min(math.ceil(size / pool.stripe_element), pool.data_drives * pool.groups)

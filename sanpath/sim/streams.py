@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sanpath.layout import AccessModel
 from sanpath.spec import DistSpec
 
 _BLOCK = 2048
@@ -64,6 +65,31 @@ class UniformStream:
         i = self._i
         if i >= len(self._buf):
             self._buf = self._rng.random(_BLOCK).tolist()
+            i = 0
+        self._i = i + 1
+        return self._buf[i]
+
+
+class BlockStream:
+    """Block indices of an access distribution, drawn in vectorised blocks.
+
+    Each refill maps ``_BLOCK`` uniform draws of the generator through the distribution's
+    inverse (:meth:`sanpath.layout.AccessModel.blocks_of`), so a call costs a list index.
+    """
+
+    __slots__ = ("_buf", "_i", "_model", "_rng")
+
+    def __init__(self, model: AccessModel, rng: np.random.Generator) -> None:
+        self._model = model
+        self._rng = rng
+        self._buf: list[int] = []
+        self._i = 0
+
+    def __call__(self) -> int:
+        """Return the next block index (0 .. blocks - 1)."""
+        i = self._i
+        if i >= len(self._buf):
+            self._buf = self._model.blocks_of(self._rng.random(_BLOCK)).tolist()
             i = 0
         self._i = i + 1
         return self._buf[i]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from sanpath.layout.access import read_hits
 from sanpath.layout.wiring import Wiring
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
@@ -180,8 +181,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     wiring = Wiring(scenario)
     luns: list[Lun] = []
     luns_by_group: dict[str, list[Lun]] = {}
+    hits = read_hits(scenario)
+    n_workloads = len(scenario.workloads)
     for gi, group in enumerate(array.luns):
         pool = pools[group.pool]
+        written = array.cache.read_hit if group.read_hit is None else group.read_hit
+        written_hit = 0.0 if written is None else written
         st = station(f"array.lun.{group.name}", "slots", "lun_queue")
         lun_members: list[Lun] = []
         for li in wiring.luns_by_group[group.name]:
@@ -197,7 +202,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 pool=pool,
                 queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
-                read_hit=array.cache.read_hit if group.read_hit is None else group.read_hit,
+                read_hit=written_hit,
+                read_hits=[hits.get((wi, gi), written_hit) for wi in range(n_workloads)],
                 write_hit=(array.cache.write_hit if group.write_hit is None else group.write_hit),
                 write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),
                 destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),

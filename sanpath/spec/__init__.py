@@ -18,6 +18,7 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays.
 """
 
+from sanpath.spec.access import AccessSpec
 from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
@@ -53,6 +54,7 @@ from sanpath.spec.scenario import (
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
+    "AccessSpec",
     "ArraySpec",
     "CacheSpec",
     "ChangeSpec",

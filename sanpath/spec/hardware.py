@@ -227,7 +227,10 @@ class ControllerSpec(Spec):
 class CacheSpec(Spec):
     """The array cache.
 
-    * ``read_hit``: fraction of random reads found in cache.
+    * ``read_hit``: fraction of random reads found in cache; null = derived from each
+      workload's ``access`` and ``read_cache`` (0 without ``read_cache``, as before).
+    * ``read_cache``: cache space holding data for reads, bytes (null = none); with it and no
+      ``read_hit``, the hit ratio follows from the workloads' skew (see docs/model.md).
     * ``read_ahead``: bytes prefetched ahead of a detected sequential read stream (0 = off).
     * ``write_back``: dirty cache space in bytes (0 or null = write-through). Writes land in
       cache and are destaged through RAID; when the space is full, writes wait for a destage
@@ -242,7 +245,9 @@ class CacheSpec(Spec):
       controller), per I/O; defaults to ``hit_time``.
     """
 
-    read_hit: Fraction = 0.0
+    read_hit: Fraction | None = None
+    read_cache: Bytes | None = None
+    """Cache space that holds data for reads (not the dirty write space), bytes; null = none."""
     write_hit: Fraction = 0.0
     """Fraction of cached writes that overwrite data still dirty in cache (a working set that
     lives in cache): they take no new room and cause no destage."""

@@ -299,6 +299,7 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
             named += [
                 (["workloads", i, "copy_to", "luns", j], n) for j, n in enumerate(w.copy_to.luns)
             ]
+        found.extend(_check_shape(i, w))
         for path, name in named:
             if name not in lun_names:
                 found.append(
@@ -307,6 +308,30 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
     if not found:
         found.extend(_check_capacity(s))
         found.extend(_check_paths(s))
+    return found
+
+
+def _check_shape(i: int, w: WorkloadSpec) -> list[tuple[list[str | int], str]]:
+    """Think time needs a plain closed loop; a skewed ``access`` needs random I/Os."""
+    found: list[tuple[list[str | int], str]] = []
+    if w.think_time is not None and not w.closed:
+        found.append(
+            (
+                ["workloads", i, "think_time"],
+                "think_time needs a closed loop (outstanding): an open loop's arrivals "
+                "do not wait for completions",
+            )
+        )
+    elif w.think_time is not None and w.copy_to is not None:
+        found.append((["workloads", i, "think_time"], "think_time cannot be used with copy_to"))
+    if not w.access.uniform and w.random_share == 0.0:
+        found.append(
+            (
+                ["workloads", i, "access"],
+                "access shapes random offsets, and this workload has none "
+                "(pattern sequential): set random_fraction above 0 or drop access",
+            )
+        )
     return found
 
 

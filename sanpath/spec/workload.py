@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, WithJsonSchema, model_validator
 
+from sanpath.spec.access import AccessSpec
 from sanpath.spec.fields import (
     MAX_IO_SIZE,
     Duration,
@@ -107,9 +108,20 @@ class WorkloadSpec(Spec):
     """An I/O load: closed loop (``outstanding``) or open loop (``rate``).
 
     Closed loop: each of ``threads`` threads keeps ``outstanding`` I/Os in flight per LUN, as
-    sqlio ``-t -o`` or fio ``numjobs``/``iodepth`` do. Open loop: Poisson arrivals at ``rate``
-    I/Os per second per host, spread evenly over the LUNs. ``copy_to`` turns a closed-loop
-    reader into a copy job that writes everything it reads (see :class:`CopySpec`).
+    sqlio ``-t -o`` or fio ``numjobs``/``iodepth`` do; with ``think_time`` each of those slots
+    waits that long (seconds, any service-time spec) after an I/O completes before it issues
+    the next (fio ``thinktime``). Open loop: Poisson arrivals at ``rate`` I/Os per second per
+    host, spread evenly over the LUNs. ``copy_to`` turns a closed-loop reader into a copy job
+    that writes everything it reads (see :class:`CopySpec`).
+
+    Sizes: ``block_size`` for every I/O, or ``read_block_size`` / ``write_block_size`` for the
+    I/Os of one direction (fio's ``bs=read,write`` and per-direction ``bssplit``).
+
+    Offsets: ``pattern`` says where an I/O starts, ``random`` (aligned to its size, drawn from
+    ``access`` over the span) or ``sequential`` (where the previous one of the same thread
+    ended). ``random_fraction`` (fio ``percentage_random``), when given, decides instead: each
+    I/O is random with that probability and otherwise continues from the end of the previous
+    one; ``pattern`` only sets its default (``random`` = 1, ``sequential`` = 0).
     """
 
     name: str = "load"
@@ -123,6 +135,17 @@ class WorkloadSpec(Spec):
     pattern: Literal["random", "sequential"] = "random"
     span: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
     copy_to: CopySpec | None = None
+    read_block_size: BlockSizes | None = None
+    """Sizes of the reads (overrides ``block_size`` for reads)."""
+    write_block_size: BlockSizes | None = None
+    """Sizes of the writes (overrides ``block_size`` for writes)."""
+    random_fraction: Fraction | None = None
+    """Share of I/Os at a random offset; the rest continue from the previous I/O's end. Null:
+    1 for ``pattern: random``, 0 for ``sequential``."""
+    access: AccessSpec = AccessSpec()
+    """Where random offsets land over the span (uniform, zipf, pareto, zoned)."""
+    think_time: ServiceTime | None = None
+    """Closed loops: time a slot waits after an I/O completes before the next, seconds."""
 
     @model_validator(mode="after")
     def _check_loop(self) -> WorkloadSpec:
@@ -145,9 +168,61 @@ class WorkloadSpec(Spec):
         return 1 if self.outstanding is None else self.outstanding
 
     @property
+    def read_sizes(self) -> tuple[tuple[int, float], ...]:
+        """The reads' size mix: (bytes, weight) pairs, weights adding up to 1."""
+        return self.block_size if self.read_block_size is None else self.read_block_size
+
+    @property
+    def write_sizes(self) -> tuple[tuple[int, float], ...]:
+        """The writes' size mix: (bytes, weight) pairs, weights adding up to 1."""
+        return self.block_size if self.write_block_size is None else self.write_block_size
+
+    @property
+    def per_direction(self) -> bool:
+        """True when reads or writes have a size mix of their own."""
+        return self.read_block_size is not None or self.write_block_size is not None
+
+    @property
+    def size_mix(self) -> tuple[tuple[int, float], ...]:
+        """Every I/O's size mix, both directions together: (bytes, weight) pairs."""
+        if not self.per_direction:
+            return self.block_size
+        mix: dict[int, float] = {}
+        rf = self.read_fraction
+        for sizes, share in ((self.read_sizes, rf), (self.write_sizes, 1.0 - rf)):
+            for size, weight in sizes:
+                if share > 0.0:
+                    mix[size] = mix.get(size, 0.0) + share * weight
+        return tuple(mix.items())
+
+    @property
+    def direction_mixes(self) -> tuple[tuple[bool, float, tuple[tuple[int, float], ...]], ...]:
+        """(is_write, share of the I/Os, size mix) of each direction with I/Os."""
+        rf = self.read_fraction
+        both = ((False, rf, self.read_sizes), (True, 1.0 - rf, self.write_sizes))
+        return tuple(d for d in both if d[1] > 0.0)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Every size the workload may issue, bytes (both directions)."""
+        return tuple(sorted({size for size, _ in self.read_sizes + self.write_sizes}))
+
+    @property
+    def random_share(self) -> float:
+        """Share of the I/Os at a random offset (``random_fraction`` or the pattern's)."""
+        if self.random_fraction is not None:
+            return self.random_fraction
+        return 1.0 if self.pattern == "random" else 0.0
+
+    @property
     def mean_block_size(self) -> float:
-        """Mean I/O size in bytes."""
-        return sum(size * weight for size, weight in self.block_size)
+        """Mean I/O size in bytes (both directions together)."""
+        if not self.per_direction:
+            return sum(size * weight for size, weight in self.block_size)
+        rf = self.read_fraction
+        read = sum(size * weight for size, weight in self.read_sizes)
+        write = sum(size * weight for size, weight in self.write_sizes)
+        return rf * read + (1.0 - rf) * write
 
 
 SCHEDULABLE = (

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from sanpath.ingest import fio, fio_job, fio_json
-from sanpath.spec import ScenarioError
+from sanpath.ingest.workload import Placement, from_jobs
+from sanpath.spec import ScenarioError, WorkloadSpec
 from tests.conftest import SCENARIOS
 
 RESULT = SCENARIOS / "measured" / "fio_result.json"
@@ -268,3 +269,73 @@ def test_bad_job_files(
         fio.read(path)
     assert located(exc) == (str(path), line, column)
     assert exc.value.problems[0].path == where
+
+
+# -- job options mapped onto the workload's shape ------------------------------------------
+
+
+def shaped(options: str) -> dict[str, Any]:
+    """The workload (as written) of a one-job file with ``options``; it must validate."""
+    (spec,) = fio_job.parse(f"[j]\n{options}\n", "t.fio").jobs
+    (w,) = from_jobs([spec], {"j": "data"}, Placement(1, {"data": 1}))
+    WorkloadSpec.model_validate({k: v for k, v in w.data.items() if k not in ("hosts", "luns")})
+    return w.data
+
+
+def test_job_shape_maps_onto_the_new_fields() -> None:
+    data = shaped(
+        "rw=randrw\nrwmixread=70\npercentage_random=30\nbssplit=8k/50:64k/50,4k\n"
+        "random_distribution=zoned:60/10:30/20:10/70\nthinktime=500\niodepth=4"
+    )
+    assert data["random_fraction"] == pytest.approx(0.3) and data["pattern"] == "random"
+    assert data["block_size"] == [[8192, 0.5], [65536, 0.5]]
+    assert data["write_block_size"] == [[4096, 1.0]]
+    assert data["access"] == {"dist": "zoned", "zones": [[60, 10], [30, 20], [10, 70]]}
+    assert data["think_time"] == "500us" and data["outstanding"] == 4
+
+
+@pytest.mark.parametrize(
+    ("distribution", "access"),
+    [
+        ("zipf:1.2", {"dist": "zipf", "theta": 1.2}),
+        ("pareto:0.2", {"dist": "pareto", "h": 0.2}),
+        ("random", None),
+        ("normal:10", None),
+    ],
+)
+def test_random_distribution_maps_to_access(distribution: str, access: Any) -> None:
+    data = shaped(f"rw=randread\nrandom_distribution={distribution}")
+    assert data.get("access") == access and "random_fraction" not in data
+
+
+def test_unmodelled_distributions_are_named() -> None:
+    (spec,) = fio_job.parse("[j]\nrw=randread\nrandom_distribution=zipf:1.2:0.25\n", "t").jobs
+    assert spec.access == {"dist": "zipf", "theta": 1.2}
+    assert any("centre" in u for u in spec.unsupported)
+    (spec,) = fio_job.parse("[j]\nrw=randread\nrandom_distribution=gauss:5\n", "t").jobs
+    assert spec.access is None and any("uniform" in u for u in spec.unsupported)
+
+
+def test_open_loop_thinktime_is_left_out_with_a_note() -> None:
+    (spec,) = fio_job.parse("[j]\nrw=randread\nrate_iops=100\nthinktime=1ms\n", "t").jobs
+    (w,) = from_jobs([spec], {"j": "data"}, Placement(1, {"data": 1}))
+    assert "think_time" not in w.data and "thinktime" in w.comment
+
+
+@pytest.mark.parametrize(
+    ("value", "column", "message"),
+    [
+        ("zipf:x", 26, "not a number"),
+        ("pareto:1.5", 28, "between 0 and 1"),
+        ("zoned:60/10:30", 33, "not a zone"),
+        ("zoned:60/10:30/20", 21, "add to 90"),
+    ],
+)
+def test_bad_distributions_are_located(
+    tmp_path: Path, value: str, column: int, message: str
+) -> None:
+    path = tmp_path / "bad.fio"
+    path.write_text(f"[j]\nrw=randread\nrandom_distribution={value}\n")
+    with pytest.raises(ScenarioError, match=message) as exc:
+        fio.read(path)
+    assert located(exc) == (str(path), 3, column)

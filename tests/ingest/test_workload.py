@@ -164,9 +164,10 @@ def test_fio_jobs_become_closed_loops_with_their_mix() -> None:
     )
     (w,) = from_jobs([job], {"oltp": "data"}, Placement(1, {"data": 1}))
     assert w.data["outstanding"] == 16 and w.data["threads"] == 4
-    assert mix_mean(w.data["block_size"]) == pytest.approx(0.7 * 8192 + 0.3 * 65536)
-    assert w.data["pattern"] == "random"
-    assert "combined" in w.comment and "majority" in w.comment
+    assert w.data["block_size"] == [[8192, 1.0]]
+    assert w.data["write_block_size"] == [[65536, 1.0]]
+    assert w.data["pattern"] == "random" and w.data["random_fraction"] == pytest.approx(0.8)
+    assert "write_block_size" in w.comment
 
 
 def written_figures(path: Path) -> tuple[float, float, float, float]:

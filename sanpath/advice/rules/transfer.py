@@ -59,18 +59,18 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
         if limit is None:
             continue
         mine = [w for (gg, _), ws in pa.workloads.items() if gg == g for w in ws]
-        split = [w for w in dict.fromkeys(mine) if any(size > limit for size, _ in w.block_size)]
+        split = [w for w in dict.fromkeys(mine) if any(size > limit for size, _ in w.size_mix)]
         if not split:
             continue
-        largest = max(size for w in split for size, _ in w.block_size)
+        largest = max(size for w in split for size, _ in w.size_mix)
         per_size = {
             _size(size): pa.commands_per_io(g, size)
             for w in split
-            for size, _ in w.block_size
+            for size, _ in w.size_mix
             if size > limit
         }
         factors = {
-            w.name: sum(weight * pa.commands_per_io(g, size) for size, weight in w.block_size)
+            w.name: sum(weight * pa.commands_per_io(g, size) for size, weight in w.size_mix)
             for w in split
         }
         who = []
@@ -96,7 +96,7 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
                 size
                 for w in split
                 if w.read_fraction < 1.0
-                for size, _ in w.block_size
+                for size, _ in w.size_mix
                 if cache.write_back
                 and cache.write_aside is not None
                 and size > cache.write_aside >= min(size, limit)

@@ -48,7 +48,11 @@ class Lun:
     queue: SlotPool
     hit: Callable[[], float]
     read_hit: float
-    """Fraction of this LUN's reads (outside read-ahead) served from cache."""
+    """Fraction of this LUN's reads (outside read-ahead) served from cache, as written for the
+    LUN group or the cache (0 when neither writes one)."""
+    read_hits: list[float]
+    """Per workload (by index): the read hit ratio its reads see on this LUN, the written
+    ``read_hit`` or the one derived from the workload's access skew and ``read_cache``."""
     write_hit: float
     """Fraction of this LUN's cached writes that overwrite dirty data (no new room, no destage)."""
     write_hit_draw: Callable[[], float]

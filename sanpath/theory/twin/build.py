@@ -99,7 +99,7 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
     # -- sequential streams per pool: one stream keeps its drives to itself --------------------
     streams = [0.0] * len(pools)
     for w in s.workloads:
-        if w.pattern != "sequential":
+        if w.random_share >= 1.0:
             continue
         hosts = _host_ids(s, w)
         groups = range(len(array.luns)) if w.luns == "all" else _lun_group_ids(s, w.luns)
@@ -156,7 +156,7 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
             for gi in groups:
                 lg = array.luns[gi]
                 pi = pool_index[lg.pool]
-                k = sum(wt * len(split_sizes(sz, limit)) for sz, wt in w.block_size)
+                k = sum(wt * len(split_sizes(sz, limit)) for sz, wt in w.size_mix)
                 any_split = any_split or k > 1.0
                 c = _Class(
                     workload=wi,
@@ -170,7 +170,7 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
                 )
                 ci = len(classes)
                 classes.append(c)
-                if array.cache.read_ahead > 0 and w.pattern == "sequential" and w.read_fraction > 0:
+                if array.cache.read_ahead > 0 and w.random_share < 1.0 and w.read_fraction > 0:
                     prefetch_streams[pi] += hs.count * lg.count * w.threads
                 routes = routes_of(hi, gi)
                 for li in range(lg.count):

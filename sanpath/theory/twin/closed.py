@@ -324,7 +324,11 @@ def _closed_result(
         for c in cls
         if c.closed
     )
-    latency = n_io / x_io if x_io > 0 else math.inf
+    # the cycle N / X includes the think time: an I/O's latency is the rest of it
+    thinking = sum(
+        share * x_cmd / c.cmds_per_io * c.think for c, share in zip(cls, mix, strict=True)
+    )
+    latency = (n_io - thinking) / x_io if x_io > 0 else math.inf
     _model_notes(net, arr, notes, closed=True)
     if sol.cache_full:
         _note(

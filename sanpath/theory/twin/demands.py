@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sanpath.layout.access import read_hit
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.spec.scenario import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
 from sanpath.theory.twin.drives import _add, _drive_work, _DriveModel, _scale_into, _Work, _work
@@ -74,22 +75,38 @@ def _fill_class(
     n_luns = len(lun_fractions)
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
     drive_key = (f"array.{pool.name}.drives", 0)
-    mode = "seq" if w.pattern == "sequential" and seq_private else "random"
-    if w.pattern == "sequential" and not seq_private and model.kind == "hdd":
+    r_share = w.random_share
+    sequential = r_share < 1.0  # some I/Os continue where the previous one ended
+    seq_mode = "seq" if seq_private else "random"
+    # drive positioning: the sequential share in the stream's mode, the rest random
+    modes = [(m, x) for m, x in ((seq_mode, 1.0 - r_share), ("random", r_share)) if x > 0.0]
+    mode = seq_mode if r_share == 0.0 else "random"  # destage of absorbed writes
+    if 0.0 < r_share < 1.0:
+        _note(
+            notes,
+            "random_fraction: drive work is the mix of sequential and random operations; "
+            "reads continuing a random jump count as sequential",
+        )
+    if sequential and not seq_private and model.kind == "hdd":
         _note(
             notes,
             f"sequential streams share the drives of pool {pool.name}: their operations are "
             "treated as random (seek + half a revolution, SPTF)",
         )
     capacity = cache.write_back or 0
-    read_ahead = cache.read_ahead > 0 and w.pattern == "sequential"
+    read_ahead = cache.read_ahead > 0 and sequential
     merge = max(pool.data_drives * pool.stripe_element, cache.destage_size)
     k_total = c.cmds_per_io
     processor_of = hba_processors(hs)
-    for size, weight in w.block_size:
+    hit = read_hit(s, c.workload, c.lun_group)
+    if w.think_time is not None:
+        # every command of an I/O is a customer that thinks once per cycle
+        c.think = w.think_time.mean_s
+        c.delay += c.think
+    for size, weight, directions in _size_directions(w):
         children = split_sizes(size, limit)
         share = weight * len(children) / k_total  # fraction of the class's commands
-        for write, p_rw in ((False, w.read_fraction), (True, 1.0 - w.read_fraction)):
+        for write, p_rw in directions:
             v = share * p_rw
             if v <= 0.0:
                 continue
@@ -139,15 +156,19 @@ def _fill_class(
                 _add(_get(c, member(f"{hname}.cpu", 0, hs.cpus, count)), v, cpu_mean, vf=cpu_var)
             c.delay += v * one_way * (4 if write else 2)
             if not write:
+                v_random = v
                 if read_ahead:
-                    c.delay += v * cache.hit_time
-                    c.prefetch[pool_id] = c.prefetch.get(pool_id, 0.0) + v * mean_cmd
-                else:
-                    group_hit = s.array.luns[c.lun_group].read_hit
-                    hit = cache.read_hit if group_hit is None else group_hit
-                    c.delay += v * hit * cache.hit_time
-                    fg, _ = _drive_work(pool, model, base, size, limit, False, "read", mode, 0)
-                    _scale_into(_get(c, drive_key), fg, v * (1.0 - hit))
+                    # the sequential share is served by read-ahead, the random jumps are not
+                    v_seq = v * (1.0 - r_share)
+                    v_random = v - v_seq
+                    c.delay += v_seq * cache.hit_time
+                    c.prefetch[pool_id] = c.prefetch.get(pool_id, 0.0) + v_seq * mean_cmd
+                if v_random > 0.0:
+                    c.delay += v_random * hit * cache.hit_time
+                    ops = [("random", 1.0)] if read_ahead else modes
+                    for m, x in ops:
+                        fg, _ = _drive_work(pool, model, base, size, limit, False, "read", m, 0)
+                        _scale_into(_get(c, drive_key), fg, v_random * (1.0 - hit) * x)
                     if 0.0 < hit < 1.0:
                         _note(
                             notes,
@@ -168,7 +189,7 @@ def _fill_class(
                     v_miss = v * (1.0 - write_hit)  # write hits take no room, no destage
                     c.absorbed_bytes += v_miss * mean_cmd
                     extent = mean_cmd
-                    if w.pattern == "sequential" and seq_private and mean_cmd < merge:
+                    if r_share == 0.0 and seq_private and mean_cmd < merge:
                         extent = (merge // int(mean_cmd)) * mean_cmd
                     if destage:
                         _, bg = _drive_work(
@@ -176,8 +197,27 @@ def _fill_class(
                         )
                         _scale_into(_get_bg(c, drive_key), bg, v_miss)
                 else:
-                    fg, _ = _drive_work(pool, model, base, size, limit, True, "write", mode, 0)
-                    _scale_into(_get(c, drive_key), fg, v)
+                    for m, x in modes:
+                        fg, _ = _drive_work(pool, model, base, size, limit, True, "write", m, 0)
+                        _scale_into(_get(c, drive_key), fg, v * x)
+
+
+def _size_directions(
+    w: WorkloadSpec,
+) -> list[tuple[int, float, tuple[tuple[bool, float], ...]]]:
+    """(size, weight in its mix, ((is_write, share of the I/Os), ...)) for every size.
+
+    One mix for both directions unless ``read_block_size`` or ``write_block_size`` is set.
+    """
+    rf = w.read_fraction
+    if not w.per_direction:
+        both = ((False, rf), (True, 1.0 - rf))
+        return [(size, weight, both) for size, weight in w.block_size]
+    out: list[tuple[int, float, tuple[tuple[bool, float], ...]]] = [
+        (size, weight, ((False, rf),)) for size, weight in w.read_sizes
+    ]
+    out += [(size, weight, ((True, 1.0 - rf),)) for size, weight in w.write_sizes]
+    return out
 
 
 def _get(c: _Class, key: tuple[str, int]) -> _Work:

@@ -43,7 +43,8 @@ class _Class:
     bytes_per_io: float
     work: dict[tuple[str, int], _Work] = field(default_factory=dict)
     background: dict[tuple[str, int], _Work] = field(default_factory=dict)
-    delay: float = 0.0  # per command
+    delay: float = 0.0  # per command (think time included)
+    think: float = 0.0  # closed loops: mean think time per cycle (s), part of ``delay``
     overlap: float = 0.0  # per command: link service hidden by pipelining
     absorbed_bytes: float = 0.0  # per command, written into write-back cache
     prefetch: dict[int, float] = field(default_factory=dict)  # pool -> bytes per command
