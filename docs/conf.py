@@ -78,7 +78,7 @@ nitpick_ignore_regex = [
     (r"py:class", r"(numpy|pandas|matplotlib)\..*"),
     # words of numpydoc type phrases ("sequence of float, optional", "ndarray of float64,
     # shape (N, K)") that napoleon turns into cross-references
-    (r"py:class", r"optional|sequence|shape|int64|float64|N|K"),
+    (r"py:class", r"optional|sequence|shape|int64|float64|N|K|array_like|default .*"),
 ]
 
 # -- HTML ----------------------------------------------------------------------------------

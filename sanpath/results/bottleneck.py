@@ -74,13 +74,13 @@ class Bottleneck:
 
     @property
     def meaning(self) -> str:
-        """One sentence: what this component's load means and what relieves it (below 50%
+        """In one sentence, what this component's load means and what relieves it (below 50%
         utilization, that nothing is near saturation)."""
         return _meaning(self, quiet=True)
 
     @property
     def saturating(self) -> str:
-        """One sentence: what it means when this component saturates, at any utilization."""
+        """In one sentence, what it means when this component saturates, at any utilization."""
         return _meaning(self, quiet=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def rank_bottlenecks(stations: Iterable[StationStats]) -> tuple[Bottleneck, ...]
 
     Stations without a utilization (unlimited slots or servers) or with no work in the window
     are left out. A slot pool is held while its command waits further down the path, so when
-    a server or link is saturated (utilization at least :data:`SATURATED`) no slot pool ranks
+    a server or link is saturated (utilization at least ``SATURATED``) no slot pool ranks
     above it: the full queue is the symptom, the saturated server the cause. Otherwise ties go
     to servers and links before slot pools, then to path order.
     """

@@ -8,7 +8,7 @@ back from files as well as results in memory; :meth:`RunResult.diff
 * the headline figures: ``iops``, ``mb_per_s``, ``read_iops``, ``write_iops``, the latency
   ``mean, p50, p90, p99, p99_9, max``, the read and write mean latencies and the QUEUE FULL
   count;
-* the latency breakdown by layer (``breakdown_ms``, in the order of :data:`LAYERS`);
+* the latency breakdown by layer (``breakdown_ms``, in the order of ``LAYERS``);
 * every station's utilization;
 * every host, workload and LUN (the ``hosts``, ``workloads`` and ``luns`` entries of a result)
   when both runs have them: each number of their figures, nested ones (``latency_ms``) as
@@ -375,7 +375,7 @@ class RunDiff:
         """The text ``sanpath diff`` prints.
 
         Figures equal in both runs are left out (and counted), and each host, workload and
-        LUN shows only :data:`GROUP_TEXT`, unless ``full``.
+        LUN shows only ``GROUP_TEXT``, unless ``full``.
         """
         la, lb = self.labels
         lines = [f"A: {la}  {_describe(self.runs[0])}", f"B: {lb}  {_describe(self.runs[1])}"]

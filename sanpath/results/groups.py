@@ -132,7 +132,7 @@ class DeviceFigures:
     """The commands ``host`` sent to ``lun`` over ``span_s`` simulated seconds.
 
     Times are sums over the measured commands (s): ``read_time_s`` and ``write_time_s`` of
-    their latencies, ``layer_s`` of their time in each layer of :data:`LAYERS`; ``busy_s``
+    their latencies, ``layer_s`` of their time in each layer of ``LAYERS``; ``busy_s``
     is the time at least one command was outstanding; ``dqlen`` the host's queue depth for
     the LUN over all its paths at the end of the window (None when unlimited).
     """

@@ -50,7 +50,7 @@ class Slo:
     Attributes
     ----------
     metric
-        One of :data:`SLO_METRICS`.
+        One of ``SLO_METRICS``.
     op
         ``<`` (strictly below) or ``<=``.
     limit_ms
@@ -146,7 +146,7 @@ class SimulatedPoint:
         95% interval (ms) of each SLO metric that has one (``max`` has none).
     verdict
         Per SLO text: ``meets``, ``fails``, or ``at the limit`` when the 95% interval
-        contains the limit (see :func:`verdict`).
+        contains the limit (see ``verdict``).
     meets
         True when the point estimates meet every SLO.
     ios
@@ -201,7 +201,7 @@ class HeadroomResult:
     name
         The scenario's name.
     grow
-        What grows: ``rate``, ``hosts`` or ``outstanding`` (see :data:`GROWTH_KINDS`).
+        What grows: ``rate``, ``hosts`` or ``outstanding`` (see ``GROWTH_KINDS``).
     slos
         The latency targets, all of which must hold.
     base

@@ -109,7 +109,7 @@ class RunResult:
 
     @property
     def by_host(self) -> pd.DataFrame:
-        """One row per host instance: iops, mb_per_s, read/write iops, latency_ms_*, qfull."""
+        """One row per host instance, with iops, mb_per_s, read/write iops, latency_ms_*, qfull."""
         return self._frame("hosts")
 
     @property
@@ -129,13 +129,13 @@ class RunResult:
 
     @property
     def by_device(self) -> pd.DataFrame:
-        """One row per host and LUN: iostat's and esxtop's fields for that device."""
+        """One row per host and LUN, with iostat's and esxtop's fields for that device."""
         return pd.DataFrame([d.flat() for d in self.devices])
 
     @property
     def fairness(self) -> dict[str, float]:
         """Jain's index and the max/min ratio of the hosts' IOPS (see
-        :func:`~sanpath.results.groups.fairness`)."""
+        :func:`sanpath.results.fairness`)."""
         return fairness([g.iops for g in self.groups.get("hosts", {}).values()])
 
     @property

@@ -117,7 +117,7 @@ class LatencyHistogram:
 
     Memory is constant: ``n_buckets`` int64 counters (4352 buckets = 34 KiB for
     ``bits=7``; 1152 = 9 KiB for ``bits=5``) plus a buffer of at most
-    :data:`FLUSH_EVERY` pending Python floats.
+    ``FLUSH_EVERY`` pending Python floats.
 
     Parameters
     ----------
@@ -126,8 +126,8 @@ class LatencyHistogram:
 
     Notes
     -----
-    :meth:`record` only appends to a list; every :data:`FLUSH_EVERY` values (and before
-    any read) the buffer is converted and counted with :func:`numpy.bincount`.
+    :meth:`record` only appends to a list; every ``FLUSH_EVERY`` values (and before
+    any read) the buffer is converted and counted with ``numpy.bincount``.
     Negative or non-finite values are detected at that flush and raise
     :class:`ValueError` (the valid values of the batch are kept).
     """
