@@ -43,8 +43,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.force:
         budget.check(scenario, source=args.file)
     result = run(scenario, seed=args.seed, replicate=args.replicate, force=True, progress=None)
-    # the result says how it was made: the seed it ran with, and the --set overrides
-    result = explain(scenario, result).with_extra(overrides=scenario.overrides)
+    result = explain(scenario, result)  # run() recorded the seed and the --set overrides
     twin = None
     if args.analytic:
         from sanpath.theory.twin import predict

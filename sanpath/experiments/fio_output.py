@@ -30,10 +30,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sanpath.experiments.sweep import Grid, expand_grid
+from sanpath.experiments.sweep import Grid, point_scenario, sweep_plan
 from sanpath.results import RunResult
 from sanpath.results.fio_json import combine, fio_document, fio_job
-from sanpath.spec import Scenario, ScenarioError, WorkloadSpec, load_scenario
+from sanpath.spec import Scenario, WorkloadSpec, load_scenario
 
 _SUFFIXES = ((1 << 30, "g"), (1 << 20, "m"), (1 << 10, "k"))
 
@@ -169,24 +169,10 @@ def sweep_fio_json(
     """
     from sanpath.sim import budget
 
-    base = load_scenario(scenario)
-    if grid is None and zipped is None and base.sweep is not None:
-        grid = {key: list(values) for key, values in base.sweep.vary.items()}
-        zipped = {key: list(values) for key, values in base.sweep.zip.items()} or None
-        if replicates is None:
-            replicates = base.sweep.replicates
-    replicates = replicates or 1
-    source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
-    plain = base.model_copy(update={"sweep": None})
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
     tasks: list[tuple[dict[str, Any], str, int, int]] = []
-    for point in expand_grid(grid, zipped):
-        try:
-            spec = plain.with_overrides(point) if point else plain
-        except ScenarioError as exc:
-            reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
-            raise ScenarioError.at(
-                "sweep", f"point {point} is not a valid scenario ({reasons})", source
-            ) from None
+    for point in points:
+        spec = point_scenario(base, point, source)
         label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base"
         if not force:
             at_once = jobs if executor is None and jobs else 1

@@ -44,6 +44,7 @@ import pandas as pd
 
 from sanpath._version import __version__
 from sanpath.files import OutputError, write_text
+from sanpath.results.latency import finite
 from sanpath.results.sweep import SweepResult, check_table_path
 from sanpath.sim import budget
 from sanpath.spec import Scenario, ScenarioError, load_scenario
@@ -52,6 +53,47 @@ DEFAULT_CACHE = Path(".sanpath-cache")
 """Where finished sweep points are kept (``cache=None`` turns the cache off)."""
 
 Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
+
+
+def sweep_plan(
+    scenario: Scenario | str | Path | Mapping[str, Any],
+    grid: Grid | None,
+    zipped: Mapping[str, Sequence[Any]] | None,
+    replicates: int | None,
+) -> tuple[Scenario, list[dict[str, Any]], int, str]:
+    """The base scenario, the points, the replicates and the source name of a sweep.
+
+    Without ``grid`` and ``zipped`` the scenario's own ``sweep:`` section gives them (and
+    the replicates, unless given).
+    """
+    base = load_scenario(scenario)
+    if grid is None and zipped is None and base.sweep is not None:
+        grid = {key: list(values) for key, values in base.sweep.vary.items()}
+        zipped = {key: list(values) for key, values in base.sweep.zip.items()} or None
+        if replicates is None:
+            replicates = base.sweep.replicates
+    source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+    return base, expand_grid(grid, zipped), replicates or 1, source
+
+
+def point_scenario(base: Scenario, point: Mapping[str, Any], source: str) -> Scenario:
+    """``base`` without its ``sweep:`` section, changed by one sweep ``point``.
+
+    Raises
+    ------
+    ScenarioError
+        Located at ``sweep`` in ``source``, when the point is not a valid scenario.
+    """
+    plain = base.model_copy(update={"sweep": None})
+    if not point:
+        return plain
+    try:
+        return plain.with_overrides(dict(point))
+    except ScenarioError as exc:
+        reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
+        raise ScenarioError.at(
+            "sweep", f"point {dict(point)} is not a valid scenario ({reasons})", source
+        ) from None
 
 
 def expand_grid(
@@ -116,8 +158,8 @@ def run_task(task: Task) -> dict[str, Any]:
         {
             name: {
                 "iops": g.iops,
-                "latency_ms_mean": g.latency.mean * 1e3 if g.ios else None,
-                "latency_ms_p99": g.latency.quantile(0.99) * 1e3 if g.ios else None,
+                "latency_ms_mean": finite(g.latency_ms["mean"]),
+                "latency_ms_p99": finite(g.latency_ms["p99"]),
                 "qfull": g.qfull,
             }
             for name, g in result.groups.get("hosts", {}).items()
@@ -222,16 +264,8 @@ def sweep(
     sanpath.files.OutputError
         For an ``out`` that cannot or may not be written, before anything runs.
     """
-    base = load_scenario(scenario)
-    if grid is None and zipped is None and base.sweep is not None:
-        grid = {key: list(values) for key, values in base.sweep.vary.items()}
-        zipped = {key: list(values) for key, values in base.sweep.zip.items()} or None
-        if replicates is None:
-            replicates = base.sweep.replicates
-    replicates = replicates or 1
-    points = expand_grid(grid, zipped)
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
     keys = list(points[0]) if points and points[0] else []
-    source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
     identity = sweep_identity(base, points, replicates)
     if out is not None:
         check_table_path(out, identity, force)
@@ -239,17 +273,7 @@ def sweep(
     specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
     made_with: list[str] = []  # per task: the overrides its point ran with, as JSON text
     for point in points:
-        try:
-            spec = (
-                base.model_copy(update={"sweep": None}).with_overrides(point)
-                if point
-                else base.model_copy(update={"sweep": None})
-            )
-        except ScenarioError as exc:
-            reasons = "; ".join(f"{p.path}: {p.message}" for p in exc.problems)
-            raise ScenarioError.at(
-                "sweep", f"point {point} is not a valid scenario ({reasons})", source
-            ) from None
+        spec = point_scenario(base, point, source)
         data = spec.to_data()
         overrides = json.dumps({**base.overrides, **point}, default=str)
         for r in range(replicates):

@@ -35,10 +35,7 @@ def per_host(
     """
     if isinstance(source, RunResult):
         groups = source.groups.get("hosts", {})
-        bars = [
-            (g.name, g.iops, g.latency.quantile(0.99) * 1e3 if g.ios else np.nan)
-            for g in groups.values()
-        ]
+        bars = [(g.name, g.iops, g.latency_ms["p99"]) for g in groups.values()]
         return _run_bars(source.name, bars, axes)
     if isinstance(source, Mapping):
         entries = source.get("hosts")

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -28,7 +27,6 @@ from sanpath.plotting.per_host import per_host
 from sanpath.report.diagram import path_diagram
 from sanpath.report.words import scenario_in_words
 from sanpath.results import LAYER_LABELS, RunResult, SweepResult
-from sanpath.results.bottleneck import rank_bottlenecks
 from sanpath.results.headroom import HeadroomResult
 from sanpath.spec import Scenario
 
@@ -192,15 +190,14 @@ def _hosts(report: Report, most: int = 40) -> str:
     fair = r.fairness
     rows = []
     for g in hosts[:most]:
-        lat = g.latency
-        p99 = lat.quantile(0.99) * 1e3 if lat.count else math.nan
+        lat = g.latency_ms
         rows.append(
             (
                 g.name,
                 _num(g.iops),
                 _num(g.mb_per_s, 2),
-                _num(lat.mean * 1e3, 3),
-                _num(p99, 3),
+                _num(lat["mean"], 3),
+                _num(lat["p99"], 3),
                 f"{g.qfull:,}",
             )
         )
@@ -224,7 +221,7 @@ def _hosts(report: Report, most: int = 40) -> str:
 
 
 def _bottleneck(report: Report) -> str:
-    ranking = rank_bottlenecks(report.result.stations)
+    ranking = report.result.bottlenecks
     if not ranking:
         return ""
     first = ranking[0]
@@ -279,7 +276,7 @@ def _sweep(report: Report) -> str:
     s = report.sweep
     if s is None:
         return ""
-    table: pd.DataFrame = s.summary() if hasattr(s, "summary") else s.table
+    table = s.summary()
     shown = table.head(60)
     header = [str(c) for c in shown.columns]
     rows = [[_cell(v) for v in row] for row in shown.itertuples(index=False)]

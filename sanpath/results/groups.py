@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sanpath.results.latency import finite, latency_dict
-from sanpath.results.station import LAYERS
 from sanpath.stats import LatencyHistogram
 
 KIB = 1024
 """iostat's kB (sysstat counts 512-byte sectors and halves them)."""
 ESXTOP_MB = 1 << 20
 """esxtop's MB (MBREAD/s, MBWRTN/s)."""
-
-_HOST = LAYERS.index("host")
-_HOST_QUEUE = LAYERS.index("host_queue")
 
 
 @dataclass(frozen=True)
@@ -78,10 +75,16 @@ class GroupFigures:
         """Throughput in 10^6 bytes per second."""
         return self._rate(self.bytes_read + self.bytes_written) / 1e6
 
-    @property
+    @cached_property
     def latency(self) -> LatencyHistogram:
         """Latencies (s) of both directions."""
         return self.read.merge(self.write)
+
+    @cached_property
+    def latency_ms(self) -> dict[str, float]:
+        """``mean``, ``p50``, ``p90``, ``p99``, ``p99_9`` and ``max`` of both directions (ms;
+        NaN without I/Os)."""
+        return latency_dict(self.latency)
 
     def stddev_s(self, write: bool) -> float:
         """Standard deviation of one direction's latency (s; NaN with fewer than 2 I/Os)."""
@@ -99,7 +102,7 @@ class GroupFigures:
             "mb_per_s": self.mb_per_s,
             "read_iops": self.read_iops,
             "write_iops": self.write_iops,
-            "latency_ms": {k: finite(v) for k, v in latency_dict(self.latency).items()},
+            "latency_ms": {k: finite(v) for k, v in self.latency_ms.items()},
             "read_latency_ms_mean": finite(self.read.mean * 1e3),
             "write_latency_ms_mean": finite(self.write.mean * 1e3),
             "qfull": self.qfull,
@@ -118,7 +121,7 @@ class GroupFigures:
             "read_iops": self.read_iops,
             "write_iops": self.write_iops,
         }
-        for key, value in latency_dict(self.latency).items():
+        for key, value in self.latency_ms.items():
             row[f"latency_ms_{key}"] = value
         row["read_latency_ms_mean"] = self.read.mean * 1e3
         row["write_latency_ms_mean"] = self.write.mean * 1e3
@@ -132,9 +135,10 @@ class DeviceFigures:
     """The commands ``host`` sent to ``lun`` over ``span_s`` simulated seconds.
 
     Times are sums over the measured commands (s): ``read_time_s`` and ``write_time_s`` of
-    their latencies, ``layer_s`` of their time in each layer of ``LAYERS``; ``busy_s``
-    is the time at least one command was outstanding; ``dqlen`` the host's queue depth for
-    the LUN over all its paths at the end of the window (None when unlimited).
+    their latencies, ``host_s`` of their time in the host's own stack (layer ``host``),
+    ``host_queue_s`` of their wait for a slot of its per-LUN queue (layer ``host_queue``);
+    ``busy_s`` is the time at least one command was outstanding; ``dqlen`` the host's queue
+    depth for the LUN over all its paths at the end of the window (None when unlimited).
     """
 
     host: str
@@ -146,7 +150,8 @@ class DeviceFigures:
     bytes_written: int
     read_time_s: float
     write_time_s: float
-    layer_s: tuple[float, ...]
+    host_s: float
+    host_queue_s: float
     busy_s: float
     qfull: int
     dqlen: float | None
@@ -191,9 +196,9 @@ class DeviceFigures:
         ACTV the mean commands holding a queue slot, QUED the mean waiting for one, DQLEN
         the queue depth.
         """
-        host_s = self.layer_s[_HOST]
-        queue_s = self.layer_s[_HOST_QUEUE]
-        total_s = sum(self.layer_s)
+        host_s = self.host_s
+        queue_s = self.host_queue_s
+        total_s = self.read_time_s + self.write_time_s
         return {
             "CMDS/s": self._rate(self.reads + self.writes),
             "READS/s": self._rate(self.reads),

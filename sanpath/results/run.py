@@ -331,11 +331,10 @@ class RunResult:
             f"  {'host':<16}{'IOPS':>10}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}{'QFULL':>8}",
         ]
         for g in shown:
-            lat = g.latency
-            p99 = lat.quantile(0.99) * 1e3 if lat.count else math.nan
+            lat = g.latency_ms
             lines.append(
-                f"  {g.name:<16}{g.iops:10.1f}{g.mb_per_s:9.2f}{lat.mean * 1e3:9.3f}"
-                f"{p99:9.3f}{g.qfull:8d}"
+                f"  {g.name:<16}{g.iops:10.1f}{g.mb_per_s:9.2f}{lat['mean']:9.3f}"
+                f"{lat['p99']:9.3f}{g.qfull:8d}"
             )
         if len(shown) < len(rows):
             lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")

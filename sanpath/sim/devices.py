@@ -1,8 +1,9 @@
 """What one host's view of one LUN counts: the commands it sent, as host tools see them.
 
 A :class:`DeviceCounter` is made the first time a host sends a command to a LUN. It counts
-the measured commands by direction, their bytes, their latencies and their time in each
-latency-breakdown layer, the QUEUE FULL answers, and the time at least one command was
+the measured commands by direction, their bytes, their latencies, their time in the host's
+own stack and in its per-LUN queue (what esxtop splits off as KAVG and QAVG), the QUEUE FULL
+answers, and the time at least one command was
 outstanding (``%util``). :meth:`DeviceCounter.figures` turns the sums into a
 :class:`~sanpath.results.DeviceFigures`. Times in seconds.
 """
@@ -13,6 +14,9 @@ import math
 
 from sanpath.results import LAYERS, DeviceFigures
 from sanpath.sim.station import SlotPool
+
+_HOST = LAYERS.index("host")
+_HOST_QUEUE = LAYERS.index("host_queue")
 
 
 class DeviceCounter:
@@ -26,7 +30,8 @@ class DeviceCounter:
         "bytes_read",
         "bytes_written",
         "host",
-        "layers",
+        "host_queue_time",
+        "host_time",
         "lun",
         "qfull",
         "queues",
@@ -53,7 +58,8 @@ class DeviceCounter:
         self.bytes_written = 0
         self.read_time = 0.0
         self.write_time = 0.0
-        self.layers = [0.0] * len(LAYERS)
+        self.host_time = 0.0
+        self.host_queue_time = 0.0
         self.qfull = 0
         self.busy = 0.0
         self.busy_since = now
@@ -64,18 +70,24 @@ class DeviceCounter:
             self.busy_since = now
         self.active += 1
 
-    def end(self, now: float, write: bool, size: int, layers: list[float], measuring: bool) -> None:
-        """A command of ``size`` bytes ends at ``now``; counted when ``measuring``."""
+    def end(
+        self,
+        now: float,
+        write: bool,
+        size: int,
+        latency: float,
+        layers: list[float],
+        measuring: bool,
+    ) -> None:
+        """A command of ``size`` bytes that took ``latency`` seconds (``layers``: its time per
+        latency-breakdown layer) ends at ``now``; counted when ``measuring``."""
         self.active -= 1
         if self.active == 0:
             self.busy += now - self.busy_since
         if not measuring:
             return
-        latency = 0.0
-        mine = self.layers
-        for i, value in enumerate(layers):
-            mine[i] += value
-            latency += value
+        self.host_time += layers[_HOST]
+        self.host_queue_time += layers[_HOST_QUEUE]
         if write:
             self.writes += 1
             self.bytes_written += size
@@ -102,7 +114,8 @@ class DeviceCounter:
             bytes_written=self.bytes_written,
             read_time_s=self.read_time,
             write_time_s=self.write_time,
-            layer_s=tuple(self.layers),
+            host_s=self.host_time,
+            host_queue_s=self.host_queue_time,
             busy_s=min(busy, span),
             qfull=self.qfull,
             dqlen=None if math.isinf(depth) else depth,

@@ -363,9 +363,10 @@ class Simulation:
         totals["commands_completed"] += 1
         totals["command_bytes_completed"] += cmd.size
         layers = cmd.layers
-        cmd.device.end(now, cmd.write, cmd.size, layers, measure.measuring)
+        latency = sum(layers)
+        cmd.device.end(now, cmd.write, cmd.size, latency, layers, measure.measuring)
         if measure.measuring:
-            measure.command_latency.record(sum(layers))
+            measure.command_latency.record(latency)
             if measure.exchanges is not None:
                 # What a switch probe sees: from the command frame leaving the HBA to the
                 # status coming back (host queue and HBA slot waits excluded).

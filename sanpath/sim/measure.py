@@ -108,7 +108,6 @@ class Measurement:
         """Sum of the measured reads' latencies (s)."""
         self.write_latency = 0.0
         """Sum of the measured writes' latencies (s)."""
-        self.lun_bytes = [0] * len(topology.luns)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.stop = simpy.Event(env)
         self.totals = dict.fromkeys(TOTALS, 0)
@@ -199,7 +198,6 @@ class Measurement:
             self.reads += 1
             self.bytes_read += size
             self.read_latency += latency
-        self.lun_bytes[lun.index] += size
         self.groups.add((host.index, workload, lun.index), write, latency, size)
         self.measured += 1
         if self.measured >= self.stop_after and not self.stop.triggered:
@@ -224,7 +222,6 @@ class Measurement:
             self.stop_after = float(UNSTABLE_WINDOW)
         for station in self.topology.stations.values():
             station.reset(now)
-        self.lun_bytes = [0] * len(self.topology.luns)
         for key in self.counters:
             self.counters[key] = 0
         self.groups.reset()
@@ -278,6 +275,7 @@ class Measurement:
         )
         counters = dict(self.counters)
         counters["forced_flushes"] = cache.forced_flushes
+        groups = self._group_figures(span)
         return RunResult(
             name=scenario.name,
             seed=seed,
@@ -304,17 +302,14 @@ class Measurement:
             stations=tuple(st.summary(now) for st in self.topology.stations.values()),
             wall_seconds=wall_seconds,
             totals=dict(self.totals),
-            lun_mb_per_s={
-                lun.name: (b / span / 1e6 if span > 0 else 0.0)
-                for lun, b in zip(self.topology.luns, self.lun_bytes, strict=True)
-            },
+            lun_mb_per_s={name: lun.mb_per_s for name, lun in groups["luns"].items()},
             warnings=(*warnings, *self._tail_warnings(now)),
             steady=steady,
             run_info=self.control.info.to_dict(),
             timeseries=self._columns(now),
             settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in settings),
             histogram=self.latency,
-            groups=self._group_figures(span),
+            groups=groups,
             devices=tuple(self.devices[key].figures(now, span) for key in sorted(self.devices)),
         )
 
