@@ -43,6 +43,7 @@ CORE_MODULES = (
     "sanpath.layout.wiring",
     "sanpath.layout.raid",
     "sanpath.layout.geometry",
+    "sanpath.sim.kernel",
     "sanpath.sim.station",
     "sanpath.stats.histogram",
     "sanpath.stats.intervals",
