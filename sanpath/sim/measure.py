@@ -23,7 +23,14 @@ from sanpath.results import LAYERS, GroupFigures, RunResult
 from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
-from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
+from sanpath.sim.control import (
+    UNSTABLE_WINDOW,
+    CacheLevel,
+    RunControl,
+    diagnose,
+    metric_interval,
+    trace_run,
+)
 from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
@@ -85,6 +92,7 @@ class Measurement:
             state=self.state,
             scheduled=bool(scenario.schedule),
             early=early,
+            trace=trace_run(scenario),
         )
         self.batches: BatchMeans = self.control.batches
         self.progress: Callable[[Measurement], None] | None = None
@@ -235,6 +243,12 @@ class Measurement:
             self.exchanges = TimeSeries(interval, t0=now)
         if self.run_spec.duration is not None:
             self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
+
+    def end_of_trace(self) -> None:
+        """Every trace replay has issued and completed all its records: the run is over."""
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "trace"
+            self.stop.succeed()
 
     def _end_of_duration(self, _event: simpy.Event) -> None:
         if not self.stop.triggered:
