@@ -334,12 +334,28 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "import", help="turn measured counters (perfmon, iostat, esxtop) or fio into a scenario"
+        "import",
+        help="turn measured counters (perfmon, iostat, esxtop), fio or a block trace into a "
+        "scenario",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument(
         "--format",
-        choices=["auto", "perfmon", "iostat", "esxtop", "fio-json", "fio-job"],
+        choices=[
+            "auto",
+            "perfmon",
+            "iostat",
+            "esxtop",
+            "fio-json",
+            "fio-job",
+            "fio-iolog",
+            "blkparse",
+            "msr",
+            "spc",
+            "alibaba",
+            "tencent",
+            "csv",
+        ],
         default="auto",
         help="the files' format (default: told from the extension and first line)",
     )
@@ -351,9 +367,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--interval",
-        default="peak-iops",
+        default=None,
         metavar="SPAN",
-        help="peak-iops (default), peak-mb, mean, or START..END in seconds from the first sample",
+        help="peak-iops (default for counters), peak-mb, mean (default for a trace: all of "
+        "it), or START..END in seconds from the first sample or record",
     )
     p.add_argument(
         "--map",
@@ -367,6 +384,33 @@ def _parser() -> argparse.ArgumentParser:
         choices=["open", "closed"],
         default="open",
         help="open: rate = measured IOPS (default); closed: outstanding = queue length",
+    )
+    p.add_argument(
+        "--speed",
+        type=_positive_float,
+        default=1.0,
+        metavar="X",
+        help="a trace: replay X times as fast (trace.speed; default 1)",
+    )
+    p.add_argument(
+        "--outstanding",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="a trace: replay closed loop, N I/Os in flight per LUN in trace order",
+    )
+    p.add_argument(
+        "--columns",
+        action="append",
+        default=[],
+        metavar="ROLE=COLUMN",
+        help="a csv trace: the column of time, offset, size, op, device or latency (repeatable)",
+    )
+    p.add_argument(
+        "--time-unit",
+        choices=["s", "ms", "us", "ns", "100ns"],
+        default=None,
+        help="a csv trace: the unit of its time and latency columns (default s)",
     )
     p.add_argument("--out", required=True, metavar="NEW.yaml", help="the scenario to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
@@ -388,6 +432,16 @@ def _positive_duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
 
 

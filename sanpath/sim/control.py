@@ -450,7 +450,7 @@ def _trace_notes(control: RunControl, measured: int) -> list[str]:
         return []
     if not measured:
         return [
-            f"the trace ended during the warm-up ({info.warmup_ios:,} of run.warmup_ios "
+            f"the trace ended during the warm-up ({control.completed:,} of run.warmup_ios "
             f"{spec.warmup_ios:,} I/Os): nothing was measured; lower run.warmup_ios"
         ]
     if spec.ios is not None and measured < spec.ios:

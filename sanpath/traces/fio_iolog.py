@@ -99,6 +99,14 @@ class FioIolog:
                     f"{action} needs an offset and a length: the line is truncated",
                 )
             self._bad_action(lineno, text, first + 1, action)
+        if n == 3 and fields[first + 1] in ("read", "write", "wait", *SKIPPED_ACTIONS):
+            raise TraceError(
+                self.source,
+                lineno,
+                len(text) + 1,
+                "length",
+                f"{fields[first + 1]} needs an offset and a length: the line is truncated",
+            )
         if n != 4:
             layout = "TIME FILE ACTION [OFFSET LENGTH]" if v3 else "FILE ACTION [OFFSET LENGTH]"
             raise TraceError(
