@@ -353,7 +353,7 @@ def import_files(
 def _trace_input(inputs: Sequence[str | Path | Measured], format: str) -> tuple[Path, str] | None:
     """(path, format) when the input is a block trace; a located error for a trace among
     other files."""
-    kinds = []
+    kinds: list[str | None] = []
     for given in inputs:
         if isinstance(given, Measured) or not Path(given).is_file():
             kinds.append(None)

@@ -36,13 +36,13 @@ from typing import Any
 from sanpath.ingest.interval import Chosen, parse_span
 from sanpath.ingest.model import Measured, Sample, bad_file
 from sanpath.ingest.scenario import (
-    wrap_comment,
     assign,
     base_facts,
     compose,
     dump,
     parse_map,
     placeholder,
+    wrap_comment,
 )
 from sanpath.ingest.workload import Placement, Workload, measured_points
 from sanpath.spec import ScenarioError, load_scenario
@@ -152,6 +152,7 @@ def read_trace(
     if text in ("mean", "all"):
         what = f"the whole trace, {_num(whole.duration)} s from its first record to its last"
         return whole, _window(fmt, options), what
+    end: float | None
     if text in ("peak-iops", "peak-mb"):
         values = whole.counts if text == "peak-iops" else whole.bucket_bytes
         best = max(range(len(values)), key=lambda i: (values[i], -i))
@@ -161,8 +162,7 @@ def read_trace(
             f"{_num(whole.bucket)} s by {'I/Os' if text == 'peak-iops' else 'bytes'}"
         )
     else:
-        start, hi = parse_span(source, text)
-        end = hi
+        start, end = parse_span(source, text)
         what = f"{text}: the records from {_num(start)} s" + (
             f" to {_num(end)} s" if end is not None else " to the end"
         )

@@ -213,7 +213,7 @@ def test_empty_files_and_windows(tmp_path: Path) -> None:
     empty.write_text("")
     with pytest.raises(TraceError, match="no I/O record"):
         check(empty, "msr")
-    with pytest.raises(TraceError, match="header.*empty file"):
+    with pytest.raises(TraceError, match=r"header.*empty file"):
         check(empty, "fio-iolog")
     with pytest.raises(TraceError, match=r"no I/O record to replay \(30 before the start"):
         check(MEASURED / "msr_hm_0.csv", "msr", Window(start=100.0))
