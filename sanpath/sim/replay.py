@@ -115,6 +115,7 @@ class TraceReplay:
         self.first_issue = math.nan
         self.last_issue = math.nan
         self.passes = 0
+        """Passes over the trace begun (``loop``)."""
         self.active = 0
         self.exhausted = False
         self.finished = False
@@ -136,6 +137,7 @@ class TraceReplay:
         base = 0.0
         while True:
             reader = TraceReader(trace.file, trace.format, trace.window())
+            self.passes += 1
             if self.tally is None:
                 self.tally = reader.tally
                 self.devices = reader.devices
@@ -158,7 +160,6 @@ class TraceReplay:
                     yield base + t, lun, local, size, write
                 last = max(last, float(batch.time.max()))
                 n += len(batch)
-            self.passes += 1
             if not trace.loop or n == 0:
                 return
             gap = last / (n - 1) if n > 1 and last > 0 else 1.0
