@@ -32,6 +32,8 @@ from sanpath.traces import Tally, TraceReader
 
 Proc = Generator[simpy.Event, Any, Any]
 IoProcess = Callable[[HostInstance, Lun, int, int, bool, int], Proc]
+SLICE = 1024
+"""Records of a batch turned into Python numbers at a time (keeps the peak small)."""
 Record = tuple[float, Lun, int, int, bool]
 """(arrival time s, LUN, byte offset in the LUN, bytes, is a write)."""
 
@@ -148,16 +150,18 @@ class TraceReplay:
                 names = reader.devices
                 while len(targets) < len(names):
                     targets.append(self._target(names[len(targets)]))
-                for t, d, offset, size, write in zip(
-                    batch.time.tolist(),
-                    batch.device.tolist(),
-                    batch.offset.tolist(),
-                    batch.size.tolist(),
-                    batch.write.tolist(),
-                    strict=True,
-                ):
-                    lun, local = targets[d].place(offset, size)
-                    yield base + t, lun, local, size, write
+                for lo in range(0, len(batch), SLICE):
+                    hi = lo + SLICE
+                    for t, d, offset, size, write in zip(
+                        batch.time[lo:hi].tolist(),
+                        batch.device[lo:hi].tolist(),
+                        batch.offset[lo:hi].tolist(),
+                        batch.size[lo:hi].tolist(),
+                        batch.write[lo:hi].tolist(),
+                        strict=True,
+                    ):
+                        lun, local = targets[d].place(offset, size)
+                        yield base + t, lun, local, size, write
                 last = max(last, float(batch.time.max()))
                 n += len(batch)
             if not trace.loop or n == 0:
