@@ -84,7 +84,7 @@ class RunResult:
     run_info: dict[str, Any] = field(default_factory=dict)
     """How the run was measured: ``warmup`` (auto/fixed), ``warmup_ios``, ``warmup_seconds``,
     ``warmup_settled``, ``stopped_by`` (ios, duration, precision, max_ios, max_time,
-    unstable), ``precision`` (relative half-width reached per stopping metric),
+    unstable, trace), ``precision`` (relative half-width reached per stopping metric),
     ``target_half_width`` and ``unstable``."""
     groups: dict[str, dict[str, GroupFigures]] = field(default_factory=dict, compare=False)
     """Figures per ``hosts`` (every host instance that issued I/Os; ``group[i]`` for
