@@ -74,6 +74,8 @@ def _fraction(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from sanpath.ingest.model import FORMATS
+
     parser = _Parser(
         prog="sanpath",
         description="Simulate the SAN I/O path as a network of queues.",
@@ -341,21 +343,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument(
         "--format",
-        choices=[
-            "auto",
-            "perfmon",
-            "iostat",
-            "esxtop",
-            "fio-json",
-            "fio-job",
-            "fio-iolog",
-            "blkparse",
-            "msr",
-            "spc",
-            "alibaba",
-            "tencent",
-            "csv",
-        ],
+        choices=["auto", *FORMATS],
         default="auto",
         help="the files' format (default: told from the extension and first line)",
     )

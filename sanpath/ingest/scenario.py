@@ -259,11 +259,18 @@ def dump(data: Any) -> str:
     return stream.getvalue()
 
 
-def validate(text: str, out: str | Path) -> None:
-    """Refuse a scenario that does not load; the problems are said to be in ``out``."""
+def validate(text: str, out: str | Path, traces_from: Path | None = None) -> None:
+    """Refuse a scenario that does not load; the problems are said to be in ``out``.
+
+    ``traces_from``: the folder a workload's relative ``trace.file`` is read from (the
+    written scenario's).
+    """
     from ruamel.yaml import YAML
 
     plain = YAML(typ="safe", pure=True).load(text)
+    for w in plain.get("workloads", []) if traces_from is not None else []:
+        if isinstance(w, dict) and isinstance(w.get("trace"), dict):
+            w["trace"]["file"] = str(traces_from / w["trace"]["file"])
     try:
         load_scenario(plain)
     except ScenarioError as exc:

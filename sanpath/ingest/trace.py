@@ -42,10 +42,11 @@ from sanpath.ingest.scenario import (
     dump,
     parse_map,
     placeholder,
+    validate,
     wrap_comment,
 )
 from sanpath.ingest.workload import Placement, Workload, measured_points
-from sanpath.spec import ScenarioError, load_scenario
+from sanpath.spec import load_scenario
 from sanpath.traces import FORMATS, Summary, TraceError, Window, summarize
 
 GIB = 1024**3
@@ -328,7 +329,7 @@ def import_trace(
     _run_section(data, summary.records)
     data = compose(measured, chosen, [workload], points, data, notes)
     text = dump(data)
-    _validate(text, out)
+    validate(text, out, out.resolve().parent)
     write_text(out, text)
     return ImportedTrace(out, summary, workload, span, tuple(notes), text)
 
@@ -442,22 +443,3 @@ def _as_sample(s: Summary, devices: list[str]) -> Sample:
         read_latency_s=s.read_response,
         write_latency_s=s.write_response,
     )
-
-
-def _validate(text: str, out: Path) -> None:
-    """Refuse a scenario that does not load (its trace path read from ``out``'s folder)."""
-    from ruamel.yaml import YAML
-
-    from sanpath.spec import Problem
-
-    plain = YAML(typ="safe", pure=True).load(text)
-    for w in plain.get("workloads", []):
-        if isinstance(w, dict) and isinstance(w.get("trace"), dict):
-            w["trace"]["file"] = str(out.resolve().parent / w["trace"]["file"])
-    try:
-        load_scenario(plain)
-    except ScenarioError as exc:
-        problems = [
-            Problem(f"{out} (not written)", None, None, p.path, p.message) for p in exc.problems
-        ]
-        raise ScenarioError(problems) from None

@@ -172,36 +172,36 @@ def whole(
     text: str, what: str, source: str, lineno: int, line: str, index: int, sep: str | None
 ) -> int:
     """``text`` as a whole number >= 0, or a located error about ``what`` (field ``index``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise TraceError(
-            source, lineno, column_of(line, index, sep), what, _not_number(text, "a whole number")
-        ) from None
-    if value < 0:
-        raise TraceError(source, lineno, column_of(line, index, sep), what, f"{text!r} is negative")
-    return value
+    return int(_number(int, "a whole number", text, what, source, lineno, line, index, sep))
 
 
 def real(
     text: str, what: str, source: str, lineno: int, line: str, index: int, sep: str | None
 ) -> float:
     """``text`` as a finite number >= 0, or a located error about ``what``."""
+    return float(_number(float, "a number", text, what, source, lineno, line, index, sep))
+
+
+def _number(
+    cast: type[int] | type[float],
+    expected: str,
+    text: str,
+    what: str,
+    source: str,
+    lineno: int,
+    line: str,
+    index: int,
+    sep: str | None,
+) -> float:
     try:
-        value = float(text)
+        value = cast(text)
     except ValueError:
-        raise TraceError(
-            source, lineno, column_of(line, index, sep), what, _not_number(text, "a number")
-        ) from None
-    if not math.isfinite(value) or value < 0:
-        raise TraceError(
-            source,
-            lineno,
-            column_of(line, index, sep),
-            what,
-            f"{text!r}: expected a finite number, not negative",
-        )
-    return value
+        message = _not_number(text, expected)
+    else:
+        if math.isfinite(value) and value >= 0:
+            return value
+        message = f"{text!r}: expected a finite number, not negative"
+    raise TraceError(source, lineno, column_of(line, index, sep), what, message)
 
 
 def _not_number(text: str, expected: str) -> str:
