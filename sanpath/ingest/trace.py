@@ -25,6 +25,7 @@ IOPS-over-time series.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -301,6 +302,10 @@ def import_trace(
     summary, window, span = read_trace(path, fmt, interval, options)
     devices = list(summary.per_device)
     mapping = parse_map(map)
+    if mapping and set(mapping) < set(devices):
+        # the figures of the mapped devices only: the others are not replayed
+        window = dataclasses.replace(window, devices=frozenset(mapping))
+        summary = _summary(path, fmt, window)
     if into is not None:
         data, groups, placement = base_facts(into)
         luns, notes = assign(devices, mapping, groups, str(into))

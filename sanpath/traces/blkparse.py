@@ -11,7 +11,8 @@ the process name or the error.
   of ``SECTORS x 512`` bytes; the device is ``MAJOR,MINOR``. D is where the I/O leaves the
   host's block layer for the device, so the replay sends it into the modelled path there.
 * **C** (complete) of the same device and sector ends the oldest pending D there: the time
-  between them is the device's response time (a measured figure of the import).
+  between them is the device's response time (a measured figure of the import; counted for
+  the records kept, those of the window and the devices replayed).
 
 RWBS (``fill_rwbs``): an optional leading ``F`` (pre-flush), then ``D`` (discard), ``W``
 (write), ``R`` (read) or ``N`` (no data), then optional ``F`` (FUA), ``A``, ``S``, ``M``.
@@ -106,8 +107,8 @@ class Blkparse:
             return
         if self.origin is None:
             self.origin = t
-        self.reader.add(t - self.origin, device, sector * SECTOR, sectors * SECTOR, write)
-        if self.n_pending < MAX_PENDING:
+        kept = self.reader.add(t - self.origin, device, sector * SECTOR, sectors * SECTOR, write)
+        if kept and self.n_pending < MAX_PENDING:
             self.pending.setdefault(key, []).append((t, write))
             self.n_pending += 1
 

@@ -82,19 +82,20 @@ class TraceReader:
         """Device names given so far, by index."""
         return self.columns.names
 
-    def add(self, t: float, device: str, offset: int, size: int, write: bool) -> None:
-        """One I/O record from the parser: ``t`` s from the trace's origin, bytes."""
+    def add(self, t: float, device: str, offset: int, size: int, write: bool) -> bool:
+        """One I/O record from the parser: ``t`` s from the trace's origin, bytes; whether
+        it is kept (inside the window, a device replayed)."""
         if t < self._start:
             self.tally.skip("before the start of the window")
-            return
+            return False
         end = self._end
         if end is not None and t >= end:
             self.tally.skip("after the end of the window")
-            return
+            return False
         wanted = self._devices
         if wanted is not None and device not in wanted:
             self.tally.skip("device not replayed (not in map)")
-            return
+            return False
         t -= self._start
         if t < self.last_time:
             self.tally.out_of_order += 1
@@ -108,6 +109,7 @@ class TraceReader:
         cols.offset.append(offset)
         cols.size.append(size)
         cols.write.append(write)
+        return True
 
     def batches(self) -> Iterator[Batch]:
         """The records, ``batch`` at a time (the last batch may be shorter)."""

@@ -129,11 +129,12 @@ class Table:
             f"{text!r}: expected {' or '.join(dict.fromkeys(reads + writes))}",
         )
 
-    def _add(self, t: float, device: str, offset: int, size: int, write: bool) -> None:
+    def _add(self, t: float, device: str, offset: int, size: int, write: bool) -> bool:
+        """Give a record to the reader; whether it was kept (a size of 0 is not)."""
         if size == 0:
             self.reader.tally.skip("I/Os of no bytes")
-            return
-        self.reader.add(t, device, offset, size, write)
+            return False
+        return self.reader.add(t, device, offset, size, write)
 
     def finish(self, lineno: int) -> None:
         """Nothing held back (Tencent's last second is given by its own parser)."""
@@ -156,9 +157,9 @@ class Msr(Table):
         disk = whole(f[2], "DiskNumber", src, lineno, text, 2, ",")
         if self.origin is None:
             self.origin = ticks
-        if size:
+        device = f"{f[1].strip()}_{disk}"
+        if self._add((ticks - int(self.origin)) * TICK, device, offset, size, write):
             self.reader.tally.response(write, response * TICK)
-        self._add((ticks - int(self.origin)) * TICK, f"{f[1].strip()}_{disk}", offset, size, write)
 
 
 class Spc(Table):
@@ -303,14 +304,14 @@ class PlainCsv(Table):
         i = at["size"]
         size = whole(f[i], names[i], src, lineno, text, i, ",") * self.size_unit
         device = f[at["device"]].strip() if "device" in at else self.stem
-        if "latency" in at and size:
+        latency = None
+        if "latency" in at:
             i = at["latency"]
-            self.reader.tally.response(
-                write, real(f[i], names[i], src, lineno, text, i, ",") * self.time_unit
-            )
+            latency = real(f[i], names[i], src, lineno, text, i, ",") * self.time_unit
         if self.origin is None:
             self.origin = t
-        self._add(t - self.origin, device, offset, size, write)
+        if self._add(t - self.origin, device, offset, size, write) and latency is not None:
+            self.reader.tally.response(write, latency)
 
     def finish(self, lineno: int) -> None:
         """A CSV trace needs its header line."""

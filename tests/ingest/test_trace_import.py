@@ -215,3 +215,20 @@ def test_a_fio_result_reproduces_each_job_and_the_totals(tmp_path: Path) -> None
     assert points["mb_per_s"] == pytest.approx(
         sum(j.bytes_per_s for j in jobs.values()) / 1e6, rel=0.01
     )
+
+
+def test_a_map_imports_the_figures_of_its_devices_only(tmp_path: Path) -> None:
+    path = copied(tmp_path, "msr_hm_0.csv")
+    two = tmp_path / "two.csv"
+    other = [line.replace(",hm,0,", ",hm,1,") for line in path.read_text().splitlines()[::3]]
+    two.write_text(path.read_text() + "\n".join(other) + "\n")
+    out = tmp_path / "one.yaml"
+    import_scenario([two], out=out, format="msr", map=["hm_0=data"])
+    only = summarize(two, "msr", Window(devices=frozenset({"hm_0"})))
+    everything = summarize(two, "msr")
+    (w,) = sanpath.load_scenario(out).workloads
+    assert only.records == 30 and everything.records == 40
+    assert w.rate == pytest.approx(only.iops, rel=1e-5)
+    assert w.read_fraction == pytest.approx(only.read_fraction, rel=1e-5)
+    assert only.read_response == pytest.approx(summarize(path, "msr").read_response)
+    assert "only the mapped devices are replayed" in out.read_text()
