@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import sanpath
 from sanpath.sim.engine import Simulation
@@ -206,3 +208,39 @@ def test_offsets_past_the_lun_wrap_and_are_counted() -> None:
     wrapped = result.extra["trace"]["replay"]["wrapped"]
     assert top > 1024**3 and wrapped > 0
     assert any(f"{wrapped:,} trace records lay past the end" in w for w in result.warnings)
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    records=st.lists(
+        st.tuples(
+            st.floats(0.0, 5e-3, allow_nan=False),  # gap to the previous record, s
+            st.integers(0, 1 << 20),  # offset, in 4 KiB blocks
+            st.sampled_from([512, 4096, 8192, 65536, 1 << 20, 3 << 20]),
+            st.booleans(),
+        ),
+        min_size=2,
+        max_size=60,
+    ),
+    speed=st.sampled_from([0.5, 1.0, 4.0]),
+    closed=st.booleans(),
+)
+def test_any_trace_is_replayed_whole(
+    tmp_path: Path, records: list[tuple[float, int, int, bool]], speed: float, closed: bool
+) -> None:
+    lines, t = [], 0.0
+    for gap, block, size, write in records:
+        t += gap
+        lines.append(f"{t:.9f},{block * 4096},{size},{'w' if write else 'r'}")
+    path = tmp_path / "any.csv"
+    path.write_text("time,offset,size,op\n" + "\n".join(lines) + "\n")
+    trace = {"file": str(path), "format": "csv", "speed": speed}
+    result = sanpath.run(scenario(trace, outstanding=3 if closed else None))
+    s = summarize(path, "csv")
+    assert result.totals["ios_completed"] == s.records == len(records)
+    assert result.totals["bytes_completed"] == sum(r[2] for r in records)
+    replayed = result.extra["trace"]["replay"]
+    if not closed and s.duration > 0:
+        assert replayed["arrival_rate"] == pytest.approx(s.iops * speed, rel=1e-6)
