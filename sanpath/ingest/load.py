@@ -310,15 +310,15 @@ def import_files(
     ----------
     paths
         Measurement files (perfmon, iostat, esxtop CSV/text, fio JSON or job files), or one
-        block trace (:data:`~sanpath.ingest.model.TRACE_FORMATS`; see
-        :mod:`sanpath.ingest.trace`).
+        block trace (:data:`~sanpath.ingest.model.TRACE_FORMATS`), or files already read
+        (:class:`~sanpath.ingest.model.Measured`).
     format
         ``auto`` or one of :data:`~sanpath.ingest.model.FORMATS`.
     into
         A base scenario whose topology and comments are kept (else a placeholder topology).
     interval
         ``peak-iops`` (the default for counters), ``peak-mb``, ``mean`` (the default for a
-        trace: all of it) or ``START..END`` (:mod:`sanpath.ingest.interval`).
+        trace: all of it) or ``START..END`` (seconds from the first sample or record).
     map
         ``DEVICE=LUN`` entries (else devices map to LUN groups in order).
     load_kind

@@ -81,7 +81,7 @@ class Window:
     offset_unit: int | None = None
     size_unit: int | None = None
     columns: tuple[tuple[str, str], ...] = ()
-    """``csv``: (role, column name) pairs naming the columns (see :mod:`sanpath.traces.tables`)."""
+    """``csv``: (role, column name) pairs naming the columns (``sanpath.traces.tables``)."""
 
 
 @dataclass

@@ -121,7 +121,7 @@ class Summary:
 
     @property
     def iops(self) -> float:
-        """Mean arrival rate: records after the first over the time they span (I/O per s)."""
+        """The mean arrival rate, I/O per s (records after the first over the time they span)."""
         return (self.records - 1) / self.duration if self.duration > 0 else math.nan
 
     @property
