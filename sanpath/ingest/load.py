@@ -240,6 +240,14 @@ def import_scenario(
         raise OutputError(f"{target}: exists; give --force to overwrite it")
     traced = _trace_input(inputs, format)
     if traced is not None:
+        if load_kind == "closed" and (trace is None or trace.outstanding is None):
+            raise bad_file(
+                str(traced[0]),
+                None,
+                None,
+                "--load",
+                "a trace replays closed loop with --outstanding N (I/Os in flight per LUN)",
+            )
         return import_trace(
             traced[0],
             traced[1],

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sanpath.spec import PrecisionSpec, RunSpec, Scenario
+from sanpath.spec import PrecisionSpec, RunSpec
 from sanpath.stats import BatchMeans, LatencyHistogram
 from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
 
@@ -378,7 +378,6 @@ def diagnose(
     if measured and k < 2:
         out.append("no interval: the measured window holds fewer than 2 batches; run longer")
     states = batches.states()
-    out += _trace_notes(control, measured)
     if control.scheduled:
         out.append(
             "the settings change during the run (schedule): whole-window figures mix them, so "
@@ -431,39 +430,6 @@ def diagnose(
                 + _longer(spec, measured)
             )
     return out, steady
-
-
-def trace_run(scenario: Scenario) -> str:
-    """``ends`` when a workload replays a trace once, ``loops`` when every trace workload
-    loops, ``""`` without traces (how :class:`RunControl` treats the run)."""
-    traces = [w.trace for w in scenario.workloads if w.trace is not None]
-    if not traces:
-        return ""
-    return "loops" if all(t.loop for t in traces) else "ends"
-
-
-def _trace_notes(control: RunControl, measured: int) -> list[str]:
-    """What a trace that ended the run left out of the figures."""
-    info = control.info
-    spec = control.spec
-    if info.stopped_by != "trace":
-        return []
-    if not measured:
-        return [
-            f"the trace ended during the warm-up ({control.completed:,} of run.warmup_ios "
-            f"{spec.warmup_ios:,} I/Os): nothing was measured; lower run.warmup_ios"
-        ]
-    if spec.ios is not None and measured < spec.ios:
-        return [
-            f"the trace ended after {measured:,} measured I/Os, before run.ios "
-            f"({spec.ios:,}): the figures cover the whole trace after the warm-up"
-        ]
-    if spec.duration is not None:
-        return [
-            f"the trace ended before run.duration ({spec.duration:g} s): the figures cover the "
-            "whole trace after the warm-up"
-        ]
-    return []
 
 
 def _longer(spec: RunSpec, measured: int) -> str:

@@ -23,15 +23,9 @@ from sanpath.results import LAYERS, GroupFigures, RunResult
 from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
-from sanpath.sim.control import (
-    UNSTABLE_WINDOW,
-    CacheLevel,
-    RunControl,
-    diagnose,
-    metric_interval,
-    trace_run,
-)
+from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.replay import trace_notes, trace_run
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
@@ -287,6 +281,9 @@ class Measurement:
                 cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
             ),
         )
+        info = self.control.info
+        notes = trace_notes(self.run_spec, info.stopped_by, self.control.completed, n)
+        warnings = [*notes, *warnings]
         counters = dict(self.counters)
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)

@@ -27,7 +27,7 @@ import simpy
 
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
-from sanpath.spec import WorkloadSpec
+from sanpath.spec import RunSpec, Scenario, WorkloadSpec
 from sanpath.traces import Tally, TraceReader
 
 Proc = Generator[simpy.Event, Any, Any]
@@ -339,3 +339,36 @@ class TraceLoad:
                     f"({first.issued:,} records issued on {first.host.name})"
                 )
         return out, tuple(warnings)
+
+
+def trace_run(scenario: Scenario) -> str:
+    """``ends`` when a workload replays a trace once, ``loops`` when every trace workload
+    loops, ``""`` without traces (how :class:`~sanpath.sim.control.RunControl` treats the
+    run: a fixed warm-up and, for ``ends``, the trace's own length)."""
+    traces = [w.trace for w in scenario.workloads if w.trace is not None]
+    if not traces:
+        return ""
+    return "loops" if all(t.loop for t in traces) else "ends"
+
+
+def trace_notes(spec: RunSpec, stopped_by: str, warmed: int, measured: int) -> list[str]:
+    """What a trace that ended the run (``stopped_by``) left out of its figures, after
+    ``warmed`` warm-up and ``measured`` measured I/Os."""
+    if stopped_by != "trace":
+        return []
+    if not measured:
+        return [
+            f"the trace ended during the warm-up ({warmed:,} of run.warmup_ios "
+            f"{spec.warmup_ios:,} I/Os): nothing was measured; lower run.warmup_ios"
+        ]
+    if spec.ios is not None and measured < spec.ios:
+        return [
+            f"the trace ended after {measured:,} measured I/Os, before run.ios "
+            f"({spec.ios:,}): the figures cover the whole trace after the warm-up"
+        ]
+    if spec.duration is not None:
+        return [
+            f"the trace ended before run.duration ({spec.duration:g} s): the figures cover the "
+            "whole trace after the warm-up"
+        ]
+    return []

@@ -232,3 +232,15 @@ def test_a_map_imports_the_figures_of_its_devices_only(tmp_path: Path) -> None:
     assert w.read_fraction == pytest.approx(only.read_fraction, rel=1e-5)
     assert only.read_response == pytest.approx(summarize(path, "msr").read_response)
     assert "only the mapped devices are replayed" in out.read_text()
+
+
+def test_a_closed_loop_import_needs_its_depth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = copied(tmp_path, "spc_financial.spc")
+    out = tmp_path / "c.yaml"
+    assert main(["import", str(path), "--load", "closed", "--out", str(out)]) == 2
+    assert "--outstanding N" in capsys.readouterr().err and not out.exists()
+    assert main(["import", str(path), "--outstanding", "12", "--out", str(out)]) == 0
+    (w,) = sanpath.load_scenario(out).workloads
+    assert w.outstanding == 12 and w.rate is None
