@@ -10,7 +10,8 @@ folder: Poisson arrivals at :data:`RATE` I/Os per second, 8 KiB I/Os, 70% reads,
 uniform over the LUN. It is replayed open loop through a small SSD array, and compared with
 the *equivalent synthetic workload*: the same array, an open loop at the same rate with the
 same size, mix and random offsets, run for the same ``N`` I/Os. Both runs measure every I/O
-(no warm-up), so the ratio of their I/Os per wall second is the cost of streaming the file.
+(no warm-up), so the ratio of their I/Os per wall second is the cost of streaming the file;
+each is run twice, alternating, and the faster of each counts (the machine may be shared).
 
 Memory: each run in a fresh subprocess, peak RSS (VmHWM) of plain runs of ``N / 10`` and
 ``N`` records, and the tracemalloc peak of traced runs of ``N / 20`` and ``N / 2`` records
@@ -44,6 +45,8 @@ LUN_BYTES = 512 * 1024**3
 BLOCK = 8192
 READS = 0.7
 SEED = 11
+ROUNDS = 2
+"""Timed runs of each kind, alternating; the fastest of each is compared."""
 SPEED_TARGET = 0.5
 """Trace replay I/Os per wall second over the synthetic workload's, at least."""
 FLAT_TARGET = 1.5
@@ -152,10 +155,12 @@ def bench_trace(records: int) -> dict[str, Any]:
         size_mb = paths[records].stat().st_size / 1e6
         say(f"   trace file {size_mb:,.0f} MB; the replay streams it in batches of 8,192 records")
         runs: dict[str, dict[str, Any]] = {}
-        for kind in ("synthetic", "trace"):
-            plain = run_child(kind, paths[records], records, "rss")
-            assert plain["completed"] == records, plain
-            runs[kind] = plain
+        for _ in range(ROUNDS):  # alternating, the best of each: the machine may be shared
+            for kind in ("synthetic", "trace"):
+                plain = run_child(kind, paths[records], records, "rss")
+                assert plain["completed"] == records, plain
+                if kind not in runs or plain["wall_s"] < runs[kind]["wall_s"]:
+                    runs[kind] = plain
         speed = {k: v["completed"] / v["wall_s"] for k, v in runs.items()}
         ratio = speed["trace"] / speed["synthetic"]
         say(
