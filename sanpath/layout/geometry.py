@@ -70,6 +70,8 @@ def queue_gain(spec: HddSpec, queued: float, span: float = 1.0) -> float:
     (:func:`elevator_seek`) while the rotational wait stays half a revolution.
     """
     q = min(max(queued, 1.0), float(spec.window))
+    if q <= 1.0:
+        return 1.0
     if spec.scheduler == "sptf":
         return float(q**SPTF_GAMMA)
     if spec.scheduler == "elevator":

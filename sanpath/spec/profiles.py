@@ -124,6 +124,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "overhead": "0.1ms",
         "queue_depth": 32,
         "scheduler": "sptf",
+        "reorder_window": 16,
     },
     "ssd": {
         "model": "ssd",

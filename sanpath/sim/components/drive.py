@@ -157,7 +157,9 @@ class Hdd(Drive):
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
         self.scheduler = _SCHEDULERS[spec.scheduler]
-        self.window = spec.window
+        # No window: every queued command is a candidate (after a completion the drive also
+        # takes the next one waiting in the array before it chooses, so up to depth + 1).
+        self.window = spec.reorder_window if spec.reorder_window is not None else 1 << 30
         self.upward = True
         """The elevator's direction of travel (towards the inner tracks)."""
         self.aging = spec.aging
@@ -202,7 +204,11 @@ class Hdd(Drive):
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
-        candidates = tcq if len(tcq) <= self.window else tcq[: self.window]
+        candidates = tcq
+        if len(tcq) > self.window:
+            # A read the look-ahead buffer holds is a cache hit: the drive serves it wherever
+            # it sits in the queue; the window bounds only the mechanical choice.
+            candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
         if scheduler == SPTF:
             op, positioning = self._shortest(candidates, now)
         elif scheduler == ELEVATOR and len(candidates) > 1:
@@ -216,6 +222,15 @@ class Hdd(Drive):
         served = self._served
         served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
         self.env.schedule(served, NORMAL, positioning + op.xfer)
+
+    def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
+        """The read of ``ops`` that continues the last one (in the look-ahead buffer), if any."""
+        if self.lookahead:
+            streaming = self.last_read_end
+            for op in ops:
+                if op.read_offset == streaming:
+                    return [op]
+        return []
 
     def _next_on_sweep(self, candidates: list[DriveOp]) -> DriveOp:
         """The elevator's next command: the nearest cylinder ahead of the arm (LOOK).
