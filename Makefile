@@ -73,8 +73,12 @@ notebooks: $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
 
+# The site is built, then checked as a reader sees it: the numbers its executed pages state
+# against their runs, and every page in headless Chromium at 1280 px (screenshots and
+# widths in build/test-artifacts/docs/).
 docs: $(CORE)
 	$(BIN)/python -m sphinx -b html --fail-on-warning --nitpicky -q docs docs/_build/html
+	SANPATH_DOCS_SITE=docs/_build $(BIN)/python -m pytest -q -p no:cacheprovider tests/docs/site
 
 test: lint unit notebooks docs
 

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from sanpath._version import __version__
 from sanpath.advice.check import CheckReport
 from sanpath.plotting.per_host import per_host
-from sanpath.report.diagram import path_diagram
+from sanpath.plotting.topology import topology
 from sanpath.report.words import scenario_in_words
 from sanpath.results import LAYER_LABELS, RunResult, SweepResult
 from sanpath.results.headroom import HeadroomResult
@@ -117,7 +117,7 @@ def _header(report: Report) -> str:
 
 def _scenario(report: Report) -> str:
     items = "".join(f"<li>{_esc(s)}</li>" for s in scenario_in_words(report.scenario))
-    fig = path_diagram(report.scenario, report.result)
+    fig = topology(report.scenario, report.result)
     return f"<h2>The scenario</h2><ul>{items}</ul>" + _figure(
         fig,
         "The I/O path as modelled: each box a part of the path, each line a way commands "

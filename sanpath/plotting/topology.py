@@ -1,10 +1,14 @@
-"""A picture of the I/O path of a scenario: hosts, HBA ports, fabric, array ports, LUNs, pools.
+"""The I/O path of a scenario as a picture: hosts, HBA ports, fabric, array ports, controller,
+LUNs and pools (``sanpath plot SCENARIO.yaml --kind topology``, and the report's diagram).
 
 The boxes come from the scenario and the lines from :class:`~sanpath.layout.Wiring`, the
 same model of the wiring the simulator, the checks and the twin use: a line from an HBA
 port to an array port is drawn when some LUN's I/O goes down that path (inactive failover
 paths are dashed). Given a run's result, the array ports, the controller and the pools show
 their utilization, red from 80%.
+
+This is the one plot drawn from a scenario rather than from results, so the plotting
+package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from sanpath.layout import Wiring
+from sanpath.plotting.style import set_titles, subtitle
 from sanpath.results import RunResult
-from sanpath.spec import Scenario
+from sanpath.spec import Scenario, load_line
 from sanpath.units import format_bytes, format_rate
 
-__all__ = ["path_diagram"]
+__all__ = ["topology"]
 
 COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", "pools")
 """The columns of the diagram, left to right, as a command travels."""
@@ -45,8 +50,9 @@ def _depth(value: object) -> str:
     return "no limit" if value is None else str(value)
 
 
-def path_diagram(scenario: Scenario, result: RunResult | None = None) -> Figure:
-    """The scenario's I/O path as boxes and lines (a new Figure)."""
+def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
+    """The scenario's I/O path as boxes and lines (a new Figure), titled with the scenario
+    and its load; with ``result``, the busy shares of the run on the array's parts."""
     wiring = Wiring(scenario)
     util = {st.name: st.utilization for st in result.stations} if result is not None else {}
     boxes: dict[tuple[str, object], _Box] = {}
@@ -143,10 +149,13 @@ def path_diagram(scenario: Scenario, result: RunResult | None = None) -> Figure:
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
     ax.set_ylim(tallest - 0.5, -0.7)
     ax.axis("off")
-    title = f"{scenario.name}: the I/O path"
-    if result is not None:
-        title += " (utilization from the run; red from 80%)"
-    ax.set_title(title, fontsize=10)
+    note = "busy shares from the run, red from 80%" if result is not None else ""
+    set_titles(
+        ax,
+        "The I/O path: hosts, HBA ports, fabric, array ports, controller, LUNs, pools",
+        subtitle(scenario.name, load_line(scenario), note),
+        own_figure=True,
+    )
     return fig
 
 
