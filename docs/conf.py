@@ -41,6 +41,7 @@ exclude_patterns = [
     "_ext",
     "_generated",
     "scenarios",
+    "validation/*.md",  # generated fragments, included by the pages that show them
     "**/.ipynb_checkpoints",
     "Thumbs.db",
     ".DS_Store",
@@ -103,7 +104,8 @@ html_show_sourcelink = True
 # Tutorials and reference pages use the whole width for their tables and outputs: no "on
 # this page" column there (docs/_static/sanpath.css keeps prose at a readable measure).
 WIDE_PAGES = [
-    "notebooks/*",
+    *(f"notebooks/{p.stem}" for p in sorted((DOCS.parent / "notebooks").glob("*.ipynb"))),
+    *(f"howto/{p.stem}" for p in sorted((DOCS / "howto").glob("*.md"))),
     "gallery",
     "validation",
     "twin",
@@ -112,12 +114,10 @@ WIDE_PAGES = [
     "results",
     "cli",
     "check",
-    "howto/*",
 ]
-html_theme_options["secondary_sidebar_items"] = {
-    "**": ["page-toc", "sourcelink"],
-    **{page: [] for page in WIDE_PAGES},
-}
+html_theme_options["secondary_sidebar_items"] = {page: [] for page in WIDE_PAGES}
+# The mode switch reads this on every page: an empty mode logs an error in the browser.
+html_context = {"default_mode": "auto"}
 html_static_path = ["_static"]
 html_css_files = ["sanpath.css"]
 html_js_files = ["sanpath.js"]

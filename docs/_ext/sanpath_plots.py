@@ -3,14 +3,15 @@
 A page says what to run, and the build runs it and shows the command beside its picture, so
 a picture on the site is always what the shown command draws with this version::
 
-    :::{sanpath-plot} sanpath plot scenarios/fan_in.yaml --kind topology --out path.png
-    :setup: sanpath sweep scenarios/fan_in.yaml --vary hosts.0.count=1..32 --out fan.csv
-    :alt: the I/O path of the fan-in scenario
+    :::{sanpath-plot} sanpath plot fan.csv --kind fan-in --out fan.png
+    :alt: what each host gets as hosts are added
+    sanpath sweep scenarios/fan_in.yaml --vary hosts.0.count=1..32 --out fan.csv
     :::
 
 The commands run in order in a work folder of the build (``scenarios/`` is the repository's),
 through ``sanpath.cli.main`` in this process; a command that fails fails the build with its
-message. The setup commands (``:setup:``, one per line) make the files the plot reads; the
+message. The setup commands (the directive's content, one per line; ``sanpath ... > FILE``
+keeps what a command prints) make the files the plot reads; the
 files they write are kept for later directives of the same build (the work folder starts
 empty with every build), so a sweep is run once per build. The picture is the file the plot command writes (``--out``),
 copied under ``_generated/plots/`` of the source folder (ignored by git). ``:show-setup:``
@@ -79,9 +80,8 @@ class SanpathPlot(SphinxDirective):
 
     required_arguments = 1
     final_argument_whitespace = True
-    has_content = False
+    has_content = True
     option_spec = {  # noqa: RUF012 - docutils reads it from the class
-        "setup": directives.unchanged,
         "alt": directives.unchanged,
         "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
         "width": directives.unchanged,
@@ -91,8 +91,7 @@ class SanpathPlot(SphinxDirective):
         import sanpath.cli
 
         self.env.note_dependency(str(sanpath.cli.__file__))
-        setup = [line.strip() for line in self.options.get("setup", "").splitlines()]
-        setup = [line for line in setup if line]
+        setup = [line.strip() for line in self.content if line.strip()]
         command = " ".join(self.arguments[0].split())
         app = self.env.app
         work = Path(app.outdir).parent / WORK

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from sanpath.files import atomic_path, write_text
+from sanpath.plotting.style import set_titles, subtitle
+from sanpath.readable import number, percent
 from sanpath.results import RunResult
-from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_scenario
+from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
 
 
 @dataclass(frozen=True)
@@ -223,9 +225,14 @@ def is_bound(row: Comparison) -> bool:
     return low <= 0 or high >= 10 * row.published
 
 
+def _errors(rows: list[Comparison]) -> list[float]:
+    """|error| of the measured figures (bounds and bases left out)."""
+    return [abs(r.error) for r in rows if math.isfinite(r.error) and not is_bound(r)]
+
+
 def error_summary(rows: list[Comparison]) -> str:
     """Mean and max |error| over the measured figures, with how many bounds were left out."""
-    errors = [abs(r.error) for r in rows if math.isfinite(r.error) and not is_bound(r)]
+    errors = _errors(rows)
     bounds = sum(1 for r in rows if is_bound(r))
     left_out = f" ({bounds} bound(s) left out)" if bounds else ""
     if not errors:
@@ -308,6 +315,12 @@ def write_report(
         "number below comes from that run. Errors are signed: (model - published) / published.",
         "",
     ]
+    head = len(lines)
+    summary = [
+        "| experiment | figures compared | within their band | fitted | predicted "
+        "| mean \\|error\\| | max \\|error\\| |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     pending = []
     for path in paths:
         scenario = load_scenario(path)
@@ -318,7 +331,12 @@ def write_report(
         ref = scenario.reference
         name = Path(path).stem
         ax = plot(rows)
-        ax.set_title(scenario.name)
+        set_titles(
+            ax,
+            f"{scenario.name}: the model against the published figures",
+            subtitle(scenario.name, load_line(scenario)),
+            own_figure=True,
+        )
         figure = figures / f"{name}.png"
         with atomic_path(figure) as tmp:
             ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
@@ -328,6 +346,15 @@ def write_report(
             else figure
         )
         passed = [r for r in rows if r.within is not None]
+        errors = _errors(rows)
+        fitted_n = sum(1 for r in rows if r.role == "fitted")
+        summary.append(
+            f"| [{scenario.name}](#{scenario.name}) | {len(passed)} | "
+            f"{sum(1 for r in passed if r.within)} of {len(passed)} | {fitted_n} | "
+            f"{sum(1 for r in rows if r.role == 'predicted')} | "
+            f"{percent(float(np.mean(errors)), digits=1) if errors else '-'} | "
+            f"{percent(max(errors), digits=1) if errors else '-'} |"
+        )
         lines += [
             f"## {scenario.name}",
             "",
@@ -353,17 +380,29 @@ def write_report(
         ]
         for r in rows:
             ok = "" if r.within is None else ("yes" if r.within else "**no**")
-            published = f"{r.published:.4g}" if math.isfinite(r.published) else "-"
-            error = f"{100 * r.error:+.1f}%" if math.isfinite(r.error) else "-"
+            error = percent(r.error, signed=True, digits=1)
             lines.append(
-                f"| {r.label} | {r.metric} | {r.role} | {published} | {r.model:.4g} | "
-                f"{error} | {ok} |"
+                f"| {r.label} | {r.metric} | {r.role} | {number(r.published, 4)} | "
+                f"{number(r.model, 4)} | {error} | {ok} |"
             )
         lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]
         if ref.mechanism:
             lines += [f"**Mechanism.** {ref.mechanism.strip()}", ""]
         if ref.disagreements:
             lines += [f"**Where the model still disagrees.** {ref.disagreements.strip()}", ""]
+    summary += [f"| `{s.name}` | not yet compared | | | | | |" for s in pending]
+    lines[head:head] = [
+        "## Summary",
+        "",
+        "Each experiment's published figures against the model: how many the scenario "
+        "compares, how many fall within the band the write-up allows, how many were used to "
+        "fit the model's unknowns and how many it predicts, and the mean and largest error "
+        "over the measured figures (bounds such as *under 25 ms* left out). The sections "
+        "below give every figure.",
+        "",
+        *summary,
+        "",
+    ]
     if pending:
         lines += ["## Not yet compared", ""]
         lines += [

@@ -55,7 +55,8 @@ def breakdown(
     (:data:`~sanpath.plotting.style.LAYER_COLORS`). The stack adds up to the mean latency;
     with replicates an error bar on top shows the 95 % interval of that total.
     ``drop_empty`` leaves out layers too thin to see at every point (below
-    :data:`VISIBLE_SHARE` of the tallest bar), naming them in the subtitle.
+    :data:`~sanpath.plotting.breakdown.VISIBLE_SHARE` of the tallest bar), naming them in the
+    subtitle.
     """
     data = sweep_data(sweep)
     columns = [str(c) for c in data.table.columns if str(c).startswith("breakdown_ms_")]

@@ -40,15 +40,15 @@ from sanpath.plotting.tables import (
 from sanpath.readable import short_name
 from sanpath.results import SweepResult
 
-__all__ = ["fan_in", "host_spread"]
+__all__ = ["fan_in"]
 
 SPREAD_LABEL = "lowest to highest host"
 
 
-def host_spread(data: SweepData, keys: Sequence[str], metric: str) -> pd.DataFrame | None:
+def _host_spread(data: SweepData, keys: Sequence[str], metric: str) -> pd.DataFrame | None:
     """Per point (``keys``): the lowest and highest host's ``metric``, as ``<metric>_low``
     and ``<metric>_high`` (means over replicates), from the table's per-host figures
-    (:attr:`SweepResult.hosts`); None when the table has none."""
+    (``SweepResult.hosts``); None when the table has none."""
     hosts = SweepResult(data.table, list(data.keys)).hosts
     if hosts is None or hosts.empty or metric not in hosts.columns:
         return None
@@ -104,8 +104,8 @@ def fan_in(
     the hosts' p99 from lowest to highest shaded) and QUEUE FULL answers per simulated second
     (``qfull / sim_seconds``) on a twin right axis (the Figure's last Axes when the function
     made the Figure). The hosts' spread comes from the sweep's per-host figures
-    (:attr:`SweepResult.hosts`) and is left out when the table has none. Returns the three
-    panels.
+    (:obj:`~sanpath.results.SweepResult.hosts`) and is left out when the table has none.
+    Returns the three panels.
 
     The port-queue limit is a dashed vertical line at ``port_queue_depth /
     commands_per_host`` hosts: to its right, hosts x commands per host (e.g. LUNs x per-LUN
@@ -139,8 +139,8 @@ def fan_in(
     ax_q = ax_lat.twinx()
     lines = split_lines(frame, x, keys)
     colors = palette(len(lines))
-    iops_spread = host_spread(data, [x, *keys], "iops")
-    p99_spread = host_spread(data, [x, *keys], "latency_ms_p99")
+    iops_spread = _host_spread(data, [x, *keys], "iops")
+    p99_spread = _host_spread(data, [x, *keys], "latency_ms_p99")
     spread_drawn = False
     for line, color in zip(lines, colors, strict=True):
         metric_line(ax_total, line, "iops", color)

@@ -110,7 +110,7 @@ def plot_files(
     ``exchange-dashboard`` read one run JSON and ``cdf`` one or more; ``headroom`` reads the
     JSON of ``sanpath headroom --json``; ``topology`` reads a scenario file (YAML). Raises
     :class:`PlotInputError` (a ValueError) for files that cannot be plotted, and
-    :class:`~sanpath.spec.ScenarioError` for a scenario that is not valid.
+    :class:`~sanpath.spec.scenario.ScenarioError` for a scenario that is not valid.
     """
     if kind not in KINDS:
         raise PlotInputError(f"unknown plot kind {kind!r}; choose from {', '.join(KINDS)}")

@@ -59,7 +59,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     for g, host in enumerate(scenario.hosts):
         boxes["host", g] = _Box(
             0,
-            f"{host.name} x{host.count}\n{host.multipath}, LUN queue "
+            f"{host.name} x{host.count}, {host.multipath}\nLUN queue "
             f"{_depth(host.lun_queue_depth)}",
         )
         for hp in wiring.host_ports[g]:
@@ -130,12 +130,12 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         n = len(members)
         for i, box in enumerate(members):
             box.y = (tallest - 1) / 2 - (n - 1) / 2 + i
-    fig = Figure(figsize=(13, max(3.0, 0.85 * tallest + 1.2)), layout="constrained")
+    fig = Figure(figsize=(12, 0.75 * tallest + 1.3), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
         src, dst = boxes[start], boxes[end]
         ax.plot(
-            [src.column + 0.38, dst.column - 0.38],
+            [src.column + 0.42, dst.column - 0.42],
             [src.y, dst.y],
             color="0.55" if active else "0.8",
             ls="-" if active else "--",
@@ -145,7 +145,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     for box in boxes.values():
         _draw_box(ax, box)
     for c, name in enumerate(COLUMNS):
-        ax.text(c, -0.45, name, ha="center", va="bottom", fontsize=9, weight="bold")
+        ax.text(c, -0.38, name, ha="center", va="bottom", fontsize=9, weight="bold")
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
     ax.set_ylim(tallest - 0.5, -0.7)
     ax.axis("off")
@@ -177,9 +177,9 @@ def _draw_box(ax: Axes, box: _Box) -> None:
         label += f"\nbusy {100 * box.utilization:.0f}%"
     ax.add_patch(
         FancyBboxPatch(
-            (box.column - 0.38, box.y - 0.36),
-            0.76,
-            0.72,
+            (box.column - 0.42, box.y - 0.3),
+            0.84,
+            0.6,
             boxstyle="round,pad=0.02",
             facecolor=face,
             edgecolor="#c0392b" if hot else "#4477aa",
@@ -187,4 +187,4 @@ def _draw_box(ax: Axes, box: _Box) -> None:
             zorder=2,
         )
     )
-    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=7, zorder=3)
+    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=8, zorder=3)
