@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec import Scenario, load_scenario
+from sanpath.plotting.style import set_titles, subtitle
+from sanpath.spec import Scenario, load_line, load_scenario
 
 KNOBS: dict[str, str] = {
     "hosts": "hosts.0.count",
@@ -166,15 +167,25 @@ class WhatIf:
             )
         ax.set_xlabel("IOPS")
         ax.set_ylabel("mean latency (ms)")
-        ax.set_title(f"bottleneck: {current.bottleneck}", fontsize=9)
         ax.legend(fontsize=8)
+        spec = self.scenario()
+        set_titles(
+            ax,
+            "Latency against IOPS as outstanding I/Os grow",
+            subtitle(
+                spec.name,
+                load_line(spec, {KNOBS["outstanding"]: f"1-{CURVE[-1]}"}),
+                f"bottleneck {current.bottleneck}",
+            ),
+            own_figure=False,
+        )
         return current
 
     def figure(self) -> Any:
         """Latency against IOPS: the twin's curve, the current point, simulated points."""
         from matplotlib.figure import Figure
 
-        fig = Figure(figsize=(6.5, 4))
+        fig = Figure(figsize=(6.5, 4.4), layout="constrained")
         self._draw_curve(fig.add_subplot())
         return fig
 

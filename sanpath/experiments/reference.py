@@ -263,19 +263,22 @@ def table(rows: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[Comparison], ax: Any = None) -> Any:
+def plot(rows: list[Comparison], ax: Any = None, scenario: Scenario | None = None) -> Any:
     """Model over published, one row per point, with the accepted band; returns the Axes.
 
     Every figure is shown as a ratio to its published value (log scale), so points in
     different units share one axis: 1 is a perfect match, the grey bar is what the point's
     tolerance accepts (cut at the axis edge when open-ended), the marker is green inside it
-    and red outside. Points without a published value (bases of ratios) are left out.
+    and red outside. Points without a published value (bases of ratios) are left out. With
+    ``scenario``, the plot is titled with it and subtitled with its load.
     """
     from matplotlib.figure import Figure
 
     shown = [r for r in rows if math.isfinite(r.published) and r.published > 0]
+    own = ax is None
     if ax is None:
-        ax = Figure(figsize=(8, max(3.0, 0.3 * len(shown) + 1.2))).add_subplot()
+        figure = Figure(figsize=(9, max(3.0, 0.34 * len(shown) + 1.6)), layout="constrained")
+        ax = figure.add_subplot()
     ratios = [r.model / r.published if math.isfinite(r.model) else math.nan for r in shown]
     finite = [x for x in ratios if math.isfinite(x) and x > 0]
     lo = min([0.5, *finite]) / 1.5
@@ -291,9 +294,16 @@ def plot(rows: list[Comparison], ax: Any = None) -> Any:
     ax.axvline(1.0, color="k", lw=0.8, ls="--")
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
-    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=7)
+    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=8)
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel("model / published (grey: accepted band; green inside, red outside)")
+    if scenario is not None:
+        set_titles(
+            ax,
+            f"{scenario.name}: the model against the published figures",
+            subtitle(scenario.name, load_line(scenario)),
+            own_figure=own,
+        )
     return ax
 
 
@@ -330,13 +340,7 @@ def write_report(
         rows = compare(scenario, ios=ios)
         ref = scenario.reference
         name = Path(path).stem
-        ax = plot(rows)
-        set_titles(
-            ax,
-            f"{scenario.name}: the model against the published figures",
-            subtitle(scenario.name, load_line(scenario)),
-            own_figure=True,
-        )
+        ax = plot(rows, scenario=scenario)
         figure = figures / f"{name}.png"
         with atomic_path(figure) as tmp:
             ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
