@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sanpath.files import atomic_path, write_text
-from sanpath.plotting.style import set_titles, subtitle
+from sanpath.plotting.style import log_ms_axis, set_titles, subtitle
 from sanpath.readable import number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
@@ -292,7 +292,7 @@ def plot(rows: list[Comparison], ax: Any = None, scenario: Scenario | None = Non
             color = "#2ca02c" if row.within else ("#d62728" if row.within is False else "k")
             ax.plot([ratio], [y], "o", color=color, ms=6)
     ax.axvline(1.0, color="k", lw=0.8, ls="--")
-    ax.set_xscale("log")
+    log_ms_axis(ax)  # a log axis with plain tick labels (0.5, 1, 2)
     ax.set_xlim(lo, hi)
     ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=8)
     ax.set_ylim(len(shown) - 0.5, -0.5)
@@ -385,8 +385,9 @@ def write_report(
         for r in rows:
             ok = "" if r.within is None else ("yes" if r.within else "**no**")
             error = percent(r.error, signed=True, digits=1)
+            published = f"{r.published:,.6g}" if math.isfinite(r.published) else "-"
             lines.append(
-                f"| {r.label} | {r.metric} | {r.role} | {number(r.published, 4)} | "
+                f"| {r.label} | {r.metric} | {r.role} | {published} | "
                 f"{number(r.model, 4)} | {error} | {ok} |"
             )
         lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]

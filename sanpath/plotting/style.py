@@ -90,7 +90,8 @@ def log2_axis(ax: Axes, values: Iterable[float], fmt: Callable[[float], str]) ->
 
 
 def log_ms_axis(ax: Axes) -> None:
-    """Log x axis with plain numbers (0.5, 1, 2, 5, 10 ...) rather than powers of ten."""
+    """Log x axis with plain numbers (0.5, 1, 2, 5, 10 ...) rather than powers of ten (for
+    latencies in ms, and any other ratio or figure spanning decades)."""
     ax.set_xscale("log")
 
     def minor(v: float, _pos: Any) -> str:
