@@ -79,7 +79,7 @@ def iops_vs_outstanding(
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     add_legend(ax, legend_title(keys), loc="best")
-    by = f", one line per {legend_title(keys)}" if keys else ""
+    by = f", by {legend_title(keys)}" if keys else ""
     set_titles(ax, f"IOPS against {short_name(x)}{by}", sweep_subtitle(data.attrs), own)
     return ax
 
@@ -187,10 +187,12 @@ def latency_vs_iops(
         ax.add_artist(style_legend)
         add_legend(ax, title, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     heading = "Latency against IOPS"
-    if load_col != "_load":
+    if load_col.endswith("outstanding"):
+        heading += " as outstanding I/Os grow"
+    elif load_col != "_load":
         heading += f" as the load grows ({short_name(load_col)})"
     if title:
-        heading += f", one line per {title}"
+        heading += f", by {title}"
     set_titles(ax, heading, sweep_subtitle(data.attrs), own)
     return ax
 

@@ -232,12 +232,11 @@ def latency_cdf(
     ax.legend(title="run", loc="lower right")
     names = list(dict.fromkeys(name for name, _ in runs))
     loads = list(dict.fromkeys(load for _, load in runs))
-    set_titles(
-        ax,
-        "Latency distribution: the share of I/Os done within each latency",
-        subtitle(", ".join(names), loads[0] if len(loads) == 1 else ""),
-        own,
-    )
+    if len(loads) == 1:
+        sub = subtitle(", ".join(names), loads[0])
+    else:  # each run with what it simulated
+        sub = "; ".join(subtitle(name, load) for name, load in dict.fromkeys(runs))
+    set_titles(ax, "Latency distribution: the share of I/Os done within each latency", sub, own)
     return ax
 
 

@@ -75,7 +75,7 @@ def transfer_size(
     ax_cmd.set_ylabel(COMMANDS_LABEL)
     thousands(ax_cmd)
     add_legend(ax_mb, legend_title(keys), loc="best")
-    by = f", one line per {legend_title(keys)}" if keys else ""
+    by = f", by {legend_title(keys)}" if keys else ""
     what = "I/O size" if x.endswith("block_size") else short_name(x)
     set_titles(
         ax_mb,

@@ -20,4 +20,5 @@ def test_every_plot_kind_is_in_the_gallery() -> None:
 def test_the_path_picture_is_drawn_on_the_index_and_the_model_page() -> None:
     for page in ("index.md", "model.md"):
         text = (ROOT / "docs" / page).read_text(encoding="utf-8")
-        assert re.search(r":::\{sanpath-plot\} sanpath plot scenarios/\S+\.yaml --kind topology", text)
+        topology = r":::\{sanpath-plot\} sanpath plot scenarios/\S+\.yaml --kind topology"
+        assert re.search(topology, text), page
