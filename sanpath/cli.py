@@ -293,13 +293,15 @@ def _parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="list every figure, also those equal in both runs"
     )
 
-    p = sub.add_parser("plot", help="draw a sweep table or run JSON as a PNG")
+    p = sub.add_parser(
+        "plot", help="draw a sweep table, a run JSON or a scenario's I/O path as a PNG"
+    )
     p.add_argument(
         "files",
         nargs="+",
-        metavar="RESULT",
+        metavar="FILE",
         help="a sweep table (.csv/.json from sweep --out) or a run JSON (run --json); "
-        "several run JSONs for --kind cdf",
+        "several run JSONs for --kind cdf; a scenario (.yaml) for --kind topology",
     )
     p.add_argument(
         "--kind",
@@ -315,6 +317,7 @@ def _parser() -> argparse.ArgumentParser:
             "cdf",
             "headroom",
             "per-host",
+            "topology",
         ],
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")

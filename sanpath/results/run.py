@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sanpath.readable import table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
 from sanpath.results.latency import finite
@@ -293,7 +294,10 @@ class RunResult:
                 "throughput",
             ]
         ]
-        lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        shown = table(
+            frame, keys=["name"], labels={"name": "station", "utilization": "utilization"}
+        )
+        lines.append(str(shown))
         return "\n".join(lines)
 
     def _bottleneck_lines(self) -> list[str]:
