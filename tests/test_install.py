@@ -155,3 +155,15 @@ def test_with_a_c_compiler_pip_installs_the_compiled_core(project: Path, tmp_pat
     version = _sanpath(bin_dir, "--version", cwd=tmp_path).strip()
     assert version == f"sanpath {sanpath.__version__}, compiled core (mypyc)"
     _same_run_as_here(bin_dir, tmp_path)
+
+
+def test_sanpath_compile_0_installs_the_pure_python_core(project: Path, tmp_path: Path) -> None:
+    wheel, output = _build_wheel(
+        project, tmp_path / "wheel", _environ(**{compiled.COMPILE_ENV: "0"})
+    )
+    why = f"{compiled.COMPILE_ENV}=0"
+    assert _notices(output) == {compiled.pure_notice(why)}
+    assert wheel.name.endswith("-py3-none-any.whl")
+    bin_dir = _install(wheel, tmp_path / "venv")
+    version = _sanpath(bin_dir, "--version", cwd=tmp_path).strip()
+    assert version == f"sanpath {sanpath.__version__}, pure-Python core (not compiled: {why})"
