@@ -15,6 +15,7 @@ from sanpath import load_scenario
 from sanpath.experiments.reference import compare
 from sanpath.sim import run
 from tests.conftest import SCENARIOS
+from tests.experiments.bands import assert_bands, reference_points
 
 MIXED = ("mixed_p2000", "mixed_smart_array")
 
@@ -46,23 +47,11 @@ LAYOUT = {
 
 @pytest.mark.parametrize("name", MIXED)
 def test_cited_figures_meet_their_bands_or_are_known_misses(name: str) -> None:
-    rows = compare(SCENARIOS / f"{name}.yaml")
-    checked = [r for r in rows if r.within is not None]
-    assert checked, f"{name}: no cited figure with a band"
-    for row in checked:
-        detail = f"{name}: {row.label}: model {row.model:.4g} against {row.published:.4g}"
-        if (name, row.label) in KNOWN_MISSES:
-            assert not row.within, f"{detail} is now within its band: update KNOWN_MISSES"
-        else:
-            assert row.within, f"{detail} is outside its band"
+    assert_bands(name, compare(SCENARIOS / f"{name}.yaml"), KNOWN_MISSES)
 
 
 def test_known_misses_name_existing_points() -> None:
-    points = set()
-    for name in MIXED:
-        reference = load_scenario(SCENARIOS / f"{name}.yaml").reference
-        assert reference is not None
-        points |= {(name, p.label) for p in reference.points}
+    points = reference_points(MIXED)
     assert set(KNOWN_MISSES) <= points, set(KNOWN_MISSES) - points
 
 
