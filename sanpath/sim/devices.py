@@ -3,9 +3,9 @@
 A :class:`DeviceCounter` is made the first time a host sends a command to a LUN. It counts
 the measured commands by direction, their bytes, their latencies, their time in the host's
 own stack and in its per-LUN queue (what esxtop splits off as KAVG and QAVG), the QUEUE FULL
-answers, the time at least one command was
-outstanding (``%util``) and the time-integral of the commands outstanding (ACTV + QUED as
-esxtop samples them; it counts commands that never complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
+answers, the time at least one command was outstanding (``%util``) and the time-integral of
+the commands outstanding (ACTV + QUED as esxtop samples them; it counts commands that never
+complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 :class:`~sanpath.results.DeviceFigures`. Times in seconds.
 """
 

@@ -377,8 +377,9 @@ class ArraySpec(Spec):
     (EMC: 1600 for planning, 2048 hard; NetApp 2048); a command arriving to a full port gets
     QUEUE FULL. ``lun_queue_depth`` is the per-LUN limit (an integer, ``clariion`` for
     32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL. Each refusal
-    costs the controller ``qfull_time``. ``profile`` starts from a named array (:data:`sanpath.spec.profiles.ARRAY_PROFILES`); the fields written
-    beside it win, and its ``cache`` fields are merged with the scenario's.
+    costs the controller ``qfull_time``. ``profile`` starts from a named array
+    (:data:`sanpath.spec.profiles.ARRAY_PROFILES`); the fields written beside it win, and its
+    ``cache`` fields are merged with the scenario's.
     """
 
     @model_validator(mode="before")
