@@ -81,8 +81,8 @@ def starving(
     ``(host, lun)``, the commands the host may keep on the LUN over all its paths as
     configured (``math.inf`` or absent: no limit). On a LUN shared by two hosts or more,
     where some command was refused, a host starves when it completed less than
-    :data:`STARVE_SHARE` of its queue share of the LUN's completions and was refused at
-    least :data:`STARVE_REFUSALS` times per command it completed (a host that completed
+    ``STARVE_SHARE`` (a quarter) of its queue share of the LUN's completions and was refused
+    at least ``STARVE_REFUSALS`` (once) per command it completed (a host that completed
     nothing, while refused, counts as refused without end).
     """
     by_lun: dict[str, list[DeviceFigures]] = {}
