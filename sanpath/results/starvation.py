@@ -119,8 +119,8 @@ def starvation_warning(found: Sequence[Starving]) -> str:
         return ""
     hosts = sorted({s.host for s in found})
     return (
-        f"STARVING: {', '.join(hosts)} got less than {STARVE_SHARE:.0%} of their queue share "
-        "while the array kept refusing them (QUEUE FULL): "
+        f"STARVING: {', '.join(hosts)} (served below {STARVE_SHARE:.0%} of the queue share "
+        "while the array kept refusing with QUEUE FULL): "
         + "; ".join(s.text() for s in found)
         + ". Their retries lose the freed slots to the other hosts' commands (retries are not "
         "first come first served), or their throttle backed off while the others did not; "

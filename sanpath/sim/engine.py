@@ -157,14 +157,10 @@ class Simulation:
         return now
 
     def _host_stack(self, cmd: Command, route: Route) -> Generator[simpy.Event, Any, float]:
-        """1. The host's per-LUN (per path) queue, then its own I/O stack.
-
-        The driver, interrupt and completion work runs while the command holds its queue
-        slot: processor time on one of the host's CPUs, then the rest (``io_time``).
-        """
+        """1. The host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
+        and completion work, :meth:`_host_work`) while the command holds its queue slot."""
         env = self.env
         layers = cmd.layers
-        host = cmd.host
         now = cmd.t_host = env.now
         ev = route.host_queue.acquire(now)
         if ev is not None:
@@ -172,21 +168,30 @@ class Simulation:
             now = env.now
         cmd.t_host_start = now
         layers[HOST_QUEUE] += now - cmd.t_host
-        cpu = host.cpu
+        now, spent = yield from self._host_work(cmd.host, now)
+        layers[HOST] += spent
+        route.hba_port.bytes_in_flight += cmd.size
+        return now
+
+    def _host_work(
+        self, host: HostInstance, now: float
+    ) -> Generator[simpy.Event, Any, tuple[float, float]]:
+        """The host's own work on a command (or on a QUEUE FULL): ``cpu_time`` on one of its
+        processors when modelled, then ``io_time``; (the time it is done, the seconds taken)."""
+        env, t0, spent, cpu = self.env, now, 0.0, host.cpu
         if cpu is not None:
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
                 yield env.timeout(done - now)
                 now = env.now
-            cpu.station.depart(now, cmd.t_host_start, start, done)
-            layers[HOST] += done - cmd.t_host_start
+            cpu.station.depart(now, t0, start, done)
+            spent = done - t0
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
             now = env.now
-            layers[HOST] += host_time
-        route.hba_port.bytes_in_flight += cmd.size
-        return now
+            spent += host_time
+        return now, spent
 
     def _admit(self, cmd: Command, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
         """2.-5. From the HBA slot to a place in the array's LUN queue.
@@ -248,51 +253,34 @@ class Simulation:
             return now
 
     def _queue_full(self, cmd: Command, route: Route, layer: int) -> Proc:
-        """QUEUE FULL: the array's work, the status back, the host's, then the retry.
-
-        The front end spends ``array.qfull_time`` of the controller on the refused command
-        (it waits for a core like any command), then the status crosses the fabric, the HBA
-        slot is freed and the throttle is told. The host handles the status and sends the
-        command again through its own stack (``cpu_time`` on its processors, ``io_time``)
-        after ``retry_delay``; the retried command competes anew with every other arrival
-        (nothing at the array remembers it). The time until the retry counts to ``layer``
-        (the queue that refused). To a switch probe the refused command is an exchange of its
-        own, from ``cmd.t_sent`` (its frame left the HBA) to the QUEUE FULL status; the retry
-        is a new exchange.
+        """QUEUE FULL: ``array.qfull_time`` of the controller (waiting for a core like any
+        command), the status back, the HBA slot freed, the throttle told; the host handles
+        the status (:meth:`_host_work`) and retries after ``retry_delay``, competing anew
+        with every other arrival. The time counts to ``layer`` (the queue that refused). To
+        a switch probe the refused command is an exchange of its own, from ``cmd.t_sent``
+        (its frame left the HBA) to the status; the retry is a new exchange.
         """
         env = self.env
         measure = self.measure
-        t = now = env.now
+        t = env.now
         measure.counters["qfull"] += 1
         measure.count_qfull(cmd.host.index, cmd.workload, cmd.lun.index)
         cmd.device.qfull += 1
         if measure.timeseries is not None:
             measure.timeseries.add_qfull(t)
         if self.qfull_time > 0.0:
-            controller = self.controller
-            start, done = controller.reserve(now, self.qfull_time)
-            yield env.timeout(done + self.one_way - now)  # then the status reaches the host
-            now = env.now
-            controller.station.depart(now, t, start, done)
-        else:
-            yield env.timeout(self.one_way)
-            now = env.now
+            start, done = self.controller.reserve(t, self.qfull_time)
+            yield env.timeout(done - t)
+            self.controller.station.depart(env.now, t, start, done)
+        yield env.timeout(self.one_way)
+        now = env.now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
         if route.throttle is not None:
             route.throttle.on_qfull(now)
-        host = cmd.host
-        cpu = host.cpu
-        if cpu is not None:
-            t_cpu = now
-            start, done = cpu.reserve(now, host.cpu_time())
-            if done > now:
-                yield env.timeout(done - now)
-                now = env.now
-            cpu.station.depart(now, t_cpu, start, done)
-        host_time = host.io_time()
-        yield env.timeout(host.retry_delay + host_time)
+        yield from self._host_work(cmd.host, now)
+        yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
 
