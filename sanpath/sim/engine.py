@@ -292,7 +292,6 @@ class Simulation:
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        t_lun = now
         one_way = self.one_way
         if one_way > 0:
             yield env.timeout(one_way)
@@ -319,7 +318,7 @@ class Simulation:
             now = env.now
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_lun, t_lun)
+        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
         if one_way > 0:
             yield env.timeout(one_way)
             now = env.now
@@ -334,7 +333,7 @@ class Simulation:
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        t_lun = t = now
+        t = now
         events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
         if events is not None:
             self.measure.counters["read_ahead_hits"] += 1
@@ -359,7 +358,7 @@ class Simulation:
             wait = join.queue_wait
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_lun, t_lun)
+        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
         now = yield from self._transfer(layers, route.read_legs, size, now)
         return now
 
