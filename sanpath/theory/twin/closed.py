@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sanpath.theory.kernels import FloatArray, _fixed_mva, _log_conv, _log_power
-from sanpath.theory.qfull import refusal_load
+from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
 from sanpath.theory.twin.aggregate import _Arrays, _arrays
 from sanpath.theory.twin.drives import _F1, _P1, SPTF_GAMMA
 from sanpath.theory.twin.knobs import _Knobs, _populations
@@ -27,6 +27,14 @@ from sanpath.theory.twin.prediction import TwinPrediction, _note
 
 _FIXED_POINT_MAX = 200
 """Iterations at most of the destage fixed point, per population."""
+_REFUSAL_SOLVES = 6
+"""Closed solutions at most in the search for the controller share of QUEUE FULL refusals."""
+_REFUSAL_TOLERANCE = 1e-5
+"""The refusals' share of the controller is found within this much (0 to 1): finely, since
+near saturation the admitted commands' throughput turns on its last digits."""
+_REFUSAL_NEGLIGIBLE = 0.01
+"""The refusals' extra wait at the controller, as a share of the admitted commands' cycle,
+below which the closed solution is kept as it is (the refusals only add their utilisation)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,15 +310,33 @@ def _with_refusals(
         return sol
     k = arr.keys.index(key)
     cores = s.array.controller.cores
-    open_u = np.zeros(len(arr.keys))
-    load = refusal_load(retrying, qfull_time, cores, float(sol.util[k]))
-    for _ in range(_FIXED_POINT_MAX):
-        new = 0.5 * (float(open_u[k]) + load.utilization)
-        if abs(new - float(open_u[k])) < 1e-7:
+    # g(U) = U - U_refusals(busy(U)): a secant search from U = 0, a few solves at most (each
+    # costs as much as the prediction without refusals).
+    busy = float(sol.util[k])
+    load = refusal_load(retrying, qfull_time, cores, busy)
+    u_prev, u, g_prev = 0.0, load.utilization, -load.utilization
+    if u <= 0.0:
+        return sol
+    # Where the admitted commands' extra wait at the controller is a small part of their
+    # cycle, the closed solution stands and the refusals only add their utilisation.
+    demand = float(arr.fixed[k] + arr.pos[k]) * arr.parallel
+    extra = demand / max(1.0 - busy - u, 1.0 - UTILIZATION_CAP) - demand / max(1.0 - busy, 1e-3)
+    solves = _REFUSAL_SOLVES
+    if sol.x_cmd > 0 and extra < _REFUSAL_NEGLIGIBLE * total / sol.x_cmd:
+        util = sol.util.copy()
+        util[k] += u
+        sol = dataclasses.replace(sol, util=util)
+        solves = 0
+    for _ in range(solves):
+        open_u = np.zeros(len(arr.keys))
+        open_u[k] = u
+        sol = _solve_closed(dataclasses.replace(arr, open_util=open_u), [total])[0]
+        load = refusal_load(retrying, qfull_time, cores, float(sol.util[k]) - u)
+        g = u - load.utilization
+        if abs(g) < _REFUSAL_TOLERANCE or g == g_prev:
             break
-        open_u[k] = new
-        sol = _solve_closed(dataclasses.replace(arr, open_util=open_u.copy()), [total])[0]
-        load = refusal_load(retrying, qfull_time, cores, float(sol.util[k] - open_u[k]))
+        u, u_prev, g_prev = u - g * (u - u_prev) / (g - g_prev), u, g
+        u = min(max(u, 0.0), UTILIZATION_CAP)
     _note(
         notes,
         f"QUEUE FULL storm: {load.retrying:.0f} commands beyond the array's limits, from hosts "
