@@ -9,18 +9,16 @@ the path a SCSI command takes:
 2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time`` on
    the processor of its card or of its port (``processor``);
 3. the command frame crosses the fabric to the array port;
-4. the port admits it into its shared queue and the LUN into its queue, or the front end
-   answers QUEUE FULL (and spends ``qfull_time`` of the controller on the refusal);
+4. the front end admits it into the port's shared queue and the LUN's queue, or answers
+   QUEUE FULL (``qfull_time`` of the controller); the host then frees the HBA slot, handles
+   the status, waits ``retry_delay`` in its place in the host queue and tries again, its
+   throttle perhaps lowering its queue depth;
 5. the controller spends ``io_time`` on it (``cores`` servers);
 6. writes: the array asks for the data (XFER_RDY) and the data crosses PCIe, the host link,
    the fabric and the array link; then it lands in write-back cache or goes through RAID;
 7. reads: the cache serves it (hit or read-ahead) or RAID reads the member drives; then the
    data crosses the array link, the fabric, the host link and PCIe back to memory;
 8. the status returns and every slot is given back.
-
-After QUEUE FULL the host gives the HBA slot back, handles the status in its own stack,
-waits ``retry_delay`` (keeping its place in the host queue) and tries again; its throttle
-policy may lower its queue depth.
 
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
@@ -202,8 +200,7 @@ class Simulation:
         The HBA gives the command a slot and spends ``command_time`` on it; the command
         frame crosses the fabric; the array's front end admits it into the port's shared
         queue and the LUN's queue, then the controller spends its time. A full port or LUN
-        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again.
-        """
+        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again."""
         env = self.env
         layers = cmd.layers
         counters = self.measure.counters
@@ -261,8 +258,7 @@ class Simulation:
         the status (:meth:`_host_work`) and retries after ``retry_delay``, competing anew
         with every other arrival. The time counts to ``layer`` (the queue that refused). To
         a switch probe the refused command is an exchange of its own, from ``cmd.t_sent``
-        (its frame left the HBA) to the status; the retry is a new exchange.
-        """
+        (its frame left the HBA) to the status; the retry is a new exchange."""
         env = self.env
         measure = self.measure
         t = env.now
