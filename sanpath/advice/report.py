@@ -35,6 +35,7 @@ METRIC_LABELS: dict[str, str] = {
     "port_qfull": "QUEUE FULL from ports",
     "lun_qfull": "QUEUE FULL from LUNs",
     "commands_per_io": "commands per I/O",
+    "fairness_jain": "Jain's fairness (hosts)",
 }
 """The figures a second opinion compares, with their labels, in the order the text shows."""
 

@@ -62,6 +62,7 @@ def result_metrics(result: Any) -> dict[str, float]:
         "port_qfull": float(counters.get("port_qfull", 0)),
         "lun_qfull": float(counters.get("lun_qfull", 0)),
         "commands_per_io": float(counters["commands"] / ios) if ios else 0.0,
+        "fairness_jain": float(result.fairness["jain"]),
         "ios": float(ios),
     }
 

@@ -11,6 +11,7 @@ from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
 from sanpath.results.headroom import HeadroomResult, Slo, SloError, parse_slo
 from sanpath.results.latency import PERCENTILES
 from sanpath.results.run import RunResult
+from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import LAYER_LABELS, LAYERS, StationStats
 from sanpath.results.sweep import METRICS, SweepResult, check_table_path
 
@@ -26,10 +27,13 @@ __all__ = [
     "RunResult",
     "Slo",
     "SloError",
+    "Starving",
     "StationStats",
     "SweepResult",
     "check_table_path",
     "fairness",
     "parse_slo",
     "rank_bottlenecks",
+    "starvation_warning",
+    "starving",
 ]

@@ -137,7 +137,9 @@ class DeviceFigures:
     Times are sums over the measured commands (s): ``read_time_s`` and ``write_time_s`` of
     their latencies, ``host_s`` of their time in the host's own stack (layer ``host``),
     ``host_queue_s`` of their wait for a slot of its per-LUN queue (layer ``host_queue``);
-    ``busy_s`` is the time at least one command was outstanding; ``dqlen`` the host's queue
+    ``busy_s`` is the time at least one command was outstanding; ``outstanding_s`` the
+    time-integral of the commands outstanding (command-seconds: divided by ``span_s``, the
+    mean number in flight, completed in the window or not); ``dqlen`` the host's queue
     depth for the LUN over all its paths at the end of the window (None when unlimited).
     """
 
@@ -155,6 +157,7 @@ class DeviceFigures:
     busy_s: float
     qfull: int
     dqlen: float | None
+    outstanding_s: float = 0.0
 
     @property
     def name(self) -> str:

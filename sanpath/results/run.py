@@ -21,6 +21,7 @@ from sanpath.readable import table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
 from sanpath.results.latency import finite
+from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
 
@@ -92,6 +93,9 @@ class RunResult:
     ``count > 1``), ``host_groups``, ``workloads`` and ``luns``, by name."""
     devices: tuple[DeviceFigures, ...] = field(default=(), compare=False)
     """Each host's view of each LUN it used, with what iostat and esxtop would show."""
+    starving: tuple[Starving, ...] = field(default=(), compare=False)
+    """Hosts served far below their queue share of a LUN while the array kept refusing them
+    (see :func:`sanpath.results.starving`), most starved first."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
@@ -185,6 +189,7 @@ class RunResult:
             out[kind] = {name: g.to_dict() for name, g in members.items()}
         if self.groups:
             out["fairness"] = self.fairness
+            out["starving"] = [x.to_dict() for x in self.starving]
         if self.devices:
             out["devices"] = [d.to_dict() for d in self.devices]
         if self.timeseries is not None:
@@ -342,6 +347,11 @@ class RunResult:
             )
         if len(shown) < len(rows):
             lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")
+        if self.starving:
+            lines.append(
+                f"  starving (served below {STARVE_SHARE:.0%} of their queue share, refused):"
+            )
+            lines += [f"    {x.text()}" for x in self.starving]
         return lines
 
     def _how(self) -> str:

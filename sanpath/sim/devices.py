@@ -3,8 +3,9 @@
 A :class:`DeviceCounter` is made the first time a host sends a command to a LUN. It counts
 the measured commands by direction, their bytes, their latencies, their time in the host's
 own stack and in its per-LUN queue (what esxtop splits off as KAVG and QAVG), the QUEUE FULL
-answers, and the time at least one command was
-outstanding (``%util``). :meth:`DeviceCounter.figures` turns the sums into a
+answers, the time at least one command was outstanding (``%util``) and the time-integral of
+the commands outstanding (ACTV + QUED as esxtop samples them; it counts commands that never
+complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 :class:`~sanpath.results.DeviceFigures`. Times in seconds.
 """
 
@@ -25,6 +26,8 @@ class DeviceCounter:
 
     __slots__ = (
         "active",
+        "area",
+        "area_since",
         "busy",
         "busy_since",
         "bytes_read",
@@ -48,6 +51,8 @@ class DeviceCounter:
         self.active = 0
         """Commands outstanding now (measured or not)."""
         self.busy_since = 0.0
+        self.area = 0.0
+        self.area_since = 0.0
         self.reset(0.0)
 
     def reset(self, now: float) -> None:
@@ -63,11 +68,15 @@ class DeviceCounter:
         self.qfull = 0
         self.busy = 0.0
         self.busy_since = now
+        self.area = 0.0
+        self.area_since = now
 
     def begin(self, now: float) -> None:
         """A command to the device starts at ``now``."""
         if self.active == 0:
             self.busy_since = now
+        self.area += self.active * (now - self.area_since)
+        self.area_since = now
         self.active += 1
 
     def end(
@@ -81,6 +90,8 @@ class DeviceCounter:
     ) -> None:
         """A command of ``size`` bytes that took ``latency`` seconds (``layers``: its time per
         latency-breakdown layer) ends at ``now``; counted when ``measuring``."""
+        self.area += self.active * (now - self.area_since)
+        self.area_since = now
         self.active -= 1
         if self.active == 0:
             self.busy += now - self.busy_since
@@ -117,6 +128,7 @@ class DeviceCounter:
             host_s=self.host_time,
             host_queue_s=self.host_queue_time,
             busy_s=min(busy, span),
+            outstanding_s=self.area + self.active * (now - self.area_since),
             qfull=self.qfull,
             dqlen=None if math.isinf(depth) else depth,
         )

@@ -9,25 +9,24 @@ the path a SCSI command takes:
 2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time`` on
    the processor of its card or of its port (``processor``);
 3. the command frame crosses the fabric to the array port;
-4. the port admits it into its shared queue, or answers QUEUE FULL;
+4. the front end admits it into the port's shared queue and the LUN's queue, or answers
+   QUEUE FULL (``qfull_time`` of the controller); the host then frees the HBA slot, handles
+   the status, waits ``retry_delay`` in its place in the host queue and tries again, its
+   throttle perhaps lowering its queue depth;
 5. the controller spends ``io_time`` on it (``cores`` servers);
-6. the LUN admits it into its queue, or answers QUEUE FULL;
-7. writes: the array asks for the data (XFER_RDY) and the data crosses PCIe, the host link,
+6. writes: the array asks for the data (XFER_RDY) and the data crosses PCIe, the host link,
    the fabric and the array link; then it lands in write-back cache or goes through RAID;
-8. reads: the cache serves it (hit or read-ahead) or RAID reads the member drives; then the
+7. reads: the cache serves it (hit or read-ahead) or RAID reads the member drives; then the
    data crosses the array link, the fabric, the host link and PCIe back to memory;
-9. the status returns and every slot is given back.
-
-After QUEUE FULL the host gives the HBA slot back, waits ``retry_delay`` (keeping its place
-in the host queue) and tries again; its throttle policy may lower its queue depth.
+8. the status returns and every slot is given back.
 
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
 The steps are named methods: :meth:`Simulation._host_stack` (1), :meth:`Simulation._admit`
-(2-6, with QUEUE FULL and its retry in :meth:`Simulation._queue_full`),
-:meth:`Simulation._write_data` (7), :meth:`Simulation._read_data` (8) and
-:meth:`Simulation._release` (9). The links a transfer crosses are built by the topology
+(2-5, with QUEUE FULL and its retry in :meth:`Simulation._queue_full`),
+:meth:`Simulation._write_data` (6), :meth:`Simulation._read_data` (7) and
+:meth:`Simulation._release` (8). The links a transfer crosses are built by the topology
 (:class:`~sanpath.sim.components.host.Leg`).
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
@@ -114,6 +113,7 @@ class Simulation:
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
+        self.qfull_time = scenario.array.qfull_time
         cross = scenario.array.cross_controller
         self.cross_time = cross.time if cross is not None else 0.0
         self.cross_link = self.topology.cross_link
@@ -151,23 +151,19 @@ class Simulation:
         self.measure.counters["commands"] += 1
         self.measure.totals["commands_issued"] += 1
         now = yield from self._host_stack(cmd, route)  # 1.
-        now = yield from self._admit(cmd, route, now)  # 2. to 6.
+        now = yield from self._admit(cmd, route, now)  # 2. to 5.
         if cmd.write:
-            now = yield from self._write_data(cmd, route, now)  # 7.
+            now = yield from self._write_data(cmd, route, now)  # 6.
         else:
-            now = yield from self._read_data(cmd, route, now)  # 8.
-        self._release(cmd, route, now, fork)  # 9.
+            now = yield from self._read_data(cmd, route, now)  # 7.
+        self._release(cmd, route, now, fork)  # 8.
         return now
 
     def _host_stack(self, cmd: Command, route: Route) -> Generator[simpy.Event, Any, float]:
-        """1. The host's per-LUN (per path) queue, then its own I/O stack.
-
-        The driver, interrupt and completion work runs while the command holds its queue
-        slot: processor time on one of the host's CPUs, then the rest (``io_time``).
-        """
+        """1. The host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
+        and completion work, :meth:`_host_work`) while the command holds its queue slot."""
         env = self.env
         layers = cmd.layers
-        host = cmd.host
         now = cmd.t_host = env.now
         ev = route.host_queue.acquire(now)
         if ev is not None:
@@ -175,30 +171,38 @@ class Simulation:
             now = env.now
         cmd.t_host_start = now
         layers[HOST_QUEUE] += now - cmd.t_host
-        cpu = host.cpu
+        now, spent = yield from self._host_work(cmd.host, now)
+        layers[HOST] += spent
+        route.hba_port.bytes_in_flight += cmd.size
+        return now
+
+    def _host_work(
+        self, host: HostInstance, now: float
+    ) -> Generator[simpy.Event, Any, tuple[float, float]]:
+        """The host's own work on a command (or on a QUEUE FULL): ``cpu_time`` on one of its
+        processors when modelled, then ``io_time``; (the time it is done, the seconds taken)."""
+        env, t0, spent, cpu = self.env, now, 0.0, host.cpu
         if cpu is not None:
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
                 yield env.timeout(done - now)
                 now = env.now
-            cpu.station.depart(now, cmd.t_host_start, start, done)
-            layers[HOST] += done - cmd.t_host_start
+            cpu.station.depart(now, t0, start, done)
+            spent = done - t0
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
             now = env.now
-            layers[HOST] += host_time
-        route.hba_port.bytes_in_flight += cmd.size
-        return now
+            spent += host_time
+        return now, spent
 
     def _admit(self, cmd: Command, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
-        """2.-6. From the HBA slot to a place in the array's LUN queue.
+        """2.-5. From the HBA slot to a place in the array's LUN queue.
 
         The HBA gives the command a slot and spends ``command_time`` on it; the command
-        frame crosses the fabric; the array port admits it into its shared queue; the
-        controller spends its time; the LUN admits it into its queue. A full port or LUN
-        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again.
-        """
+        frame crosses the fabric; the array's front end admits it into the port's shared
+        queue and the LUN's queue, then the controller spends its time. A full port or LUN
+        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again."""
         env = self.env
         layers = cmd.layers
         counters = self.measure.counters
@@ -222,11 +226,17 @@ class Simulation:
             cmd.t_sent = done  # the command frame leaves the HBA: an exchange begins
             layers[HBA] += done - t_slot
             layers[FABRIC] += arrive - done
-            # 4. array port queue
+            # 4. the front end admits the command into the port's and the LUN's queues
             t_port = cmd.t_port = now
             if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
                 yield from self._queue_full(cmd, route, ARRAY_PORT)
+                now = env.now
+                continue
+            if not lun.queue.try_acquire(now):
+                port.queue.release(now, t_port, t_port)
+                counters["lun_qfull"] += 1
+                yield from self._queue_full(cmd, route, LUN_QUEUE)
                 now = env.now
                 continue
             # 5. controller
@@ -242,21 +252,15 @@ class Simulation:
                 yield env.timeout(self.cross_time)
                 now = env.now
                 layers[CONTROLLER] += self.cross_time
-            # 6. array per-LUN queue
-            if lun.queue.try_acquire(now):
-                return now
-            port.queue.release(now, t_port, t_port)
-            counters["lun_qfull"] += 1
-            yield from self._queue_full(cmd, route, LUN_QUEUE)
-            now = env.now
+            return now
 
     def _queue_full(self, cmd: Command, route: Route, layer: int) -> Proc:
-        """QUEUE FULL: status back, HBA slot freed, throttle told, retry after the delay.
-
-        The time until the retry counts to ``layer`` (the queue that refused). To a switch
-        probe the refused command is an exchange of its own, from ``cmd.t_sent`` (its frame
-        left the HBA) to the QUEUE FULL status; the retry is a new exchange.
-        """
+        """QUEUE FULL: ``array.qfull_time`` of the controller (waiting for a core like any
+        command), the status back, the HBA slot freed, the throttle told; the host handles
+        the status (:meth:`_host_work`) and retries after ``retry_delay``, competing anew
+        with every other arrival. The time counts to ``layer`` (the queue that refused). To
+        a switch probe the refused command is an exchange of its own, from ``cmd.t_sent``
+        (its frame left the HBA) to the status; the retry is a new exchange."""
         env = self.env
         measure = self.measure
         t = env.now
@@ -265,6 +269,10 @@ class Simulation:
         cmd.device.qfull += 1
         if measure.timeseries is not None:
             measure.timeseries.add_qfull(t)
+        if self.qfull_time > 0.0:
+            start, done = self.controller.reserve(t, self.qfull_time)
+            yield env.timeout(done - t)
+            self.controller.station.depart(env.now, t, start, done)
         yield env.timeout(self.one_way)
         now = env.now
         if measure.exchanges is not None:
@@ -272,6 +280,7 @@ class Simulation:
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
         if route.throttle is not None:
             route.throttle.on_qfull(now)
+        yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1
         cmd.layers[layer] += env.now - t
@@ -279,12 +288,11 @@ class Simulation:
     def _write_data(
         self, cmd: Command, route: Route, now: float
     ) -> Generator[simpy.Event, Any, float]:
-        """7. XFER_RDY back to the host, the data to the array, then write-back cache or
+        """6. XFER_RDY back to the host, the data to the array, then write-back cache or
         RAID (write-aside); the LUN queue slot is given back and the status returns."""
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        t_lun = now
         one_way = self.one_way
         if one_way > 0:
             yield env.timeout(one_way)
@@ -311,7 +319,7 @@ class Simulation:
             now = env.now
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_lun, t_lun)
+        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
         if one_way > 0:
             yield env.timeout(one_way)
             now = env.now
@@ -321,12 +329,12 @@ class Simulation:
     def _read_data(
         self, cmd: Command, route: Route, now: float
     ) -> Generator[simpy.Event, Any, float]:
-        """8. The cache serves the read (a hit or read-ahead) or RAID reads the member
+        """7. The cache serves the read (a hit or read-ahead) or RAID reads the member
         drives; the LUN queue slot is given back and the data crosses back to the host."""
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        t_lun = t = now
+        t = now
         events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
         if events is not None:
             self.measure.counters["read_ahead_hits"] += 1
@@ -351,12 +359,12 @@ class Simulation:
             wait = join.queue_wait
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_lun, t_lun)
+        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
         now = yield from self._transfer(layers, route.read_legs, size, now)
         return now
 
     def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
-        """9. Give every slot back, tell the throttle, count the command, join a split I/O."""
+        """8. Give every slot back, tell the throttle, count the command, join a split I/O."""
         route.array_port.queue.release(now, cmd.t_port, cmd.t_port)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
         route.host_queue.release(now, cmd.t_host, cmd.t_host_start)

@@ -19,7 +19,7 @@ from typing import Any
 
 import simpy
 
-from sanpath.results import LAYERS, GroupFigures, RunResult
+from sanpath.results import LAYERS, GroupFigures, RunResult, starvation_warning, starving
 from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
@@ -287,6 +287,9 @@ class Measurement:
         counters = dict(self.counters)
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)
+        devices = tuple(self.devices[key].figures(now, span) for key in sorted(self.devices))
+        hungry = tuple(starving(devices, self._configured_depths()))
+        starved = starvation_warning(hungry)
         return RunResult(
             name=scenario.name,
             seed=seed,
@@ -314,15 +317,31 @@ class Measurement:
             wall_seconds=wall_seconds,
             totals=dict(self.totals),
             lun_mb_per_s={name: lun.mb_per_s for name, lun in groups["luns"].items()},
-            warnings=(*warnings, *self._tail_warnings(now)),
+            warnings=(*warnings, *self._tail_warnings(now), *((starved,) if starved else ())),
             steady=steady,
             run_info=self.control.info.to_dict(),
             timeseries=self._columns(now),
             settings=tuple({"t_s": t, "key": k, "value": v} for t, k, v in settings),
             histogram=self.latency,
             groups=groups,
-            devices=tuple(self.devices[key].figures(now, span) for key in sorted(self.devices)),
+            devices=devices,
+            starving=hungry,
         )
+
+    def _configured_depths(self) -> dict[tuple[str, str], float]:
+        """Per host and LUN it used: its per-LUN queue depth over all its paths, as
+        configured (before any throttle lowered it; ``math.inf`` without a limit)."""
+        out: dict[tuple[str, str], float] = {}
+        topo = self.topology
+        for hi, li in self.devices:
+            host, lun = topo.hosts[hi], topo.luns[li]
+            depth = 0.0
+            for route in host.routes[lun.index]:
+                throttle = route.throttle
+                cap = throttle.original if throttle is not None else route.host_queue.capacity
+                depth += math.inf if cap is None else cap
+            out[(host.name, lun.name)] = depth
+        return out
 
     def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:
         """Per host, host group, workload and LUN: the ``groups`` of the result."""

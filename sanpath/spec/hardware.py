@@ -127,6 +127,10 @@ class QfullSpec(Spec):
       ``threshold`` good completions (QFullThreshold, e.g. 8);
     * ``storport``: drop to ``min_depth`` at once, then recover linearly over
       ``recovery_time`` (about a minute, per EMC's host connectivity guide).
+
+    ``window`` (linux): QUEUE FULLs that arrive within one window count once toward the
+    step down, as ``scsi_track_queue_full`` counts at most one per 16 jiffies (16 ms at
+    ``HZ=1000``); 0 counts every one.
     """
 
     retry_delay: Duration = 3e-3
@@ -136,6 +140,7 @@ class QfullSpec(Spec):
     ramp_up_period: Duration = 120.0
     min_depth: Annotated[int, Field(ge=1)] = 1
     recovery_time: Duration = 60.0
+    window: Duration = 16e-3
 
     @property
     def effective_sample_size(self) -> int:
@@ -350,15 +355,31 @@ class CrossControllerSpec(Spec):
     rate: Rate | None = None
 
 
+QFULL_TIME = 10e-6
+"""Default controller time per refused command, seconds (an assumption, see docs/model.md).
+
+No vendor states what a QUEUE FULL costs the array. A refused command still crosses the
+front end: the port's FC controller receives the command frame and the storage processor
+looks up the target queue, finds it full and sends the status frame back. That is one
+command's front-end work without a cache lookup or data transfer, so the default is the
+per-command time of an FC adapter of the period (10 us for a 4 Gb/s HBA, the parameter
+catalogue; many arrays' front-end ports are such adapters in target mode), at the low end
+of the catalogue's unverified 10-50 us for a port's answer. Hitachi (patent JP2000099446,
+1998) and NetApp (knowledge base, "Performance impact due to FCP queue depth threshold
+reached") describe the cost qualitatively: answering many BUSY/QUEUE FULL statuses takes the
+controller away from serving commands."""
+
+
 class ArraySpec(Spec):
     """The storage array: front-end ports, controller, cache, RAID pools and LUNs.
 
     ``port_queue_depth`` command slots are shared by every initiator logged in to a port
     (EMC: 1600 for planning, 2048 hard; NetApp 2048); a command arriving to a full port gets
     QUEUE FULL. ``lun_queue_depth`` is the per-LUN limit (an integer, ``clariion`` for
-    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL. ``profile``
-    starts from a named array (:data:`sanpath.spec.profiles.ARRAY_PROFILES`); the fields written
-    beside it win, and its ``cache`` fields are merged with the scenario's.
+    32 + 14 x data drives, or null for none); overflow also answers QUEUE FULL. Each refusal
+    costs the controller ``qfull_time``. ``profile`` starts from a named array
+    (:data:`sanpath.spec.profiles.ARRAY_PROFILES`); the fields written beside it win, and its
+    ``cache`` fields are merged with the scenario's.
     """
 
     @model_validator(mode="before")
@@ -371,6 +392,10 @@ class ArraySpec(Spec):
     ports: ArrayPortCount = 4
     port_speed: Rate | None = 850e6
     port_queue_depth: Annotated[int, Field(ge=1)] | None = 1600
+    qfull_time: Duration = QFULL_TIME
+    """Controller time (s) the front end spends on each command it refuses with QUEUE FULL:
+    receiving the command, finding its port or LUN queue full and returning the status
+    (see :data:`QFULL_TIME`); 0 makes a refusal free."""
     controller: ControllerSpec = ControllerSpec()
     cache: CacheSpec = CacheSpec()
     lun_queue_depth: Annotated[int, Field(ge=1)] | Literal["clariion"] | None = None

@@ -94,6 +94,23 @@ SEQ_READ = {
     "array.cache.read_ahead": "4MiB",
 }
 
+
+def two_hosts(web_throttle: str) -> dict[str, Any]:
+    """Two host groups on the same LUNs, 2 x 2 paths x 16 = 64 commands per LUN against a
+    limit of 16: ``db`` throttles (VMware), ``web`` with ``web_throttle``. Without write-back
+    cache: with both hosts throttling, the automatic warm-up of the 1 GiB cache takes over
+    100,000 I/Os to settle, longer than a second opinion's fix may run."""
+    db = copy.deepcopy(base()["hosts"][0])
+    db["qfull"] = {"throttle": "vmware"}
+    web = dict(copy.deepcopy(db), name="web", qfull={"throttle": web_throttle})
+    return {
+        "hosts": [db, web],
+        "array.lun_queue_depth": 16,
+        "array.cache.write_back": None,
+        "workloads.0.outstanding": 32,
+    }
+
+
 # rule -> (changes that break it, check() keyword arguments, expected severity)
 TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     "SP001-fan-in": (
@@ -211,6 +228,7 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     "SP014-driver-range": ({"hosts.0.lun_queue_depth": 512}, {}, "warning"),
     # one processor at 1 ms per command: at most 1,000 commands per second
     "SP015-host-cpu": ({"hosts.0.cpus": 1, "hosts.0.cpu_time": "1ms"}, {}, "warning"),
+    "SP016-throttle-mix": (two_hosts("none"), {}, "warning"),
 }
 
 # rule -> compliant variants (changes, check() keyword arguments): the rule stays quiet
@@ -274,6 +292,11 @@ COMPLIANT: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
     "SP014-driver-range": [({}, {}), ({"hosts.0.lun_queue_depth": 255}, {})],
     # four processors at 10 us: 400,000 commands per second, far above what the drives do
     "SP015-host-cpu": [({}, {}), ({"hosts.0.cpus": 4, "hosts.0.cpu_time": "10us"}, {})],
+    "SP016-throttle-mix": [
+        ({}, {}),
+        (two_hosts("vmware"), {}),  # every host throttles
+        ({**two_hosts("none"), "array.lun_queue_depth": 128}, {}),  # within the limit
+    ],
 }
 
 SIMULATED = [r.id for r in RULES if r.simulate]
@@ -455,6 +478,33 @@ def test_safe_depth_matches_emc_formula_for_a_uniform_fan_in() -> None:
     # every figure the message quotes is one of the computed numbers
     for key in ("fan_in", "port_queue_depth", "emc_queue_depth"):
         assert str(f.numbers[key]).removesuffix(".0") in f.message
+
+
+def test_a_throttling_host_beside_one_that_does_not_is_named_as_starving() -> None:
+    report = check(variant(two_hosts("none")), rules=["SP016"])
+    (f,) = report.by_rule("SP016-throttle-mix")
+    assert f.numbers["starving_host_groups"] == ["db"]
+    assert f.numbers["non_throttling_host_groups"] == ["web"]
+    assert f.title.startswith("db will starve")
+    assert f.fix == {"hosts.1.qfull.throttle": "vmware"}
+
+
+def test_lun_queue_error_states_what_the_refusals_cost() -> None:
+    """SP002 past the limit: the refusals of hosts without a throttle, as the twin has them."""
+    changes, _, _ = TRIGGERS["SP002-lun-queue"]
+    data = variant(changes)
+    (f,) = check(data, rules=["SP002"]).by_rule("SP002-lun-queue")
+    n = f.numbers
+    # 2 paths x 16 = 32 commands per LUN against 16: 16 retrying per LUN, all on one LUN here
+    assert n["retrying_commands"] == pytest.approx(16.0)
+    assert 16.0 / 3.1e-3 < n["refusals_per_s"] < 16.0 / 3e-3
+    assert n["refusal_controller_share"] == pytest.approx(n["refusals_per_s"] * 10e-6 / 4)
+    assert "QUEUE FULL answers per second" in f.message
+    free = check(variant({**changes, "array.qfull_time": 0}), rules=["SP002"])
+    assert free.by_rule("SP002-lun-queue")[0].numbers["refusal_controller_share"] == 0.0
+    throttled = check(variant({**changes, "hosts.0.qfull": {"throttle": "linux"}}), rules=["SP002"])
+    (g,) = throttled.by_rule("SP002-lun-queue")
+    assert g.numbers["retrying_commands"] == 0.0 and "throttle (linux)" in g.message
 
 
 def test_route_loads_under_full_load_and_at_the_workload() -> None:

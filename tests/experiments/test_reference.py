@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sanpath import load_scenario
 from sanpath.experiments.reference import compare
 from tests.conftest import SCENARIOS
+from tests.experiments.bands import assert_bands, reference_points
 
 SEEDS = (
     "qd_sweep_2007",
@@ -31,24 +31,11 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {}
 
 @pytest.mark.parametrize("name", SEEDS)
 def test_published_points_fall_in_their_bands(name: str) -> None:
-    rows = compare(SCENARIOS / f"{name}.yaml")
-    checked = [r for r in rows if r.within is not None]
-    assert checked, f"{name}: no reference point with a band"
-    for row in checked:
-        known = (name, row.label) in KNOWN_MISSES
-        detail = f"{name}: {row.label}: model {row.model:.4g} against {row.published:.4g}"
-        if known:
-            assert not row.within, f"{detail} is now within its band: update KNOWN_MISSES"
-        else:
-            assert row.within, f"{detail} is outside its band"
+    assert_bands(name, compare(SCENARIOS / f"{name}.yaml"), KNOWN_MISSES)
 
 
 def test_known_misses_name_existing_points() -> None:
-    points = set()
-    for name in SEEDS:
-        reference = load_scenario(SCENARIOS / f"{name}.yaml").reference
-        assert reference is not None and reference.points, name
-        points |= {(name, p.label) for p in reference.points}
+    points = reference_points(SEEDS)
     assert len(points) >= 2 * len(SEEDS)
     assert set(KNOWN_MISSES) <= points, set(KNOWN_MISSES) - points
 

@@ -1,7 +1,8 @@
 """QUEUE FULL throttles (sanpath.sim.components.host.Throttle), driven by hand.
 
 The rules (docs/model.md step 9, ``QfullSpec``): ``linux`` steps down by one after more than
-``sample_size`` QUEUE FULLs and up by one per ``ramp_up_period`` without one; ``vmware``
+``sample_size`` QUEUE FULLs (at most one counted per ``window``) and up by one per
+``ramp_up_period`` without one; ``vmware``
 halves after ``sample_size`` QUEUE FULLs and steps up by one per ``threshold`` good
 completions; ``storport`` drops to ``min_depth`` at once and recovers linearly over
 ``recovery_time``. None goes below ``min_depth`` or back above the configured depth.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 import simpy
 
 from sanpath.sim.components.host import Throttle
@@ -108,7 +110,7 @@ def test_an_unlimited_queue_is_throttled_from_what_is_in_flight() -> None:
 
 
 def test_linux_steps_down_one_after_more_than_sample_size_queue_fulls() -> None:
-    t, pools = throttle(32, throttle="linux")
+    t, pools = throttle(32, throttle="linux", window=0.0)
     assert t.sample_size == 10
     qfulls(t, 10)
     assert t.depth == 32
@@ -118,8 +120,25 @@ def test_linux_steps_down_one_after_more_than_sample_size_queue_fulls() -> None:
     assert t.depth == 30
 
 
+def test_linux_counts_one_queue_full_per_window() -> None:
+    """scsi_track_queue_full counts at most one QUEUE FULL per 16 jiffies (16 ms at HZ=1000):
+    a storm of refusals steps the depth down by one per 11 windows, not per 11 refusals."""
+    t, pools = throttle(32, throttle="linux")
+    assert t.window == pytest.approx(0.016)
+    for w in range(10):
+        qfulls(t, 50, now=w * 0.016 + 0.001)  # 50 in one window count once
+    assert t.depth == 32
+    qfulls(t, 50, now=10 * 0.016 + 0.001)  # the 11th window: more than 10 counted
+    assert t.depth == 31 and depths(pools) == {31}
+    for w in range(11, 22):
+        t.on_qfull(w * 0.016 + 0.015)
+    assert t.depth == 30  # 11 more windows, one more step
+    t.on_qfull(21 * 0.016 + 0.0155)  # same window as the last one: not counted
+    assert t.qfulls == 0
+
+
 def test_linux_steps_up_one_per_ramp_up_period_without_queue_full() -> None:
-    t, pools = throttle(32, throttle="linux", sample_size=2, ramp_up_period=10.0)
+    t, pools = throttle(32, throttle="linux", sample_size=2, ramp_up_period=10.0, window=0.0)
     qfulls(t, 3 * 3, now=0.0)
     assert t.depth == 29
     t.on_good(9.9)

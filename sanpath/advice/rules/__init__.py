@@ -6,9 +6,11 @@
   failover, SP009 single path;
 * :mod:`~sanpath.advice.rules.depth`: SP010 queue too shallow, SP011 latency target;
 * :mod:`~sanpath.advice.rules.raid`: SP012 RAID write penalty, SP013 write-aside;
-* :mod:`~sanpath.advice.rules.host`: SP014 driver range, SP015 host processors.
+* :mod:`~sanpath.advice.rules.host`: SP014 driver range, SP015 host processors;
+* :mod:`~sanpath.advice.rules.qfull`: SP016 throttling hosts beside hosts that do not (and
+  the refusal cost SP001 and SP002 state).
 """
 
-from sanpath.advice.rules import depth, host, paths, queues, raid, transfer
+from sanpath.advice.rules import depth, host, paths, qfull, queues, raid, transfer
 
-__all__ = ["depth", "host", "paths", "queues", "raid", "transfer"]
+__all__ = ["depth", "host", "paths", "qfull", "queues", "raid", "transfer"]

@@ -1,4 +1,8 @@
-"""Rules on the array's command queues: SP001 port fan-in, SP002 per-LUN limit."""
+"""Rules on the array's command queues: SP001 port fan-in, SP002 per-LUN limit.
+
+Past a limit, both state what the refusals cost the controller
+(:func:`sanpath.advice.rules.qfull.refusal_cost`).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from sanpath.advice.analysis import Limits, PathAnalysis, _cap_fix, _largest_cap
 from sanpath.advice.fmt import _host_label, _n, _pct
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.advice.report import Finding, Severity
+from sanpath.advice.rules.qfull import refusal_cost
 from sanpath.layout import PathInfo
 from sanpath.spec import Scenario
 
@@ -133,6 +138,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
             f"{_host_label(host)}: {host.count} x {len(mine)} active LUN path(s) x "
             f"{_n(per_instance / len(mine))} commands = {_n(host.count * per_instance)}"
         )
+    storm, storm_text = refusal_cost(s, pa, loads, on_port, max(0.0, 1.0 - pq / total))
     luns_on_port = len({pa.routes[r].lun for r in on_port})
     emc = pq // max(1, initiators * luns_on_port)
     netapp = min(128, pq // max(1, initiators))
@@ -154,6 +160,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         "emc_queue_depth": emc,
         "netapp_initiator_queue_depth": netapp,
         "hitachi_queue_depth": hitachi,
+        **(storm if severity == "error" else {}),
     }
     limit_word = "exceeds" if severity == "error" else "is over 80% of"
     over_text = ", ".join(f"port {a} ({_n(over[a])} commands)" for a in sorted(over))
@@ -166,6 +173,8 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         f"LUN(s)): EMC {pq} / ({initiators} x {luns_on_port}) = {emc} per LUN; NetApp "
         f"{netapp} per initiator; Hitachi {pq} / {luns_on_port} LUNs, at most 32 = {hitachi}."
     )
+    if severity == "error" and storm_text:
+        message += " " + storm_text
     fix: dict[str, Any] | None = None
     if target is not None:
         fix = _cap_fix(s, _hosts_touching(pa, lambda r: r.array_port in over), target) or None
@@ -189,7 +198,8 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
                 "Every initiator may keep its queue depth of commands in flight on every LUN "
                 "path, and all of them share the port's command slots. When the sum is larger, "
                 "the port answers QUEUE FULL and the hosts back off, which stalls I/O and "
-                "stretches the latency tail."
+                "stretches the latency tail; every refusal and retry also costs the array's "
+                "controller time (array.qfull_time) taken from the commands it admitted."
             ),
             numbers=numbers,
             fix=fix,
@@ -256,6 +266,8 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
                 f"{_host_label(host)}: {host.count} x {len(mine)} active path(s) x "
                 f"{_n(per / len(mine))} = {_n(host.count * per)}"
             )
+        on_lun = [r for g in users for r in pa.active(g, worst)]
+        storm, storm_text = refusal_cost(s, pa, loads, on_lun, max(0.0, 1.0 - limit / total))
         pool = pa.luns[worst].pool
         setting = group.queue_depth if group.queue_depth is not None else s.array.lun_queue_depth
         how = (
@@ -285,12 +297,14 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
                     f"LUN group {group.name}: with every path full, one LUN can be sent "
                     f"{_n(total)} commands ({'; '.join(parts)}), {_pct(total / limit)} of the "
                     f"array's per-LUN limit ({how})."
+                    + (f" {storm_text}" if severity == "error" and storm_text else "")
                 ),
                 mechanism=(
                     "The array keeps a fixed number of command slots per LUN, shared by every "
                     "host and path. Commands beyond it are refused with QUEUE FULL and retried "
                     "after a back-off, so a deeper host queue buys no throughput and adds "
-                    "latency."
+                    "latency; every refusal also costs the controller time (array.qfull_time), "
+                    "so enough of them lower the throughput."
                 ),
                 numbers={
                     "lun_group": group.name,
@@ -301,6 +315,7 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
                     "utilization": total / limit,
                     "hosts_sharing": sharing,
                     "safe_host_queue_depth": target,
+                    **(storm if severity == "error" else {}),
                 },
                 fix=fix,
                 fix_text=fix_text,

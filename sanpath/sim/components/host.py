@@ -44,12 +44,15 @@ class Throttle:
         self.ramp_up_period = spec.ramp_up_period
         self.min_depth = spec.min_depth
         self.recovery_time = spec.recovery_time
+        self.window = spec.window
         self.original: int | None = pools[0].capacity if pools else None
         self.depth: int | None = self.original
         self.qfulls = 0
         self.good = 0
         self.t_last_qfull = 0.0
         self.t_last_change = 0.0
+        self.counted_window = -1.0
+        """The window (``now // window``) of the last QUEUE FULL counted (linux)."""
 
     def _set(self, depth: int, now: float) -> None:
         depth = max(self.min_depth, depth)
@@ -68,14 +71,23 @@ class Throttle:
             self.depth = max(in_flight, self.min_depth)
             for pool in self.pools:
                 pool.set_capacity(self.depth)
-        self.qfulls += 1
         self.good = 0
-        self.t_last_qfull = now
         if self.policy == "linux":
+            window = self.window
+            if window > 0:
+                slot = now // window
+                if slot == self.counted_window:
+                    return  # scsi_track_queue_full counts one QUEUE FULL per window
+                self.counted_window = slot
+            self.qfulls += 1
+            self.t_last_qfull = now
             if self.qfulls > self.sample_size:
                 self.qfulls = 0
                 self._set(self.depth - 1, now)
-        elif self.policy == "vmware":
+            return
+        self.qfulls += 1
+        self.t_last_qfull = now
+        if self.policy == "vmware":
             if self.qfulls >= self.sample_size:
                 self.qfulls = 0
                 self._set(self.depth // 2, now)

@@ -38,6 +38,7 @@ class _Arrays:
     visits: FloatArray  # per member per customer
     delay: float
     parallel: float  # customers (branches) per command: parallel drive operations
+    open_util: FloatArray | None = None  # per member: utilisation taken by refused commands
 
     @property
     def reorder(self) -> list[int]:

@@ -9,6 +9,7 @@ several kinds of commands are aggregated into one class whose mix is a fixed poi
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sanpath.theory.kernels import FloatArray, _fixed_mva, _log_conv, _log_power
+from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
 from sanpath.theory.twin.aggregate import _Arrays, _arrays
 from sanpath.theory.twin.drives import _F1, _P1
 from sanpath.theory.twin.knobs import _Knobs, _populations
@@ -25,6 +27,14 @@ from sanpath.theory.twin.prediction import TwinPrediction, _note
 
 _FIXED_POINT_MAX = 200
 """Iterations at most of the destage fixed point, per population."""
+_REFUSAL_SOLVES = 6
+"""Closed solutions at most in the search for the controller share of QUEUE FULL refusals."""
+_REFUSAL_TOLERANCE = 1e-5
+"""The refusals' share of the controller is found within this much (0 to 1): finely, since
+near saturation the admitted commands' throughput turns on its last digits."""
+_REFUSAL_NEGLIGIBLE = 0.01
+"""The refusals' extra wait at the controller, as a share of the admitted commands' cycle,
+below which the closed solution is kept as it is (the refusals only add their utilisation)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,9 +152,15 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
     n_k = len(arr.keys)
     servers = np.maximum(arr.servers, 1)
     has_bg = bool(np.any(arr.bg_fixed + arr.bg_pos > 0))
-    infl = np.ones(n_k)
+    # An open class beside the closed one (the refusals of a QUEUE FULL storm) keeps a share
+    # of some members busy: the closed demands there are inflated by 1 / (1 - U_open).
+    open_u = np.zeros(n_k) if arr.open_util is None else arr.open_util
+    infl = 1.0 / (1.0 - open_u)
     core = _closed_core(arr, infl, n_max, rows)
-    bg_util = {n: np.zeros(n_k) for n in rows}
+    bg_util = {n: open_u.copy() for n in rows}
+    if np.any(open_u > 0):
+        for n in rows:
+            core.util[n] = core.util[n] * (1.0 - open_u)
     if has_bg:
         # Mixed network: the destage stream is an open class whose utilisation U inflates the
         # closed demands by 1 / (1 - U); U grows with the closed throughput (fixed point per
@@ -153,7 +169,7 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
         # open class's mean number at a member, U (1 + Q_closed) / (1 - U) (BCMP mixed
         # network), joins the closed queue in g(j) (at most the drive's tcq).
         for n in rows:
-            infl_n = np.ones(n_k)
+            infl_n = infl.copy()
             extra = np.zeros(n_k)
             for _ in range(_FIXED_POINT_MAX):
                 x_cmd = float(core.x[n - 1]) / arr.parallel
@@ -163,7 +179,9 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
                     q = max(float(core.queue[n][k]) / (2 if arr.mirror[k] else 1), 1.0)
                     closed_q[k] = q
                     alpha[k] = float(arr.gain(k, np.asarray(q + float(extra[k]))))
-                u = np.minimum(x_cmd * (arr.bg_fixed + arr.bg_pos / alpha) / servers, 0.999)
+                u = np.minimum(
+                    x_cmd * (arr.bg_fixed + arr.bg_pos / alpha) / servers + open_u, 0.999
+                )
                 new = 0.5 * infl_n + 0.5 / (1.0 - u)
                 bg_q = np.minimum(u * (1.0 + closed_q) / (1.0 - u), arr.tcq.astype(np.float64))
                 new_extra = np.where(closed_q > 0, 0.5 * extra + 0.5 * bg_q, 0.0)
@@ -222,10 +240,13 @@ def _closed_predictions(
     cls = net.classes
     pops_list = []
     notes_list = []
+    retrying_list: list[list[tuple[float, float]]] = []
     for knobs in knob_sets:
         notes = list(base_notes)
-        pops_list.append(_populations(net, knobs, notes))
+        retrying: list[tuple[float, float]] = []
+        pops_list.append(_populations(net, knobs, notes, retrying))
         notes_list.append(notes)
+        retrying_list.append(retrying)
     closed = [i for i, c in enumerate(cls) if c.closed]
     out: list[TwinPrediction] = []
     if len(closed) == 1 or _same_work(net, closed):
@@ -233,21 +254,30 @@ def _closed_predictions(
         mix = [1.0 / len(closed) if i in closed else 0.0 for i in range(len(cls))]
         arr = _arrays(net, mix, net.prefetch)
         sols = _solve_closed(arr, [max(sum(p), 1.0) for p in pops_list])
-        for knobs, pops, notes, sol in zip(knob_sets, pops_list, notes_list, sols, strict=True):
+        for knobs, pops, notes, sol, retrying in zip(
+            knob_sets, pops_list, notes_list, sols, retrying_list, strict=True
+        ):
+            sol = _with_refusals(net, arr, max(sum(pops), 1.0), retrying, sol, notes)
             out.append(_closed_result(net, arr, mix, knobs, pops, sol, notes))
         return out
-    for knobs, pops, notes in zip(knob_sets, pops_list, notes_list, strict=True):
+    for knobs, pops, notes, retrying in zip(
+        knob_sets, pops_list, notes_list, retrying_list, strict=True
+    ):
         total = max(sum(pops), 1.0)
         mix = [pops[i] / total if cls[i].closed else 0.0 for i in range(len(cls))]
         arr = _arrays(net, mix, net.prefetch)
-        sol = _solve_closed(arr, [total])[0]
+        storm: list[str] = []  # the refusals' note of the final class mix
+        sol = _with_refusals(net, arr, total, retrying, _solve_closed(arr, [total])[0], storm)
         for _ in range(8):  # class mix: X_c proportional to N_c / R_c
             new_mix = _class_mix(net, arr, sol, pops)
             if max(abs(a - b) for a, b in zip(new_mix, mix, strict=True)) < 1e-6:
                 break
             mix = [0.5 * (a + b) for a, b in zip(new_mix, mix, strict=True)]
             arr = _arrays(net, mix, net.prefetch)
-            sol = _solve_closed(arr, [total])[0]
+            storm = []
+            sol = _with_refusals(net, arr, total, retrying, _solve_closed(arr, [total])[0], storm)
+        for text in storm:
+            _note(notes, text)
         _note(
             notes,
             "several kinds of commands are aggregated into one class (mix weighted by "
@@ -255,6 +285,67 @@ def _closed_predictions(
         )
         out.append(_closed_result(net, arr, mix, knobs, pops, sol, notes))
     return out
+
+
+def _with_refusals(
+    net: _Network,
+    arr: _Arrays,
+    total: float,
+    retrying: Sequence[tuple[float, float]],
+    sol: _ClosedSolution,
+    notes: list[str],
+) -> _ClosedSolution:
+    """The solution with the controller share of a QUEUE FULL storm (``sol`` without one).
+
+    The commands beyond the array's limits that hosts without a throttle keep retrying
+    (``retrying``: commands and cycle per group) are an open class at the controller whose
+    rate follows the controller's wait (:func:`sanpath.theory.qfull.refusal_load`); the
+    admitted commands' controller demand is inflated by ``1 / (1 - U_refusals)``, and the
+    two are solved to a fixed point.
+    """
+    s = net.scenario
+    qfull_time = s.array.qfull_time
+    key = ("array.controller", 0)
+    if not retrying or qfull_time <= 0 or key not in arr.keys:
+        return sol
+    k = arr.keys.index(key)
+    cores = s.array.controller.cores
+    # g(U) = U - U_refusals(busy(U)): a secant search from U = 0, a few solves at most (each
+    # costs as much as the prediction without refusals).
+    busy = float(sol.util[k])
+    load = refusal_load(retrying, qfull_time, cores, busy)
+    u_prev, u, g_prev = 0.0, load.utilization, -load.utilization
+    if u <= 0.0:
+        return sol
+    # Where the admitted commands' extra wait at the controller is a small part of their
+    # cycle, the closed solution stands and the refusals only add their utilisation.
+    demand = float(arr.fixed[k] + arr.pos[k]) * arr.parallel
+    extra = demand / max(1.0 - busy - u, 1.0 - UTILIZATION_CAP) - demand / max(1.0 - busy, 1e-3)
+    solves = _REFUSAL_SOLVES
+    if sol.x_cmd > 0 and extra < _REFUSAL_NEGLIGIBLE * total / sol.x_cmd:
+        util = sol.util.copy()
+        util[k] += u
+        sol = dataclasses.replace(sol, util=util)
+        solves = 0
+    for _ in range(solves):
+        open_u = np.zeros(len(arr.keys))
+        open_u[k] = u
+        sol = _solve_closed(dataclasses.replace(arr, open_util=open_u), [total])[0]
+        load = refusal_load(retrying, qfull_time, cores, float(sol.util[k]) - u)
+        g = u - load.utilization
+        if abs(g) < _REFUSAL_TOLERANCE or g == g_prev:
+            break
+        u, u_prev, g_prev = u - g * (u - u_prev) / (g - g_prev), u, g
+        u = min(max(u, 0.0), UTILIZATION_CAP)
+    _note(
+        notes,
+        f"QUEUE FULL storm: {load.retrying:.0f} commands beyond the array's limits, from hosts "
+        f"without a throttle, are refused and retried about {load.rate:,.0f} times per second "
+        f"at {qfull_time * 1e6:.3g} us each, {load.utilization:.0%} of the controller; the "
+        "twin treats the refusals as an open class at the controller whose rate follows its "
+        "wait (a fixed point), so the admitted commands wait longer there",
+    )
+    return sol
 
 
 def _class_mix(

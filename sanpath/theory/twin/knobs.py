@@ -4,8 +4,9 @@ Queue depths and loads (:class:`_Knobs`) change how many commands are inside the
 any demand, so a sweep over them reuses one network (:func:`_apply_knobs` tells which points
 qualify). :func:`_populations` turns the knobs into the commands of each closed class inside
 the path: the host's and the HBA's queue depths bound what enters, the array's limits (LUN and
-port queues) are treated as bounds too (QUEUE FULL is not modelled), the rest waits in the
-host.
+port queues) are treated as bounds too, the rest waits in the host; the commands beyond an
+array limit that hosts without a throttle keep retrying are counted for the refusals' cost
+(:mod:`sanpath.theory.qfull`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.spec.scenario import Scenario
+from sanpath.theory.qfull import retry_cycle
 from sanpath.theory.twin.network import _Network
 from sanpath.theory.twin.prediction import _note
 
@@ -150,8 +152,18 @@ def _apply_knobs(s: Scenario, base: _Knobs, point: Mapping[str, Any]) -> _Knobs 
 # --------------------------------------------------------------------------------------------
 
 
-def _populations(net: _Network, knobs: _Knobs, notes: list[str]) -> list[float]:
-    """Commands of each closed class inside the path (the rest waits in the host)."""
+def _populations(
+    net: _Network,
+    knobs: _Knobs,
+    notes: list[str],
+    retrying: list[tuple[float, float]] | None = None,
+) -> list[float]:
+    """Commands of each closed class inside the path (the rest waits in the host).
+
+    The commands an array limit refuses are bounded away, as a throttling host would; those
+    of hosts without a throttle keep being retried: their number and cycle (s) are added to
+    ``retrying`` (see :func:`sanpath.theory.qfull.refusal_load`).
+    """
     s = net.scenario
     cls = net.classes
     # per flow and route: commands the host would like to have in flight
@@ -183,6 +195,22 @@ def _populations(net: _Network, knobs: _Knobs, notes: list[str]) -> list[float]:
     inside_host = sum(
         sum(x) * net.host_counts[flow.host_group] for flow, x in zip(net.flows, flows, strict=True)
     )
+
+    def refused(members: list[int], share: float, on_port: int | None = None) -> None:
+        """Record the commands of ``members`` (flows) beyond a limit that keep retrying."""
+        if retrying is None:
+            return
+        for fi in members:
+            flow = net.flows[fi]
+            if s.hosts[flow.host_group].qfull.throttle != "none":
+                continue
+            for r, ((_, a, _), xr) in enumerate(zip(flow.routes, flows[fi], strict=True)):
+                if on_port is not None and a != on_port:
+                    continue
+                n = xr * net.host_counts[flow.host_group] * share
+                if n > 0:
+                    retrying.append((n, retry_cycle(s, flow.host_group, flow.hba_spec[r])))
+
     # The array's limits answer QUEUE FULL: bound the population by them.
     by_lun: dict[int, list[int]] = {}
     for fi, flow in enumerate(net.flows):
@@ -196,10 +224,12 @@ def _populations(net: _Network, knobs: _Knobs, notes: list[str]) -> list[float]:
         if total > cap_lun + 1e-9:
             _note(
                 notes,
-                f"QUEUE FULL not modelled: hosts can keep {total:.0f} commands against a LUN "
-                f"queue of {cap_lun} (LUN group {s.array.luns[gi].name}); the twin bounds the "
-                "population at the limit, as a throttling host would",
+                f"QUEUE FULL: hosts can keep {total:.0f} commands against a LUN queue of "
+                f"{cap_lun} (LUN group {s.array.luns[gi].name}); the twin bounds the population "
+                "at the limit, the steady state of throttling hosts (their step-downs and "
+                "step-ups are not modelled)",
             )
+            refused(members_, 1.0 - cap_lun / total)
             for fi in members_:
                 flows[fi] = [x * cap_lun / total for x in flows[fi]]
     port_cap = knobs.port_qd
@@ -212,10 +242,12 @@ def _populations(net: _Network, knobs: _Knobs, notes: list[str]) -> list[float]:
             if total > port_cap + 1e-9:
                 _note(
                     notes,
-                    f"QUEUE FULL not modelled: hosts can keep {total:.0f} commands against a "
-                    f"port queue of {port_cap} (array port {a}); the twin bounds the population "
-                    "at the port queue, as a throttling host would",
+                    f"QUEUE FULL: hosts can keep {total:.0f} commands against a port queue of "
+                    f"{port_cap} (array port {a}); the twin bounds the population at the port "
+                    "queue, the steady state of throttling hosts (their step-downs and step-ups "
+                    "are not modelled)",
                 )
+                refused(list(range(len(net.flows))), 1.0 - port_cap / total, on_port=a)
                 for fi, flow in enumerate(net.flows):
                     flows[fi] = [
                         xr * port_cap / total if ra == a else xr

@@ -1,0 +1,111 @@
+"""Who suffers in a fan-in: queue shares on a saturated LUN, and hosts that starve.
+
+By Little's law hosts treated alike get throughput in proportion to the commands they keep
+in flight. That holds whether the LUN's drives queue every command or the array refuses
+those beyond its limit (a retried command competes anew with the others' arrivals, whoever
+sends it). A host whose throttle backs off while its neighbours keep hammering the LUN
+loses the slots they grab (VMware KB 1008113) and starves: the run names it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import sanpath
+
+DEPTHS = (4, 8, 16, 32)
+
+
+def shared_lun(
+    depths: tuple[int, ...], throttles: tuple[str, ...], lun_limit: int | None, ios: int
+) -> dict[str, Any]:
+    """One host per depth, each keeping its depth of 8 KiB random reads on one LUN of eight
+    15k drives (the drives are the bottleneck)."""
+    hosts = [
+        {
+            "name": f"h{i}-qd{depth}-{throttle}",
+            "lun_queue_depth": depth,
+            "multipath": "failover",
+            "qfull": {"retry_delay": "3ms", "throttle": throttle},
+            "hbas": [{"ports": 1, "speed": "8GFC", "queue_depth": 64, "command_time": "10us"}],
+        }
+        for i, (depth, throttle) in enumerate(zip(depths, throttles, strict=True))
+    ]
+    return {
+        "name": "shared-lun",
+        "seed": 11,
+        "run": {"ios": ios, "warmup_ios": ios // 4, "warmup": "fixed"},
+        "hosts": hosts,
+        "array": {
+            "ports": 1,
+            "port_queue_depth": None,
+            "lun_queue_depth": lun_limit,
+            "controller": {"cores": 2, "io_time": "20us"},
+            "pools": [{"name": "p", "raid": "raid0", "drives": 8, "drive": "hdd-15k"}],
+            "luns": [{"name": "l", "pool": "p"}],
+        },
+        "workloads": [
+            {
+                "name": f"w{i}",
+                "hosts": [host["name"]],
+                "outstanding": depth,
+                "block_size": "8KiB",
+                "read_fraction": 1.0,
+            }
+            for i, (depth, host) in enumerate(zip(depths, hosts, strict=True))
+        ],
+    }
+
+
+def shares(data: dict[str, Any], replicates: int) -> np.ndarray:
+    """Each host's share of the LUN's IOPS, one row per replicate."""
+    rows = []
+    for rep in range(replicates):
+        result = sanpath.run(data, replicate=rep)
+        iops = [result.groups["hosts"][h["name"]].iops for h in data["hosts"]]
+        rows.append(np.array(iops) / sum(iops))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("lun_limit", [None, 32], ids=["drives-queue", "queue-full"])
+def test_hosts_share_a_saturated_lun_in_proportion_to_their_queues(
+    lun_limit: int | None,
+) -> None:
+    data = shared_lun(DEPTHS, ("none",) * 4, lun_limit, ios=3_000)
+    x = shares(data, replicates=5)
+    mean = x.mean(axis=0)
+    half = stats.t.ppf(0.975, len(x) - 1) * x.std(axis=0, ddof=1) / math.sqrt(len(x))
+    expected = np.array(DEPTHS) / sum(DEPTHS)
+    assert np.all(np.abs(mean - expected) <= half + 0.005), (mean, half, expected)
+    # the shares differ as the depths do: deeper queues take more of the LUN
+    assert np.all(np.diff(mean) > 0)
+    if lun_limit is not None:
+        one = sanpath.run(data)
+        assert one.counters["lun_qfull"] > 0 and one.starving == ()
+
+
+def test_a_host_that_backs_off_while_the_others_do_not_starves_and_is_named() -> None:
+    mixed = shared_lun((32,) * 4, ("none", "none", "none", "vmware"), 32, ios=4_000)
+    result = sanpath.run(mixed)
+    names = [h["name"] for h in mixed["hosts"]]
+    victim = names[3]
+    assert [s.host for s in result.starving] == [victim]
+    starving = result.starving[0]
+    assert starving.lun == "l" and starving.share < 0.25
+    assert starving.refused >= starving.served
+    warning = next(w for w in result.warnings if w.startswith("STARVING"))
+    assert victim in warning and not any(n in warning for n in names[:3])
+    assert f"{victim} on l" in result.summary()
+    assert result.to_dict()["starving"][0]["host"] == victim
+    assert result.fairness["jain"] < 0.85
+    # the same hosts all without a throttle share the refusals alike: nobody starves
+    alike = sanpath.run(shared_lun((32,) * 4, ("none",) * 4, 32, ios=4_000))
+    assert alike.counters["lun_qfull"] > 1_000
+    assert alike.starving == ()
+    assert not any(w.startswith("STARVING") for w in alike.warnings)
+    assert alike.fairness["jain"] > 0.95
