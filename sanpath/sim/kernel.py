@@ -88,62 +88,69 @@ class _Collections:
 _COLLECTIONS: Final = _Collections()
 
 
-class Wake:
+class _Event:
+    """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
+    processed), ``_ok`` and ``_value``."""
+
+    __slots__ = ("_ok", "_value", "callbacks", "env")
+
+    def __init__(self, env: Kernel, value: object) -> None:
+        self.env = env
+        self.callbacks: list[Callback] | None = []
+        self._ok = True
+        self._value = value
+
+    @property
+    def processed(self) -> bool:
+        """True once its callbacks have run."""
+        return self.callbacks is None
+
+    @property
+    def ok(self) -> bool:
+        """Always True (an exception in a process stops the run)."""
+        return self._ok
+
+    @property
+    def value(self) -> object:
+        """A timeout's value; a process's return value."""
+        return self._value
+
+
+class Wake(_Event):
     """A timeout: an event triggered when made and processed when its time comes.
 
     ``task`` is the process waiting for it, when it was the first to wait; ``callbacks``
     holds any other functions to call, as a SimPy event does (None once processed).
     """
 
-    __slots__ = ("_ok", "_value", "callbacks", "env", "task")
+    __slots__ = ("task",)
 
     def __init__(self, env: Kernel, value: object = None) -> None:
-        self.env = env
-        self.callbacks: list[Callback] | None = []
+        super().__init__(env, value)
         self.task: Task | None = None
-        self._ok = True
-        self._value = value
 
     @property
     def triggered(self) -> bool:
         """Always True: a timeout is triggered when it is made."""
         return True
 
-    @property
-    def processed(self) -> bool:
-        """True once its time has come and its callbacks have run."""
-        return self.callbacks is None
-
-    @property
-    def ok(self) -> bool:
-        """Always True."""
-        return self._ok
-
-    @property
-    def value(self) -> object:
-        """The value it was made with."""
-        return self._value
-
 
 _PENDING: Final = object()
 """The value of a :class:`Task` still running."""
 
 
-class Task:
+class Task(_Event):
     """A process: runs a generator of events, resuming it when each event is processed.
 
     Like ``simpy.Process`` it is an event too, triggered when the generator returns (its
     ``value`` is then the return value), so that another process may wait for it.
     """
 
-    __slots__ = ("_ok", "_value", "callbacks", "env", "generator")
+    __slots__ = ("generator",)
 
     def __init__(self, env: Kernel, generator: Generator[Any, Any, Any]) -> None:
-        self.env = env
+        super().__init__(env, _PENDING)
         self.generator = generator
-        self.callbacks: list[Callback] | None = []
-        self._ok = True
-        self._value: object = _PENDING
         start = Wake(env)
         start.task = self
         env.schedule(start, URGENT)
@@ -154,24 +161,9 @@ class Task:
         return self._value is not _PENDING
 
     @property
-    def processed(self) -> bool:
-        """True once the end of the process has been processed."""
-        return self.callbacks is None
-
-    @property
     def is_alive(self) -> bool:
         """True until the generator returns."""
         return self._value is _PENDING
-
-    @property
-    def ok(self) -> bool:
-        """Always True (an exception in the generator stops the run)."""
-        return self._ok
-
-    @property
-    def value(self) -> object:
-        """The generator's return value."""
-        return self._value
 
     def resume(self, event: Any) -> None:
         """Send processed ``event``'s value into the generator and wait for the event it
