@@ -26,7 +26,7 @@ from typing import Any
 
 import simpy
 
-from sanpath.layout import AccessModel, access_blocks
+from sanpath.layout import access_blocks, access_model
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
@@ -216,7 +216,7 @@ def make_source(
     blocks = None
     if not spec.access.uniform:
         _, n = access_blocks(spec, lun_size)
-        blocks = BlockStream(AccessModel(spec.access, n), streams.generator(f"{name}.access"))
+        blocks = BlockStream(access_model(spec.access, n), streams.lazy(f"{name}.access"))
     return IoSource(spec, lun_size, u, thread, blocks)
 
 
@@ -375,10 +375,7 @@ class Load:
                         self.env.process(loop(host, lun, source, wi, slot))
         else:
             assert wspec.rate is not None
-            sources = [
-                make_source(wspec, lun.size, self.streams, f"{name}.{lun.name}") for lun in luns
-            ]
-            self.env.process(self._open_loop(host, luns, sources, wi, name))
+            self.env.process(self._open_loop(host, luns, wi, name))
 
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -436,29 +433,35 @@ class Load:
             file.writes.release(now, t_slot, t_write)
             buffers.release(now, t_wait, t_start)
 
-    def _open_loop(
-        self,
-        host: HostInstance,
-        luns: list[Lun],
-        sources: list[IoSource],
-        workload: int,
-        name: str,
-    ) -> Proc:
-        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly."""
+    def _open_loop(self, host: HostInstance, luns: list[Lun], workload: int, name: str) -> Proc:
+        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly.
+
+        The host's source for a LUN (its random stream ``name.LUN``) is made when the first
+        I/O goes there: a thousand hosts on 64 LUNs make only the sources they use.
+        """
         env = self.env
         io = self.io
-        gaps = self.streams.generator(f"{name}.arrivals")
+        spec = self.scenario.workloads[workload]
+        streams = self.streams
+        gaps = streams.generator(f"{name}.arrivals")
         n = len(luns)
-        pick = self.streams.uniform(f"{name}.lun")
+        sources: list[IoSource | None] = [None] * n
+        pick = streams.uniform(f"{name}.lun")
         rates = self.rates
+        block = 16  # gaps drawn at once: doubles up to 1024 (same numbers, see streams)
         while True:
-            for gap in gaps.exponential(1.0, 1024).tolist():
+            for gap in gaps.exponential(1.0, block).tolist():
                 current = rates[workload]
                 assert current is not None
                 yield env.timeout(gap / current)
                 i = int(pick() * n) if n > 1 else 0
-                size, write, offset = sources[i].next_io()
-                env.process(io(host, luns[i], offset, size, write, workload))
+                lun = luns[i]
+                source = sources[i]
+                if source is None:
+                    source = sources[i] = make_source(spec, lun.size, streams, f"{name}.{lun.name}")
+                size, write, offset = source.next_io()
+                env.process(io(host, lun, offset, size, write, workload))
+            block = min(2 * block, 1024)
 
     def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
         """The write side and buffer pool of copy workload ``wspec`` on ``host``."""
