@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import operator
+from functools import partial
 from collections.abc import Callable
 from typing import Any
 
@@ -141,8 +142,9 @@ class Measurement:
         key = (host.index, lun.index)
         device = self.devices.get(key)
         if device is None:
-            queues = [route.host_queue for route in host.routes[lun.index]]
-            device = DeviceCounter(host.name, lun.name, queues)
+            maker = self.topology.routes
+            assert maker is not None
+            device = DeviceCounter(host.name, lun.name, partial(maker.depth, host, lun.index))
             if self.measuring:
                 device.reset(self.env.now)
             self.devices[key] = device
