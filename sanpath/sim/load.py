@@ -31,9 +31,10 @@ from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.routes import slot_servers
 from sanpath.sim.station import SlotPool, Station
 from sanpath.sim.streams import BlockStream, Streams, UniformStream
-from sanpath.sim.topology import Topology, slot_servers
+from sanpath.sim.topology import Topology
 from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
 Proc = Generator[simpy.Event, Any, Any]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 import operator
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import simpy

@@ -209,10 +209,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     hosts: list[HostInstance] = []
     hosts_by_group: dict[str, list[HostInstance]] = {}
     throttles: list[Throttle] = []
-    groups: dict[str, GroupPaths] = {}
+    group_plans: dict[str, GroupPaths] = {}
     maker = RouteMaker(
         env,
-        groups,
+        group_plans,
         ports,
         luns,
         scenario.fabric.one_way_latency,
@@ -225,7 +225,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         limits = [
             x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
         ]
-        instances = []
+        instances: list[HostInstance] = []
         for iname in expand_names(hg, hspec.count):
             host = HostInstance(
                 name=iname,
@@ -275,9 +275,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 # first route of the first host would make them
                 slots_station = station(f"{hg}.hba.slots", "slots", "hba")
                 queue_station = station(f"{hg}.lun_queue", "slots", "host_queue")
-                groups[hg] = group_paths(wiring, hi, hspec, queue_station, slots_station, knobs)
-            if hg in groups:
-                host.paths = groups[hg].ports
+                plan = group_paths(wiring, hi, hspec, queue_station, slots_station, knobs)
+                group_plans[hg] = plan
+            if hg in group_plans:
+                host.paths = group_plans[hg].ports
             instances.append(host)
             host.index = len(hosts)
             hosts.append(host)
