@@ -99,8 +99,15 @@ class Command:
         self.t_port = 0.0
 
 
+_MIXES: dict[tuple[tuple[int, float], ...], tuple[list[int], list[float]]] = {}
+"""Size mixes already turned into lists, shared (read only) by every source drawing them."""
+
+
 def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[float]]:
     """Sizes and cumulative weights of a size mix (the last weight exactly 1)."""
+    known = _MIXES.get(mix)
+    if known is not None:
+        return known
     sizes = [size for size, _ in mix]
     cum = []
     total = 0.0
@@ -108,6 +115,8 @@ def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[flo
         total += weight
         cum.append(total)
     cum[-1] = 1.0
+    if len(_MIXES) < 1024:
+        _MIXES[mix] = (sizes, cum)
     return sizes, cum
 
 

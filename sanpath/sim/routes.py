@@ -32,6 +32,7 @@ import simpy
 
 from sanpath.layout.wiring import PathInfo, Wiring
 from sanpath.sim.components.array import ArrayPort, Lun
+from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
 from sanpath.sim.station import CONTROLLER, FABRIC, PCIE, Link, SlotPool, Station
 from sanpath.spec import HostSpec
@@ -42,10 +43,10 @@ def slot_servers(depth: int | None) -> float:
     return math.inf if depth is None else float(depth)
 
 
-Rank = tuple[int, ...]
-"""Where a queue stands in the order the eager build made them: (host, LUN, path) for a
-host's queues. Resizing queues lets their waiters in, queue by queue, so the order decides
-the order of the events that follow."""
+Rank = int
+"""Where a queue stands in the order the eager build made them (host, then LUN, then path:
+:meth:`RouteMaker.rank`). Resizing queues lets their waiters in, queue by queue, so the
+order decides the order of the events that follow."""
 
 
 class Knob:
@@ -55,28 +56,32 @@ class Knob:
     queues are resized in the order the eager build made them (their :data:`Rank`).
     """
 
-    __slots__ = ("_entries", "_sorted", "value")
+    __slots__ = ("_pools", "_ranks", "_sorted", "value")
 
     def __init__(self, value: int | None) -> None:
         self.value = value
-        self._entries: list[tuple[Rank, SlotPool]] = []
+        self._pools: list[SlotPool] = []
+        self._ranks: list[Rank] = []
         self._sorted = True
 
     def add(self, pool: SlotPool, rank: Rank) -> SlotPool:
         """Count ``pool`` (of build order ``rank``) among the queues this key sizes."""
-        entries = self._entries
-        if entries and rank < entries[-1][0]:
+        ranks = self._ranks
+        if ranks and rank < ranks[-1]:
             self._sorted = False
-        entries.append((rank, pool))
+        ranks.append(rank)
+        self._pools.append(pool)
         return pool
 
     @property
     def pools(self) -> list[SlotPool]:
         """The queues made so far, in build order."""
         if not self._sorted:
-            self._entries.sort(key=lambda entry: entry[0])
+            order = sorted(range(len(self._ranks)), key=self._ranks.__getitem__)
+            self._ranks = [self._ranks[i] for i in order]
+            self._pools = [self._pools[i] for i in order]
             self._sorted = True
-        return [pool for _, pool in self._entries]
+        return self._pools
 
     def set(self, value: int | None) -> None:
         """Resize every queue of the key now, and the ones made from now on."""
@@ -184,9 +189,17 @@ class RouteMaker:
         self.controller_link = controller_link
         self.throttles = throttles
         """Every throttle made so far (the topology's list)."""
-        self._throttles: dict[tuple[int, int], tuple[Throttle, list[Rank]]] = {}
-        """Per (host, LUN or target port it governs): the throttle, and the build order of
-        its queues."""
+        self._throttles: dict[tuple[int, int], Throttle] = {}
+        """Per (host, LUN or target port it governs): the throttle."""
+        self._throttle_ranks: dict[tuple[int, int], list[Rank]] = {}
+        """The build order of each throttle's queues."""
+        self._legs: dict[tuple[int, int, int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
+        """Per (host, host port, array port, LUN owner): the links of writes and reads."""
+
+    @staticmethod
+    def rank(host: int, lun: int, k: int) -> Rank:
+        """The place of ``host``'s queue on path ``k`` to ``lun`` in the eager build's order."""
+        return (host << 40) | (lun << 20) | k
 
     def __call__(self, host: HostInstance, lun_index: int, k: int) -> Route:
         """The route of ``host``'s path ``k`` to LUN ``lun_index``."""
@@ -199,38 +212,44 @@ class RouteMaker:
         slots = port.slots.get(key)
         if slots is None:
             knob = plan.slot_knobs[plan.port_spec[path.port]]
-            first = plan.slot_first[path.port, path.slot_key]
+            first_lun, first_k = plan.slot_first[path.port, path.slot_key]
             pool = self._pool(knob.value, plan.hba_slots)
-            slots = port.slots[key] = knob.add(pool, (host.index, *first))
+            slots = port.slots[key] = knob.add(pool, self.rank(host.index, first_lun, first_k))
         queue = self._pool(spec.lun_queue_depth, plan.host_queue)  # as built at the start
+        rank = self.rank(host.index, lun_index, k)
         throttle = None
         if spec.qfull.throttle != "none":
-            governs = path.array_port if spec.qfull.throttle == "linux" else lun_index
-            made = self._throttles.get((host.index, governs))
-            if made is None:
-                throttle = Throttle(spec.qfull, [queue])
-                self._throttles[host.index, governs] = (throttle, [(lun_index, k)])
+            governs = (host.index, path.array_port if spec.qfull.throttle == "linux" else lun_index)
+            throttle = self._throttles.get(governs)
+            if throttle is None:
+                throttle = self._throttles[governs] = Throttle(spec.qfull, [queue])
+                self._throttle_ranks[governs] = [rank]
                 self.throttles.append(throttle)
                 queue.set_capacity(plan.queue_knob.value)
             else:
-                throttle, ranks = made
                 queue.set_capacity(throttle.pools[0].capacity)
-                at = bisect.bisect(ranks, (lun_index, k))
-                ranks.insert(at, (lun_index, k))
+                ranks = self._throttle_ranks[governs]
+                at = bisect.bisect(ranks, rank)
+                ranks.insert(at, rank)
                 throttle.pools.insert(at, queue)
         else:
             queue.set_capacity(plan.queue_knob.value)
-        plan.queue_knob.add(queue, (host.index, lun_index, k))
+        plan.queue_knob.add(queue, rank)
+        array_port, lun = self.ports[path.array_port], self.luns[lun_index]
         route = Route(
             host_queue=queue,
             hba=hba,
             hba_port=port,
             hba_slots=slots,
-            array_port=self.ports[path.array_port],
-            lun=self.luns[lun_index],
+            array_port=array_port,
+            lun=lun,
             throttle=throttle,
         )
-        self._set_legs(route)
+        legs_key = (host.index, path.port, path.array_port, lun.owner)
+        legs = self._legs.get(legs_key)
+        if legs is None:
+            legs = self._legs[legs_key] = self._make_legs(hba, port, array_port, lun)
+        route.write_legs, route.read_legs = legs
         return route
 
     def _pool(self, capacity: int | None, station: Station) -> SlotPool:
@@ -255,22 +274,24 @@ class RouteMaker:
                 if plan.spec.qfull.throttle != "none":
                     linux = plan.spec.qfull.throttle == "linux"
                     governs = path.array_port if linux else lun_index
-                    made = self._throttles.get((host.index, governs))
-                    if made is not None:
-                        capacity = made[0].pools[0].capacity
+                    throttle = self._throttles.get((host.index, governs))
+                    if throttle is not None:
+                        capacity = throttle.pools[0].capacity
             if capacity is None:
                 return None
             total += capacity
         return total
 
-    def _set_legs(self, route: Route) -> None:
-        """Set the links the data of ``route``'s writes and reads cross, in order.
+    def _make_legs(
+        self, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
+    ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
+        """The links the data of a write and of a read cross, in order (shared by every
+        route of one host port to one array port for LUNs of one owner).
 
         A write's data goes host memory -> PCIe -> host link -> fabric -> array link (-> the
         link between controllers when the port's controller does not own the LUN -> the
         controllers' data bandwidth); a read's comes back the same way reversed.
         """
-        port, hba, hba_port = route.array_port, route.hba, route.hba_port
         one_way, cross_link, controller_link = self.one_way, self.cross_link, self.controller_link
         write = [
             Leg(hba.pcie_down, False, 0.0, PCIE),
@@ -282,11 +303,10 @@ class RouteMaker:
             Leg(hba_port.link_in, True, one_way, FABRIC),
             Leg(hba.pcie_up, False, 0.0, PCIE),
         ]
-        if cross_link is not None and port.controller != route.lun.owner:
+        if cross_link is not None and port.controller != lun.owner:
             write.append(Leg(cross_link, False, 0.0, CONTROLLER))
             read.insert(0, Leg(cross_link, False, 0.0, CONTROLLER))
         if controller_link is not None:
             write.append(Leg(controller_link, False, 0.0, CONTROLLER))
             read.insert(0, Leg(controller_link, False, 0.0, CONTROLLER))
-        route.write_legs = tuple(write)
-        route.read_legs = tuple(read)
+        return tuple(write), tuple(read)

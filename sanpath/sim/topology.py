@@ -86,7 +86,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     knobs: dict[str, Knob] = {}
 
     def knob(key: str, pool: SlotPool, rank: int) -> SlotPool:
-        return knobs.setdefault(key, Knob(pool.capacity)).add(pool, (rank,))
+        return knobs.setdefault(key, Knob(pool.capacity)).add(pool, rank)
 
     def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
         st = stations.get(name)
