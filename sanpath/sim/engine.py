@@ -47,6 +47,7 @@ import simpy
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import RunResult
 from sanpath.sim.components.array import Lun
+from sanpath.sim.collector import rare_full_collections
 from sanpath.sim.components.host import HostInstance, Leg, Route
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -474,7 +475,8 @@ class Simulation:
         if self.run_spec.max_time is not None:
             limit = self.env.timeout(self.run_spec.max_time)
             until = self.env.any_of([measure.stop, limit])
-        self.env.run(until=until)
+        with rare_full_collections():  # a growing topology: see sanpath.sim.collector
+            self.env.run(until=until)
         measure.finish(stopped=measure.stop.triggered)
         return measure.result(
             self.scenario,

@@ -25,6 +25,10 @@ process and reported as a ratio; absolute figures are for orientation only.
    100,000-I/O run, each in a fresh subprocess: peak RSS of a plain run, then the
    tracemalloc peak of a traced one.
 
+5.-7. Enterprise scale (``tests/benchmarks/scale_bench.py``): ``scenarios/enterprise.yaml``
+   at 1,000 hosts against its one-host run, the analytic twin on it, and a 200-run sweep of
+   it on a Dask ``LocalCluster`` against a serial one.
+
 A target that is missed is reported as MISS; the script exits 0 unless something crashed.
 """
 
@@ -48,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scale_bench  # tests/benchmarks/scale_bench.py, beside this script
 import simpy
 
 import sanpath
@@ -756,7 +761,13 @@ def main(argv: list[str] | None = None) -> int:
             say(traceback.format_exc())
 
     report["sweep"] = bench_sweep(4_000 if args.quick else 10_000)
-    rows = summary(report)
+    try:  # sections 5-7: a thousand hosts, the twin on them, a sweep on Dask
+        report["scale"] = scale_bench.run_sections(args.quick, min(repeat, 2))
+    except Exception:
+        crashed = True
+        report["scale"] = {}
+        say(traceback.format_exc())
+    rows = summary(report) + scale_bench.summary_rows(report["scale"])
     report["summary"] = rows
     say("Summary")
     say(f"   {'what':<48}{'measured':>14}{'target':>14}  result")

@@ -156,7 +156,9 @@ def best(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def scale_pair(label: str, path: Path, one: dict[str, Any], many: dict[str, Any], repeat: int):
+def scale_pair(
+    label: str, path: Path, one: dict[str, Any], many: dict[str, Any], repeat: int
+) -> dict[str, Any]:
     rounds: dict[str, list[dict[str, Any]]] = {"one": [], "many": []}
     for _ in range(repeat):  # interleaved, so both see the same machine
         rounds["one"].append(run_child(path, one))
@@ -258,9 +260,7 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
         Client(cluster) as client,
     ):
         t0 = time.perf_counter()
-        distributed = sweep(
-            base, replicates=replicates, cache=None, executor=client.get_executor()
-        )
+        distributed = sweep(base, replicates=replicates, cache=None, executor=client.get_executor())
         t_dask = time.perf_counter() - t0
     same = serial.table.drop(columns="wall_seconds").equals(
         distributed.table.drop(columns="wall_seconds")
