@@ -46,8 +46,8 @@ import simpy
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import RunResult
-from sanpath.sim.components.array import Lun
 from sanpath.sim.collector import rare_full_collections
+from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Leg, Route
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
