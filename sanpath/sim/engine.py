@@ -46,7 +46,7 @@ import simpy
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import RunResult
-from sanpath.sim.collector import rare_full_collections
+from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Leg, Route
 from sanpath.sim.load import Command, Load
@@ -475,13 +475,13 @@ class Simulation:
         if self.run_spec.max_time is not None:
             limit = self.env.timeout(self.run_spec.max_time)
             until = self.env.any_of([measure.stop, limit])
-        with rare_full_collections():  # a growing topology: see sanpath.sim.collector
+        with few_collections():  # a growing topology: see sanpath.sim.collector
             self.env.run(until=until)
-        measure.finish(stopped=measure.stop.triggered)
-        return measure.result(
-            self.scenario,
-            self.seed,
-            self.replicate,
-            self.schedule.settings,
-            wall_seconds=time.perf_counter() - wall0,
-        )
+            measure.finish(stopped=measure.stop.triggered)
+            return measure.result(
+                self.scenario,
+                self.seed,
+                self.replicate,
+                self.schedule.settings,
+                wall_seconds=time.perf_counter() - wall0,
+            )

@@ -73,8 +73,9 @@ class Streams:
         return make_sampler(spec, self.lazy(name))
 
 
-def _rng(source: RngSource) -> np.random.Generator:
+def _rng(source: RngSource | None) -> np.random.Generator:
     """The generator of ``source`` (made now if it is a function)."""
+    assert source is not None
     return source if isinstance(source, np.random.Generator) else source()
 
 
@@ -88,7 +89,7 @@ class UniformStream:
     __slots__ = ("_buf", "_i", "_n", "_rng", "_source")
 
     def __init__(self, rng: RngSource) -> None:
-        self._source = rng
+        self._source: RngSource | None = rng
         self._rng: np.random.Generator | None = None
         self._buf: list[float] = []
         self._i = 0
@@ -107,6 +108,7 @@ class UniformStream:
         rng = self._rng
         if rng is None:
             rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
         n = self._n
         self._buf = rng.random(n).tolist()
         self._n = _next_block(n)
@@ -123,7 +125,7 @@ class BlockStream:
 
     def __init__(self, model: AccessModel, rng: RngSource) -> None:
         self._model = model
-        self._source = rng
+        self._source: RngSource | None = rng
         self._rng: np.random.Generator | None = None
         self._buf: list[int] = []
         self._i = 0
@@ -142,6 +144,7 @@ class BlockStream:
         rng = self._rng
         if rng is None:
             rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
         n = self._n
         self._buf = self._model.blocks_of(rng.random(n)).tolist()
         self._n = _next_block(n)
@@ -155,7 +158,7 @@ class _BlockSampler:
     def __init__(
         self, source: RngSource, draw: Callable[[np.random.Generator, int], np.ndarray]
     ) -> None:
-        self._source = source
+        self._source: RngSource | None = source
         self._rng: np.random.Generator | None = None
         self._draw = draw
         self._buf: list[float] = []
@@ -174,6 +177,7 @@ class _BlockSampler:
         rng = self._rng
         if rng is None:
             rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
         n = self._n
         self._buf = self._draw(rng, n).tolist()
         self._n = _next_block(n)
