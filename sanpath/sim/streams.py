@@ -19,8 +19,10 @@ import math
 import zlib
 from collections.abc import Callable
 from functools import partial
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from sanpath.layout import AccessModel
 from sanpath.spec import DistSpec
@@ -43,19 +45,121 @@ def _next_block(n: int) -> int:
     return n * 2 if n < _BLOCK else _BLOCK
 
 
+_MASK32 = 0xFFFFFFFF
+_INIT_A = 0x43B0D7E5
+_MULT_A = 0x931E8875
+_INIT_B = 0x8B51F9DD
+_MULT_B = 0x58F38DED
+_MIX_MULT_L = 0xCA01F9DD
+_MIX_MULT_R = 0x4973F715
+
+
+def _words(n: int) -> list[int]:
+    """``n`` as 32-bit words, lowest first (0 is one word), as SeedSequence reads an int."""
+    if n < 0:
+        raise ValueError(f"seeds and replicates are non-negative integers, not {n}")
+    if n == 0:
+        return [0]
+    out = []
+    while n > 0:
+        out.append(n & _MASK32)
+        n >>= 32
+    return out
+
+
+class _Pool:
+    """numpy's ``SeedSequence`` hash pool (Melissa O'Neill's seed_seq), in plain integers.
+
+    ``SeedSequence(seed, spawn_key=(replicate, crc))`` mixes the seed's words (padded to the
+    pool's four) and then each spawn-key word into the pool, in that order. The part that
+    depends on the seed and the replicate is the same for every source of a run, so it is
+    mixed once (:class:`Streams`), and a source adds only its name's word: the same state
+    in a fraction of the time (a thousand hosts have thousands of sources).
+    """
+
+    __slots__ = ("hash", "pool")
+
+    def __init__(self, pool: list[int], hash_const: int) -> None:
+        self.pool = pool
+        self.hash = hash_const
+
+    @classmethod
+    def of_run(cls, entropy: list[int]) -> _Pool:
+        """The pool after the run entropy ``entropy`` (at least four words)."""
+        out = cls([0, 0, 0, 0], _INIT_A)
+        pool = out.pool
+        for i in range(4):
+            pool[i] = out._hashmix(entropy[i])
+        for src in range(4):
+            for dst in range(4):
+                if src != dst:
+                    pool[dst] = _mix(pool[dst], out._hashmix(pool[src]))
+        for word in entropy[4:]:
+            out.add(word)
+        return out
+
+    def _hashmix(self, value: int) -> int:
+        value ^= self.hash
+        self.hash = (self.hash * _MULT_A) & _MASK32
+        value = (value * self.hash) & _MASK32
+        return value ^ (value >> 16)
+
+    def add(self, word: int) -> None:
+        """Mix one more entropy word into every pool word."""
+        pool = self.pool
+        for dst in range(4):
+            pool[dst] = _mix(pool[dst], self._hashmix(word))
+
+    def copy(self) -> _Pool:
+        return _Pool(list(self.pool), self.hash)
+
+    def generate_state(self, n_words: int, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+        """``SeedSequence.generate_state``: ``n_words`` words of ``dtype`` (uint32, uint64)."""
+        wide = np.dtype(dtype) == np.dtype(np.uint64)
+        count = 2 * n_words if wide else n_words
+        hash_const = _INIT_B
+        pool = self.pool
+        words = []
+        for i in range(count):
+            value = pool[i % 4] ^ hash_const
+            hash_const = (hash_const * _MULT_B) & _MASK32
+            value = (value * hash_const) & _MASK32
+            words.append(value ^ (value >> 16))
+        if wide:  # little-endian word pairs, as numpy views them
+            return np.array(
+                [words[2 * i] | (words[2 * i + 1] << 32) for i in range(n_words)], dtype=np.uint64
+            )
+        return np.array(words, dtype=np.uint32)
+
+
+def _mix(x: int, y: int) -> int:
+    result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
+    return result ^ (result >> 16)
+
+
+np.random.bit_generator.ISeedSequence.register(_Pool)
+
+
 class Streams:
     """Factory of named generators for one run (``seed``, ``replicate``)."""
 
     def __init__(self, seed: int, replicate: int = 0) -> None:
         self.seed = seed
         self.replicate = replicate
+        entropy = _words(seed)
+        entropy += [0] * (4 - len(entropy))  # padded to the pool: there is a spawn key
+        run = _Pool.of_run(entropy)
+        for word in _words(replicate):
+            run.add(word)
+        self._run = run
 
     def generator(self, name: str) -> np.random.Generator:
-        """A fresh generator for the source called ``name``."""
-        key = (self.replicate, zlib.crc32(name.encode("utf-8")))
-        return np.random.Generator(
-            np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=key))
-        )
+        """A fresh generator for the source called ``name``: the generator of
+        ``PCG64(SeedSequence(seed, spawn_key=(replicate, crc32(name))))``."""
+        pool = self._run.copy()
+        pool.add(zlib.crc32(name.encode("utf-8")))
+        # numpy takes any ISeedSequence; its stubs name only SeedSequence
+        return np.random.Generator(np.random.PCG64(cast(np.random.SeedSequence, pool)))
 
     def lazy(self, name: str) -> Callable[[], np.random.Generator]:
         """A function making the generator of ``name`` when called (seeding costs tens of

@@ -1,8 +1,8 @@
 """Random streams (sanpath.sim.streams): the numbers are numpy's, however they are drawn.
 
 A source's generator is the one ``PCG64(SeedSequence(seed, spawn_key=(replicate,
-crc32(name))))`` gives; it is made at the first draw, and blocks grow from a few draws to
-2,048 without changing a single number.
+crc32(name))))`` gives, made from a seed pool mixed once per run; it is made at the first
+draw, and blocks grow from a few draws to 2,048 without changing a single number.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ def test_a_named_generator_is_numpys_seed_sequence_generator(
 ) -> None:
     ours = Streams(seed, replicate).generator(name)
     assert np.array_equal(ours.random(8), numpy_generator(seed, replicate, name).random(8))
+
+
+def test_a_negative_seed_is_refused_as_numpy_refuses_it() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        Streams(-1)
 
 
 def test_growing_blocks_give_the_numbers_of_one_big_draw() -> None:
