@@ -323,6 +323,23 @@ class Measurement:
         def figures(
             dim: int, name: str, members: list[int], hosts: tuple[str, ...] = ()
         ) -> GroupFigures:
+            if len(members) == 1 and not hosts:  # one host, workload or LUN: read at once
+                reads, bytes_read, read_sumsq, read = groups.single(dim, members[0], False)
+                writes, bytes_written, write_sumsq, write = groups.single(dim, members[0], True)
+                return GroupFigures(
+                    name=name,
+                    span_s=span,
+                    reads=reads,
+                    writes=writes,
+                    bytes_read=bytes_read,
+                    bytes_written=bytes_written,
+                    qfull=qfull[dim][members[0]],
+                    read=read,
+                    write=write,
+                    read_sumsq=read_sumsq,
+                    write_sumsq=write_sumsq,
+                )
+
             def total(count: Callable[[int, int, bool], int], write: bool) -> int:
                 return sum(count(dim, m, write) for m in members)
 

@@ -115,6 +115,22 @@ class GroupedLatency:
         rows = [2 * g + int(write) for g in groups]
         return float(self._figures[dim][_SUMSQ, rows].sum())
 
+    def single(self, dim: int, group: int, write: bool) -> tuple[int, int, float, LatencyHistogram]:
+        """One group's I/Os in one direction: (count, bytes, sum of squared latencies in s^2,
+        histogram), as :meth:`count`, :meth:`nbytes`, :meth:`sum_of_squares` and
+        :meth:`histogram` give them, read at once (a thousand hosts at the end of a run)."""
+        self._flush()
+        row = 2 * group + int(write)
+        fig = self._figures[dim]
+        histogram = LatencyHistogram.from_counts(
+            self.bits,
+            self._counts[dim][row],
+            total=float(fig[_SUM, row]),
+            minimum=float(fig[_MIN, row]),
+            maximum=float(fig[_MAX, row]),
+        )
+        return int(fig[_COUNT, row]), int(fig[_BYTES, row]), float(fig[_SUMSQ, row]), histogram
+
     def histogram(
         self, dim: int, groups: Sequence[int], directions: Sequence[bool] = (False, True)
     ) -> LatencyHistogram:
