@@ -13,7 +13,7 @@ help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
 	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
-	@echo "make validation - compare the published experiments with the model (docs/validation.md)"
+	@echo "make validation - compare the published experiments and the twin with the model (docs/validation.md)"
 	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
 	@echo "make core   - compile the simulation core with mypyc (every target above does it first)"
 
@@ -73,8 +73,12 @@ notebooks: $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
 
+# The site is built, then checked as a reader sees it: the numbers its executed pages state
+# against their runs, and every page in headless Chromium at 1280 px (screenshots and
+# widths in build/test-artifacts/docs/).
 docs: $(CORE)
 	$(BIN)/python -m sphinx -b html --fail-on-warning --nitpicky -q docs docs/_build/html
+	SANPATH_DOCS_SITE=docs/_build $(BIN)/python -m pytest -q -p no:cacheprovider tests/docs/site
 
 test: lint unit notebooks docs
 
@@ -89,4 +93,7 @@ clean:
 validation: $(CORE)
 	$(BIN)/python -c "import glob; from sanpath.experiments.reference import write_report; \
 	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
-	@echo "docs/validation.md regenerated"
+	$(BIN)/python -c "import glob; from sanpath.experiments.twin_accuracy import \
+	write_twin_accuracy; write_twin_accuracy(sorted(glob.glob('scenarios/*.yaml')), \
+	'docs/validation/twin_accuracy.md')"
+	@echo "docs/validation.md and docs/validation/twin_accuracy.md regenerated"

@@ -33,12 +33,15 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "sanpath_docs",  # docs/_ext: CLI help, notebooks copy, schema freshness check
+    "sanpath_plots",  # docs/_ext: pictures drawn by the command shown beside them
 ]
 root_doc = "index"
 exclude_patterns = [
     "_build",
     "_ext",
+    "_generated",
     "scenarios",
+    "validation/*.md",  # generated fragments, included by the pages that show them
     "**/.ipynb_checkpoints",
     "Thumbs.db",
     ".DS_Store",
@@ -48,13 +51,16 @@ myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
 # Notebooks are committed without outputs; the build runs them so the pages show their
-# tables and plots (CI also runs them with nbmake). Widgets render as text: no CDN scripts.
+# tables and plots (CI also runs them with nbmake).
 nb_execution_mode = "force"
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 suppress_warnings = ["mystnb.unknown_mime_type"]
-# No CDN scripts for ipywidgets: the site is static and must not reach the network.
+# No CDN scripts for ipywidgets: the site is static and must not reach the network. A
+# widget needs a running kernel, so the static page shows the picture of its panel that
+# sanpath's widgets carry beside the live view (image/png) instead.
 nb_ipywidgets_js: dict[str, dict[str, str]] = {}
+nb_mime_priority_overrides = [("html", "application/vnd.jupyter.widget-view+json", None)]
 
 # -- API reference ---------------------------------------------------------------------------
 
@@ -95,3 +101,23 @@ html_theme_options = {
 }
 html_sidebars = {"index": []}
 html_show_sourcelink = True
+# Tutorials and reference pages use the whole width for their tables and outputs: no "on
+# this page" column there (docs/_static/sanpath.css keeps prose at a readable measure).
+WIDE_PAGES = [
+    *(f"notebooks/{p.stem}" for p in sorted((DOCS.parent / "notebooks").glob("*.ipynb"))),
+    *(f"howto/{p.stem}" for p in sorted((DOCS / "howto").glob("*.md"))),
+    "gallery",
+    "validation",
+    "twin",
+    "scenario",
+    "schema",
+    "results",
+    "cli",
+    "check",
+]
+html_theme_options["secondary_sidebar_items"] = {page: [] for page in WIDE_PAGES}
+# The mode switch reads this on every page: an empty mode logs an error in the browser.
+html_context = {"default_mode": "auto"}
+html_static_path = ["_static"]
+html_css_files = ["sanpath.css"]
+html_js_files = ["sanpath.js"]

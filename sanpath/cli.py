@@ -74,6 +74,8 @@ def _fraction(text: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from sanpath.ingest.model import FORMATS
+
     parser = _Parser(
         prog="sanpath",
         description="Simulate the SAN I/O path as a network of queues.",
@@ -291,13 +293,15 @@ def _parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="list every figure, also those equal in both runs"
     )
 
-    p = sub.add_parser("plot", help="draw a sweep table or run JSON as a PNG")
+    p = sub.add_parser(
+        "plot", help="draw a sweep table, a run JSON or a scenario's I/O path as a PNG"
+    )
     p.add_argument(
         "files",
         nargs="+",
-        metavar="RESULT",
+        metavar="FILE",
         help="a sweep table (.csv/.json from sweep --out) or a run JSON (run --json); "
-        "several run JSONs for --kind cdf",
+        "several run JSONs for --kind cdf; a scenario (.yaml) for --kind topology",
     )
     p.add_argument(
         "--kind",
@@ -313,6 +317,7 @@ def _parser() -> argparse.ArgumentParser:
             "cdf",
             "headroom",
             "per-host",
+            "topology",
         ],
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
@@ -334,12 +339,14 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "import", help="turn measured counters (perfmon, iostat, esxtop) or fio into a scenario"
+        "import",
+        help="turn measured counters (perfmon, iostat, esxtop), fio or a block trace into a "
+        "scenario",
     )
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument(
         "--format",
-        choices=["auto", "perfmon", "iostat", "esxtop", "fio-json", "fio-job"],
+        choices=["auto", *FORMATS],
         default="auto",
         help="the files' format (default: told from the extension and first line)",
     )
@@ -351,9 +358,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--interval",
-        default="peak-iops",
+        default=None,
         metavar="SPAN",
-        help="peak-iops (default), peak-mb, mean, or START..END in seconds from the first sample",
+        help="peak-iops (default for counters), peak-mb, mean (default for a trace: all of "
+        "it), or START..END in seconds from the first sample or record",
     )
     p.add_argument(
         "--map",
@@ -367,6 +375,33 @@ def _parser() -> argparse.ArgumentParser:
         choices=["open", "closed"],
         default="open",
         help="open: rate = measured IOPS (default); closed: outstanding = queue length",
+    )
+    p.add_argument(
+        "--speed",
+        type=_positive_float,
+        default=1.0,
+        metavar="X",
+        help="a trace: replay X times as fast (trace.speed; default 1)",
+    )
+    p.add_argument(
+        "--outstanding",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="a trace: replay closed loop, N I/Os in flight per LUN in trace order",
+    )
+    p.add_argument(
+        "--columns",
+        action="append",
+        default=[],
+        metavar="ROLE=COLUMN",
+        help="a csv trace: the column of time, offset, size, op, device or latency (repeatable)",
+    )
+    p.add_argument(
+        "--time-unit",
+        choices=["s", "ms", "us", "ns", "100ns"],
+        default=None,
+        help="a csv trace: the unit of its time and latency columns (default s)",
     )
     p.add_argument("--out", required=True, metavar="NEW.yaml", help="the scenario to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
@@ -388,6 +423,16 @@ def _positive_duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
 
 

@@ -51,6 +51,7 @@ CORE_MODULES = (
     "sanpath.stats.groups",
     "sanpath.sim.streams",
     "sanpath.sim.devices",
+    "sanpath.sim.replay",
     "sanpath.sim.load",
     "sanpath.sim.components.array",
     "sanpath.sim.components.cache",

@@ -7,7 +7,10 @@ point; the *Simulate* button runs the simulator at the current setting and adds 
 point, so the picture shows where the simple theory holds and where it does not.
 
 The widgets come from ipywidgets (``pip install sanpath[notebook]``). The state lives in a
-:class:`WhatIf` object, so the same logic is testable without a browser.
+:class:`WhatIf` object, so the same logic is testable without a browser. A page without a
+running kernel (the documentation site, a notebook viewer) cannot show live widgets: the
+panel also carries a picture of itself (:meth:`WhatIf.panel_figure`), which such pages show
+instead.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec import Scenario, load_scenario
+from sanpath.plotting.style import set_titles, subtitle
+from sanpath.spec import Scenario, load_line, load_scenario
 
 KNOBS: dict[str, str] = {
     "hosts": "hosts.0.count",
@@ -33,6 +37,16 @@ QUICK_PRECISION = 0.05
 
 CURVE = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """Outstanding I/Os along the predicted curve."""
+
+SLIDERS: dict[str, tuple[str, float, float, float]] = {
+    "hosts": ("hosts", 1, 64, 1),
+    "queue_depth": ("HBA QD", 1, 256, 1),
+    "luns": ("LUNs", 1, 32, 1),
+    "io_size_kib": ("I/O KiB", 1, 4096, 1),
+    "read_fraction": ("reads", 0.0, 1.0, 0.05),
+    "outstanding": ("outstanding", 1, 256, 1),
+}
+"""Slider name -> (label, lowest, highest, step), for the widget and its picture."""
 
 
 @dataclass(frozen=True)
@@ -123,13 +137,16 @@ class WhatIf:
         self.points.append(point)
         return point
 
-    def figure(self) -> Any:
-        """Latency against IOPS: the twin's curve, the current point, simulated points."""
-        from matplotlib.figure import Figure
+    def status(self, current: Any) -> str:
+        """The status line under the sliders for the twin's ``current`` prediction."""
+        return (
+            f"twin: {current.iops:,.0f} IOPS, {current.latency_ms_mean:.2f} ms "
+            f"mean, bottleneck {current.bottleneck}"
+        )
 
+    def _draw_curve(self, ax: Any) -> Any:
+        """The twin's curve, the current point and the simulated points on ``ax``."""
         iops, latency, current = self.predict()
-        fig = Figure(figsize=(6.5, 4))
-        ax = fig.add_subplot()
         ax.plot(iops, latency, "-o", color="#1f77b4", ms=3, label="analytic twin")
         ax.plot(
             [current.iops],
@@ -150,9 +167,78 @@ class WhatIf:
             )
         ax.set_xlabel("IOPS")
         ax.set_ylabel("mean latency (ms)")
-        ax.set_title(f"bottleneck: {current.bottleneck}", fontsize=9)
         ax.legend(fontsize=8)
+        spec = self.scenario()
+        set_titles(
+            ax,
+            "Latency against IOPS as outstanding I/Os grow",
+            subtitle(
+                spec.name,
+                load_line(spec, {KNOBS["outstanding"]: f"1-{CURVE[-1]}"}),
+                f"bottleneck {current.bottleneck}",
+            ),
+            own_figure=False,
+        )
+        return current
+
+    def figure(self) -> Any:
+        """Latency against IOPS: the twin's curve, the current point, simulated points."""
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(6.5, 4.4), layout="constrained")
+        self._draw_curve(fig.add_subplot())
         return fig
+
+    def panel_figure(self) -> Any:
+        """A picture of the whole panel: the sliders at their values, the *Simulate* button,
+        the status line and the curve, as a page without a kernel shows the widget."""
+        from matplotlib.figure import Figure
+        from matplotlib.patches import FancyBboxPatch
+
+        fig = Figure(figsize=(11.0, 4.2), layout="constrained")
+        left, right = fig.subplots(1, 2, width_ratios=[1.0, 1.5])
+        current = self._draw_curve(right)
+        left.set_xlim(0, 1)
+        left.set_ylim(len(SLIDERS) + 1.6, -0.6)
+        left.axis("off")
+        for row, (name, (label, low, high, _step)) in enumerate(SLIDERS.items()):
+            value = float(self.values[name])
+            share = (value - low) / (high - low) if high > low else 0.0
+            left.text(0.27, row, label, ha="right", va="center", fontsize=9)
+            left.plot([0.3, 0.82], [row, row], color="0.8", lw=4, solid_capstyle="round")
+            knob = 0.3 + 0.52 * min(max(share, 0.0), 1.0)
+            left.plot([0.3, knob], [row, row], color="#1f77b4", lw=4, solid_capstyle="round")
+            left.plot([knob], [row], "o", color="white", mec="#1f77b4", ms=9)
+            shown = f"{value:.2f}" if name == "read_fraction" else f"{value:.0f}"
+            left.text(0.86, row, shown, va="center", fontsize=9)
+        button = len(SLIDERS) + 0.2
+        left.add_patch(
+            FancyBboxPatch(
+                (0.3, button - 0.35),
+                0.25,
+                0.7,
+                boxstyle="round,pad=0.02",
+                facecolor="#eeeeee",
+                edgecolor="0.6",
+            )
+        )
+        left.text(0.425, button, "Simulate", ha="center", va="center", fontsize=9)
+        left.text(0.0, button + 1.1, self.status(current), fontsize=8, va="center", wrap=True)
+        fig.suptitle(
+            f"What-if panel for {self.base.name} (a picture: sliders need a running kernel)",
+            fontsize=10,
+            x=0.02,
+            ha="left",
+        )
+        return fig
+
+    def panel_png(self) -> bytes:
+        """:meth:`panel_figure` as PNG bytes."""
+        import io
+
+        buffer = io.BytesIO()
+        self.panel_figure().savefig(buffer, format="png", dpi=100)
+        return buffer.getvalue()
 
 
 def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None) -> Any:
@@ -161,6 +247,7 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
     The returned box has a ``what_if`` attribute (the :class:`WhatIf` state), ``sliders``
     (by name) and ``button``, so a notebook or a test can drive it.
     """
+    import base64
     import importlib
 
     import ipywidgets as widgets
@@ -169,22 +256,10 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
 
     state = WhatIf(scenario, ios)
     v = state.values
-    sliders = {
-        "hosts": widgets.IntSlider(value=v["hosts"], min=1, max=64, description="hosts"),
-        "queue_depth": widgets.IntSlider(
-            value=v["queue_depth"], min=1, max=256, description="HBA QD"
-        ),
-        "luns": widgets.IntSlider(value=v["luns"], min=1, max=32, description="LUNs"),
-        "io_size_kib": widgets.IntSlider(
-            value=v["io_size_kib"], min=1, max=4096, description="I/O KiB"
-        ),
-        "read_fraction": widgets.FloatSlider(
-            value=v["read_fraction"], min=0.0, max=1.0, step=0.05, description="reads"
-        ),
-        "outstanding": widgets.IntSlider(
-            value=v["outstanding"], min=1, max=256, description="outstanding"
-        ),
-    }
+    sliders: dict[str, Any] = {}
+    for name, (label, low, high, step) in SLIDERS.items():
+        kind = widgets.FloatSlider if name == "read_fraction" else widgets.IntSlider
+        sliders[name] = kind(value=v[name], min=low, max=high, step=step, description=label)
     for slider in sliders.values():
         slider.continuous_update = False
     button = widgets.Button(description="Simulate", tooltip="run the simulator at this point")
@@ -195,11 +270,7 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
         output.clear_output(wait=True)
         with output:
             display(state.figure())
-        _, _, current = state.predict()
-        status.value = (
-            f"twin: {current.iops:,.0f} IOPS, {current.latency_ms_mean:.2f} ms "
-            f"mean, bottleneck {current.bottleneck}"
-        )
+        status.value = state.status(state.predict()[2])
 
     def on_change(change: Any) -> None:
         for name, slider in sliders.items():
@@ -217,9 +288,17 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
     for slider in sliders.values():
         slider.observe(on_change, names="value")
     button.on_click(on_click)
-    box = widgets.VBox(
-        [widgets.HBox([widgets.VBox(list(sliders.values())), button]), status, output]
-    )
+
+    class Panel(widgets.VBox):  # type: ignore[misc]
+        """The live panel, which also carries a picture of itself for pages without a
+        kernel (``image/png`` beside the widget view in its display data)."""
+
+        def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+            bundle = dict(super()._repr_mimebundle_(**kwargs) or {})
+            bundle["image/png"] = base64.b64encode(state.panel_png()).decode("ascii")
+            return bundle
+
+    box = Panel([widgets.HBox([widgets.VBox(list(sliders.values())), button]), status, output])
     box.what_if = state
     box.sliders = sliders
     box.button = button

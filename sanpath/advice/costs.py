@@ -13,10 +13,8 @@ from dataclasses import dataclass
 
 from sanpath.advice.analysis import INF, PathAnalysis, _commands_per_io_mean
 from sanpath.layout import read_hits
+from sanpath.layout.geometry import queue_gain
 from sanpath.spec import HddSpec, PoolSpec, Scenario, SsdSpec, TextbookDriveSpec
-
-SPTF_EXPONENT = 0.27
-"""Drive throughput grows as q**0.27 with q commands queued (ideal SPTF, parameters 1.5)."""
 
 
 def parallel_units(pool: PoolSpec) -> int:
@@ -167,11 +165,12 @@ def _pair_loads(pa: PathAnalysis, loads: Sequence[float]) -> dict[tuple[int, int
 
 
 def _gain(pool: PoolSpec, per_unit: float) -> float:
-    """Throughput gain of a drive with ``per_unit`` operations queued (SPTF reordering)."""
+    """Throughput gain of a drive with ``per_unit`` operations queued (its scheduler's
+    reordering, :func:`~sanpath.layout.geometry.queue_gain`, applied to the whole operation
+    as the twin's first-order estimate does)."""
     drive = pool.drive
-    if isinstance(drive, HddSpec) and drive.scheduling == "sptf":
-        q = max(1.0, min(float(drive.queue_depth), per_unit))
-        return float(q**SPTF_EXPONENT)
+    if isinstance(drive, HddSpec):
+        return queue_gain(drive, per_unit)
     return 1.0
 
 

@@ -12,7 +12,14 @@ from sanpath.cli_commands import EXIT_OK
 
 def cmd_import(args: argparse.Namespace) -> int:
     from sanpath.ingest.load import import_scenario, summary
+    from sanpath.ingest.trace import TraceOptions, parse_columns
 
+    trace = TraceOptions(
+        speed=args.speed,
+        outstanding=args.outstanding,
+        columns=parse_columns(args.columns),
+        time_unit=args.time_unit,
+    )
     imported = import_scenario(
         args.files,
         out=args.out,
@@ -22,12 +29,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         map=args.map,
         load_kind=args.load,
         force=args.force,
+        trace=trace,
     )
     facts = summary(imported)
     print(f"scenario written to {facts['written']}")
     print(f"  devices: {', '.join(facts['devices'])}")
     print(f"  interval: {facts['interval']}")
     print(f"  workloads: {', '.join(facts['workloads'])}")
+    for line in facts.get("trace", []):
+        print(f"  {line}")
     for warning in facts["warnings"]:
         print(f"sanpath: warning: {warning}", file=sys.stderr)
     return EXIT_OK

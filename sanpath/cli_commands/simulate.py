@@ -249,9 +249,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         picture = picture_path(args.plot)
     try:
-        rows = reference.compare(
-            load_scenario(args.file, overrides), ios=args.ios, force=args.force
-        )
+        scenario = load_scenario(args.file, overrides)
+        rows = reference.compare(scenario, ios=args.ios, force=args.force)
     except ValueError as exc:
         raise _in_file(exc, args.file) from None
     if args.json:
@@ -261,7 +260,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if picture is not None:
         from sanpath.plotting import save
 
-        save(reference.plot(rows), picture)
+        save(reference.plot(rows, scenario=scenario), picture)
         if not args.json:
             print(f"plot written to {picture}")
     return EXIT_OK

@@ -34,7 +34,15 @@ from scipy.optimize import least_squares
 from sanpath.files import atomic_path
 from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
-METRICS = ("iops", "mb_per_s", "latency_ms_mean", "latency_ms_p50", "latency_ms_p99")
+METRICS = (
+    "iops",
+    "mb_per_s",
+    "latency_ms_mean",
+    "latency_ms_p50",
+    "latency_ms_p99",
+    "read_latency_ms_mean",
+    "write_latency_ms_mean",
+)
 """Measured figures calibration can fit."""
 
 STEP = 0.05

@@ -27,8 +27,10 @@ from typing import Any
 import numpy as np
 
 from sanpath.files import atomic_path, write_text
+from sanpath.plotting.style import log_ms_axis, set_titles, subtitle
+from sanpath.readable import number, percent
 from sanpath.results import RunResult
-from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_scenario
+from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
 
 
 @dataclass(frozen=True)
@@ -223,9 +225,14 @@ def is_bound(row: Comparison) -> bool:
     return low <= 0 or high >= 10 * row.published
 
 
+def _errors(rows: list[Comparison]) -> list[float]:
+    """|error| of the measured figures (bounds and bases left out)."""
+    return [abs(r.error) for r in rows if math.isfinite(r.error) and not is_bound(r)]
+
+
 def error_summary(rows: list[Comparison]) -> str:
     """Mean and max |error| over the measured figures, with how many bounds were left out."""
-    errors = [abs(r.error) for r in rows if math.isfinite(r.error) and not is_bound(r)]
+    errors = _errors(rows)
     bounds = sum(1 for r in rows if is_bound(r))
     left_out = f" ({bounds} bound(s) left out)" if bounds else ""
     if not errors:
@@ -256,19 +263,22 @@ def table(rows: list[Comparison]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[Comparison], ax: Any = None) -> Any:
+def plot(rows: list[Comparison], ax: Any = None, scenario: Scenario | None = None) -> Any:
     """Model over published, one row per point, with the accepted band; returns the Axes.
 
     Every figure is shown as a ratio to its published value (log scale), so points in
     different units share one axis: 1 is a perfect match, the grey bar is what the point's
     tolerance accepts (cut at the axis edge when open-ended), the marker is green inside it
-    and red outside. Points without a published value (bases of ratios) are left out.
+    and red outside. Points without a published value (bases of ratios) are left out. With
+    ``scenario``, the plot is titled with it and subtitled with its load.
     """
     from matplotlib.figure import Figure
 
     shown = [r for r in rows if math.isfinite(r.published) and r.published > 0]
+    own = ax is None
     if ax is None:
-        ax = Figure(figsize=(8, max(3.0, 0.3 * len(shown) + 1.2))).add_subplot()
+        figure = Figure(figsize=(9, max(3.0, 0.34 * len(shown) + 1.6)), layout="constrained")
+        ax = figure.add_subplot()
     ratios = [r.model / r.published if math.isfinite(r.model) else math.nan for r in shown]
     finite = [x for x in ratios if math.isfinite(x) and x > 0]
     lo = min([0.5, *finite]) / 1.5
@@ -282,11 +292,18 @@ def plot(rows: list[Comparison], ax: Any = None) -> Any:
             color = "#2ca02c" if row.within else ("#d62728" if row.within is False else "k")
             ax.plot([ratio], [y], "o", color=color, ms=6)
     ax.axvline(1.0, color="k", lw=0.8, ls="--")
-    ax.set_xscale("log")
+    log_ms_axis(ax)  # a log axis with plain tick labels (0.5, 1, 2)
     ax.set_xlim(lo, hi)
-    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=7)
+    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=8)
     ax.set_ylim(len(shown) - 0.5, -0.5)
     ax.set_xlabel("model / published (grey: accepted band; green inside, red outside)")
+    if scenario is not None:
+        set_titles(
+            ax,
+            f"{scenario.name}: the model against the published figures",
+            subtitle(scenario.name, load_line(scenario)),
+            own_figure=own,
+        )
     return ax
 
 
@@ -308,6 +325,12 @@ def write_report(
         "number below comes from that run. Errors are signed: (model - published) / published.",
         "",
     ]
+    head = len(lines)
+    summary = [
+        "| experiment | figures compared | within their band | fitted | predicted "
+        "| mean \\|error\\| | max \\|error\\| |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     pending = []
     for path in paths:
         scenario = load_scenario(path)
@@ -317,8 +340,7 @@ def write_report(
         rows = compare(scenario, ios=ios)
         ref = scenario.reference
         name = Path(path).stem
-        ax = plot(rows)
-        ax.set_title(scenario.name)
+        ax = plot(rows, scenario=scenario)
         figure = figures / f"{name}.png"
         with atomic_path(figure) as tmp:
             ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
@@ -328,6 +350,15 @@ def write_report(
             else figure
         )
         passed = [r for r in rows if r.within is not None]
+        errors = _errors(rows)
+        fitted_n = sum(1 for r in rows if r.role == "fitted")
+        summary.append(
+            f"| [{scenario.name}](#{scenario.name}) | {len(passed)} | "
+            f"{sum(1 for r in passed if r.within)} of {len(passed)} | {fitted_n} | "
+            f"{sum(1 for r in rows if r.role == 'predicted')} | "
+            f"{percent(float(np.mean(errors)), digits=1) if errors else '-'} | "
+            f"{percent(max(errors), digits=1) if errors else '-'} |"
+        )
         lines += [
             f"## {scenario.name}",
             "",
@@ -353,17 +384,30 @@ def write_report(
         ]
         for r in rows:
             ok = "" if r.within is None else ("yes" if r.within else "**no**")
-            published = f"{r.published:.4g}" if math.isfinite(r.published) else "-"
-            error = f"{100 * r.error:+.1f}%" if math.isfinite(r.error) else "-"
+            error = percent(r.error, signed=True, digits=1)
+            published = f"{r.published:,.6g}" if math.isfinite(r.published) else "-"
             lines.append(
-                f"| {r.label} | {r.metric} | {r.role} | {published} | {r.model:.4g} | "
-                f"{error} | {ok} |"
+                f"| {r.label} | {r.metric} | {r.role} | {published} | "
+                f"{number(r.model, 4)} | {error} | {ok} |"
             )
         lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]
         if ref.mechanism:
             lines += [f"**Mechanism.** {ref.mechanism.strip()}", ""]
         if ref.disagreements:
             lines += [f"**Where the model still disagrees.** {ref.disagreements.strip()}", ""]
+    summary += [f"| `{s.name}` | not yet compared | | | | | |" for s in pending]
+    lines[head:head] = [
+        "## Summary",
+        "",
+        "Each experiment's published figures against the model: how many the scenario "
+        "compares, how many fall within the band the write-up allows, how many were used to "
+        "fit the model's unknowns and how many it predicts, and the mean and largest error "
+        "over the measured figures (bounds such as *under 25 ms* left out). The sections "
+        "below give every figure.",
+        "",
+        *summary,
+        "",
+    ]
     if pending:
         lines += ["## Not yet compared", ""]
         lines += [

@@ -47,7 +47,7 @@ from sanpath.files import OutputError, write_text
 from sanpath.results.latency import finite
 from sanpath.results.sweep import SweepResult, check_table_path
 from sanpath.sim import budget
-from sanpath.spec import Scenario, ScenarioError, load_scenario
+from sanpath.spec import Scenario, ScenarioError, load_line, load_scenario, value_range
 
 DEFAULT_CACHE = Path(".sanpath-cache")
 """Where finished sweep points are kept (``cache=None`` turns the cache off)."""
@@ -329,6 +329,7 @@ def sweep(
         "replicates": replicates,
         "points": len(points),
         "overrides": json.loads(json.dumps(base.overrides, default=str)),
+        "workload": load_line(base, {k: value_range(k, [p.get(k) for p in points]) for k in keys}),
     }
     attrs.update(fan_in_figures(base))
     result = SweepResult(table, keys, base.name, complete, attrs, identity)

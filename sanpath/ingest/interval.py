@@ -137,7 +137,7 @@ def choose(measured: Measured, interval: str = "peak-iops") -> Chosen:
             f"{_show(0.0)}..{_show(last - first)} s (rates over time, latency per I/O)"
         )
         return _chosen(samples, description, first, last)
-    lo, hi = _parse_span(measured.source, text)
+    lo, hi = parse_span(measured.source, text)
     hi = math.inf if hi is None else hi
     inside = [s for s in samples if lo - _EPS <= s.start - first < hi - _EPS]
     shown = f"{_show(lo)}..{'' if math.isinf(hi) else _show(hi)}"
@@ -208,7 +208,8 @@ def _elapsed(source: str, text: str) -> float:
     return value
 
 
-def _parse_span(source: str, text: str) -> tuple[float, float | None]:
+def parse_span(source: str, text: str) -> tuple[float, float | None]:
+    """``START..END`` as (start, end or None) seconds; a located error naming ``source``."""
     if ".." not in text:
         raise bad_file(
             source,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sanpath.ingest.interval import Chosen, choose
-from sanpath.ingest.model import ADAPTER_PREFIX, FORMATS, Measured, bad_file
+from sanpath.ingest.model import ADAPTER_PREFIX, FORMATS, TRACE_FORMATS, Measured, bad_file
 from sanpath.ingest.scenario import (
     assign,
     base_facts,
@@ -33,6 +33,7 @@ from sanpath.ingest.scenario import (
     placeholder,
     validate,
 )
+from sanpath.ingest.trace import ImportedTrace, TraceOptions, describe, import_trace
 from sanpath.ingest.workload import Placement, Workload, from_jobs, from_samples, measured_points
 
 READERS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -84,6 +85,11 @@ def detect(path: str | Path) -> str:
         line.startswith(("Device:", "Device ", "Device\t")) or line == "Device" for line in lines
     ):
         return "iostat"
+    from sanpath.ingest.trace import detect_trace
+
+    trace = detect_trace(lines)
+    if trace is not None:
+        return trace
     raise bad_file(
         str(path),
         1,
@@ -149,6 +155,15 @@ def load(paths: Inputs, format: str = "auto") -> Measured:
         fmt = detect(path) if format == "auto" else format
         if format == "iostat":
             fmt = _iostat_kind(path)
+        if fmt in TRACE_FORMATS:
+            raise bad_file(
+                str(path),
+                None,
+                None,
+                "--format",
+                f"a block trace ({fmt}): sanpath import writes a scenario that replays it "
+                "(sanpath.ingest.import_files); sanpath.traces.summarize reads its figures",
+            )
         parts.append(_reader(fmt, str(path))(Path(path)))
     if len(parts) == 1:
         return parts[0]
@@ -203,11 +218,12 @@ def import_scenario(
     out: str | Path,
     format: str = "auto",
     into: str | Path | None = None,
-    interval: str = "peak-iops",
+    interval: str | None = None,
     map: Sequence[str] = (),
     load_kind: str = "open",
     force: bool = False,
-) -> Imported:
+    trace: TraceOptions | None = None,
+) -> Imported | ImportedTrace:
     """Read ``paths`` and write the scenario ``out`` (see :func:`import_files`)."""
     from sanpath.files import OutputError, check_output, write_text
 
@@ -222,6 +238,26 @@ def import_scenario(
             raise OutputError(f"{target}: is one of the inputs; give another --out")
     if target.exists() and not force:
         raise OutputError(f"{target}: exists; give --force to overwrite it")
+    traced = _trace_input(inputs, format)
+    if traced is not None:
+        if load_kind == "closed" and (trace is None or trace.outstanding is None):
+            raise bad_file(
+                str(traced[0]),
+                None,
+                None,
+                "--load",
+                "a trace replays closed loop with --outstanding N (I/Os in flight per LUN)",
+            )
+        return import_trace(
+            traced[0],
+            traced[1],
+            out=target,
+            into=into,
+            interval=interval,
+            map=map,
+            options=trace or TraceOptions(),
+        )
+    interval = interval or "peak-iops"
     mapping = parse_map(map)
     measured = _disks_only(load(inputs, format))
     chosen = choose(measured, interval) if measured.samples else None
@@ -269,30 +305,37 @@ def import_files(
     *,
     format: str = "auto",
     into: str | Path | None = None,
-    interval: str = "peak-iops",
+    interval: str | None = None,
     map: Sequence[str] = (),
     load_kind: str = "open",
     out: str | Path,
     force: bool = False,
+    trace: TraceOptions | None = None,
 ) -> Path:
     """Import measurement files as a scenario written to ``out``; returns its path.
 
     Parameters
     ----------
     paths
-        Measurement files (perfmon, iostat, esxtop CSV/text, fio JSON or job files).
+        Measurement files (perfmon, iostat, esxtop CSV/text, fio JSON or job files), or one
+        block trace (:data:`~sanpath.ingest.model.TRACE_FORMATS`), or files already read
+        (:class:`~sanpath.ingest.model.Measured`).
     format
         ``auto`` or one of :data:`~sanpath.ingest.model.FORMATS`.
     into
         A base scenario whose topology and comments are kept (else a placeholder topology).
     interval
-        ``peak-iops``, ``peak-mb``, ``mean`` or ``START..END`` (:mod:`sanpath.ingest.interval`).
+        ``peak-iops`` (the default for counters), ``peak-mb``, ``mean`` (the default for a
+        trace: all of it) or ``START..END`` (seconds from the first sample or record).
     map
         ``DEVICE=LUN`` entries (else devices map to LUN groups in order).
     load_kind
         ``open`` (rate = measured IOPS) or ``closed`` (outstanding from the queue length).
     out, force
         The scenario to write; an existing file is overwritten only with ``force``.
+    trace
+        A trace's replay: ``speed``, ``outstanding`` (closed loop), ``csv`` columns and time
+        unit (:class:`~sanpath.ingest.trace.TraceOptions`).
 
     Raises
     ------
@@ -311,11 +354,41 @@ def import_files(
         map=map,
         load_kind=load_kind,
         force=force,
+        trace=trace,
     ).path
 
 
-def summary(imported: Imported) -> dict[str, Any]:
+def _trace_input(inputs: Sequence[str | Path | Measured], format: str) -> tuple[Path, str] | None:
+    """(path, format) when the input is a block trace; a located error for a trace among
+    other files."""
+    kinds: list[str | None] = []
+    for given in inputs:
+        if isinstance(given, Measured) or not Path(given).is_file():
+            kinds.append(None)
+            continue
+        fmt = format if format != "auto" else detect(given)
+        kinds.append(fmt if fmt in TRACE_FORMATS else None)
+    traces = [(Path(str(g)), k) for g, k in zip(inputs, kinds, strict=True) if k is not None]
+    if not traces:
+        return None
+    if len(inputs) > 1:
+        raise bad_file(
+            str(traces[0][0]), None, None, "", "import one block trace at a time, on its own"
+        )
+    return traces[0]
+
+
+def summary(imported: Imported | ImportedTrace) -> dict[str, Any]:
     """Devices, interval and workloads of an import, for the command line."""
+    if isinstance(imported, ImportedTrace):
+        return {
+            "written": str(imported.path),
+            "devices": list(imported.summary.per_device),
+            "interval": imported.span,
+            "workloads": [imported.workload.data["name"]],
+            "warnings": list(imported.notes),
+            "trace": describe(imported.summary),
+        }
     return {
         "written": str(imported.path),
         "devices": [d for w in imported.workloads for d in w.devices],

@@ -14,7 +14,11 @@ from typing import Any
 
 from sanpath.spec import Problem, ScenarioError
 
-FORMATS = ("perfmon", "iostat", "esxtop", "fio-json", "fio-job")
+COUNTER_FORMATS = ("perfmon", "iostat", "esxtop", "fio-json", "fio-job")
+"""Measured counters and fio jobs or results (:func:`sanpath.ingest.load` reads them)."""
+TRACE_FORMATS = ("fio-iolog", "blkparse", "msr", "spc", "alibaba", "tencent", "csv")
+"""Block traces (read by ``sanpath.traces``; imported as a scenario that replays them)."""
+FORMATS = COUNTER_FORMATS + TRACE_FORMATS
 """Formats ``sanpath import`` reads (``--format``)."""
 
 ADAPTER_PREFIX = "adapter:"

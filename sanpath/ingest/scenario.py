@@ -158,7 +158,7 @@ def placeholder(luns: Mapping[str, str], sizes: Mapping[str, int], name: str) ->
         "luns": [{"name": g, "count": 1, "pool": "pool", "size": size[g]} for g in groups],
     }
     data["zoning"] = "all-to-all"
-    data.yaml_set_start_comment(_wrap(PLACEHOLDER))
+    data.yaml_set_start_comment(wrap_comment(PLACEHOLDER))
     return data
 
 
@@ -197,7 +197,7 @@ def compose(
     seq = CommentedSeq()
     for i, w in enumerate(workloads):
         seq.append(_flow(w.data))
-        seq.yaml_set_comment_before_after_key(i, before=_wrap(w.comment, 2), indent=2)
+        seq.yaml_set_comment_before_after_key(i, before=wrap_comment(w.comment, 2), indent=2)
     if "reference" in data and not points:
         del data["reference"]
     data["workloads"] = seq  # in place: the key keeps its position and the comments before it
@@ -210,7 +210,9 @@ def compose(
         header += [f"  {what}: {column}" for what, column in measured.columns.items()]
     header += [f"Warning: {w}" for w in measured.warnings]
     header += [f"Note: {n}" for n in notes]
-    data.yaml_set_comment_before_after_key("workloads", before=_wrap("\n".join(header)), indent=0)
+    data.yaml_set_comment_before_after_key(
+        "workloads", before=wrap_comment("\n".join(header)), indent=0
+    )
     if points:
         reference = _flow(
             {
@@ -223,7 +225,7 @@ def compose(
         data["reference"] = reference
         data.yaml_set_comment_before_after_key(
             "reference",
-            before=_wrap(
+            before=wrap_comment(
                 "Measured figures (role: measured): sanpath compare reports them, sanpath "
                 "calibrate may fit to them. Tolerance 0.1 on throughput in an open loop (the "
                 "model carries the offered rate), 0.25 on latency (it depends on the topology "
@@ -234,7 +236,7 @@ def compose(
     return data
 
 
-def _wrap(text: str, indent: int = 0) -> str:
+def wrap_comment(text: str, indent: int = 0) -> str:
     """Comment text wrapped to fit 100 columns (continuation lines indented)."""
     import textwrap
 
@@ -257,11 +259,18 @@ def dump(data: Any) -> str:
     return stream.getvalue()
 
 
-def validate(text: str, out: str | Path) -> None:
-    """Refuse a scenario that does not load; the problems are said to be in ``out``."""
+def validate(text: str, out: str | Path, traces_from: Path | None = None) -> None:
+    """Refuse a scenario that does not load; the problems are said to be in ``out``.
+
+    ``traces_from``: the folder a workload's relative ``trace.file`` is read from (the
+    written scenario's).
+    """
     from ruamel.yaml import YAML
 
     plain = YAML(typ="safe", pure=True).load(text)
+    for w in plain.get("workloads", []) if traces_from is not None else []:
+        if isinstance(w, dict) and isinstance(w.get("trace"), dict):
+            w["trace"]["file"] = str(traces_from / w["trace"]["file"])
     try:
         load_scenario(plain)
     except ScenarioError as exc:

@@ -4,11 +4,11 @@
 #   accessor   SweepPlots, the ``.plot`` accessor of a SweepResult
 #   files      save, picture_path, plot_files and KINDS (the ``sanpath plot`` command)
 #   curves     iops_vs_outstanding, latency_vs_iops, find_knee
-#   breakdown, fan_in, transfer, per_host, headroom, run (dashboard, latency_cdf): one
-#              plot kind each
+#   breakdown, fan_in, transfer, per_host, headroom, run (dashboard, latency_cdf),
+#              topology: one plot kind each (topology draws a scenario, the rest results)
 #   draw       new figures, a metric as a line with its confidence band
 #   tables     a sweep table turned into the points and lines a plot draws; PlotInputError
-#   style      axis labels, LAYER_COLORS, legends, axis scales, short_name
+#   style      axis labels, LAYER_COLORS, legends, axis scales, titles and subtitles
 
 from sanpath.plotting.accessor import SweepPlots
 from sanpath.plotting.breakdown import breakdown
@@ -18,9 +18,11 @@ from sanpath.plotting.files import KINDS, picture_path, plot_files, save
 from sanpath.plotting.headroom import headroom
 from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
-from sanpath.plotting.style import LAYER_COLORS, short_name
+from sanpath.plotting.style import LAYER_COLORS
 from sanpath.plotting.tables import PlotInputError
+from sanpath.plotting.topology import topology
 from sanpath.plotting.transfer import transfer_size
+from sanpath.readable import short_name
 
 __all__ = [
     "KINDS",
@@ -40,5 +42,6 @@ __all__ = [
     "plot_files",
     "save",
     "short_name",
+    "topology",
     "transfer_size",
 ]

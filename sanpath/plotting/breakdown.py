@@ -10,7 +10,13 @@ from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
 from sanpath.plotting.draw import new_axes
-from sanpath.plotting.style import LATENCY_LABEL, LAYER_COLORS, palette, short_name
+from sanpath.plotting.style import (
+    LATENCY_LABEL,
+    LAYER_COLORS,
+    palette,
+    set_titles,
+    sweep_subtitle,
+)
 from sanpath.plotting.tables import (
     PlotInputError,
     SweepLike,
@@ -24,9 +30,15 @@ from sanpath.plotting.tables import (
     sort_key,
     sweep_data,
 )
+from sanpath.readable import short_name
 from sanpath.results import LAYER_LABELS
 
-__all__ = ["breakdown"]
+__all__ = ["VISIBLE_SHARE", "breakdown"]
+
+VISIBLE_SHARE = 0.005
+"""A layer whose time stays below this share of the tallest bar at every point would be too
+thin to see: it is left out (and named in the subtitle), so the legend lists only what is
+drawn."""
 
 
 def breakdown(
@@ -42,7 +54,9 @@ def breakdown(
     path order (host queue at the bottom, drive on top) with a fixed colour per layer
     (:data:`~sanpath.plotting.style.LAYER_COLORS`). The stack adds up to the mean latency;
     with replicates an error bar on top shows the 95 % interval of that total.
-    ``drop_empty`` leaves out layers that are zero at every point.
+    ``drop_empty`` leaves out layers too thin to see at every point (below
+    :data:`~sanpath.plotting.breakdown.VISIBLE_SHARE` of the tallest bar), naming them in the
+    subtitle.
     """
     data = sweep_data(sweep)
     columns = [str(c) for c in data.table.columns if str(c).startswith("breakdown_ms_")]
@@ -74,8 +88,17 @@ def breakdown(
             key=lambda i: tuple(sort_key(frame[k].iloc[i]) for k in sort_keys),
         )
         frame = frame.iloc[order].reset_index(drop=True)
+    dropped: list[str] = []
     if drop_empty:
-        kept = [c for c in columns if np.nan_to_num(column_floats(frame, c)).any()]
+        tallest = float(np.nan_to_num(column_floats(frame, "_total")).max(initial=0.0))
+        kept = [
+            c
+            for c in columns
+            if np.nan_to_num(column_floats(frame, c)).max(initial=0.0) > VISIBLE_SHARE * tallest
+        ]
+        dropped = [
+            c for c in columns if c not in kept and np.nan_to_num(column_floats(frame, c)).any()
+        ]
         columns = kept or columns
     groups = [
         tuple(frame[k].iloc[i] for k in group_keys) for i in range(len(frame))
@@ -85,6 +108,7 @@ def breakdown(
         gap = 0.0 if _same(groups[i], groups[i - 1]) else 0.8
         positions[i] = positions[i - 1] + 1.0 + gap
     width = float(positions[-1]) + 1.0 if len(frame) else 1.0
+    own = ax is None
     ax = new_axes(ax, (min(16.0, max(6.4, 0.45 * width + 3.5)), 4.6))
     bottom = np.zeros(len(frame))
     extra = palette(10)
@@ -143,6 +167,17 @@ def breakdown(
         title="layer",
         loc="upper left",
         bbox_to_anchor=(1.01, 1.0),
+    )
+    thin = ", ".join(
+        LAYER_LABELS.get(c.removeprefix("breakdown_ms_"), c.removeprefix("breakdown_ms_"))
+        for c in dropped
+    )
+    note = f"not drawn, under {VISIBLE_SHARE:.1%} of the latency: {thin}" if thin else ""
+    set_titles(
+        ax,
+        "Where the time goes: mean latency per I/O, layer by layer",
+        sweep_subtitle(data.attrs, note),
+        own,
     )
     return ax
 

@@ -20,7 +20,8 @@ from sanpath.plotting.style import (
     legend_title,
     log2_axis,
     palette,
-    short_name,
+    set_titles,
+    sweep_subtitle,
     thousands,
 )
 from sanpath.plotting.tables import (
@@ -37,6 +38,7 @@ from sanpath.plotting.tables import (
     split_lines,
     sweep_data,
 )
+from sanpath.readable import short_name
 
 __all__ = ["find_knee", "iops_vs_outstanding", "latency_vs_iops"]
 
@@ -56,6 +58,7 @@ def iops_vs_outstanding(
     x, hue = resolve_keys(data, x, "workloads.0.outstanding", hue, "hosts.0.hbas.0.queue_depth")
     keys = line_keys(data, x, hue)
     frame = aggregate(data, [*data.keys, x, *keys], ["iops"])
+    own = ax is None
     ax = new_axes(ax)
     lines = split_lines(frame, x, keys)
     colors = palette(len(lines))
@@ -76,6 +79,8 @@ def iops_vs_outstanding(
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     add_legend(ax, legend_title(keys), loc="best")
+    by = f", by {legend_title(keys)}" if keys else ""
+    set_titles(ax, f"IOPS against {short_name(x)}{by}", sweep_subtitle(data.attrs), own)
     return ax
 
 
@@ -121,6 +126,7 @@ def latency_vs_iops(
     if load_col is None:
         frame = frame.assign(_load=np.arange(len(frame), dtype=np.float64))
         load_col = "_load"
+    own = ax is None
     ax = new_axes(ax)
     lines = split_lines(frame, load_col, keys)
     colors = palette(len(lines))
@@ -179,8 +185,15 @@ def latency_vs_iops(
     title = legend_title(keys)
     if len(lines) > 1 or title:
         ax.add_artist(style_legend)
-        style_legend.set_clip_on(False)  # add_artist clips to the Axes; keep it in layout
-        add_legend(ax, title, loc="best")
+        add_legend(ax, title, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    heading = "Latency against IOPS"
+    if load_col.endswith("outstanding"):
+        heading += " as outstanding I/Os grow"
+    elif load_col != "_load":
+        heading += f" as the load grows ({short_name(load_col)})"
+    if title:
+        heading += f", by {title}"
+    set_titles(ax, heading, sweep_subtitle(data.attrs), own)
     return ax
 
 

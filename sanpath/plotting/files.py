@@ -20,9 +20,11 @@ from sanpath.plotting.headroom import headroom
 from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
 from sanpath.plotting.tables import PlotInputError
+from sanpath.plotting.topology import topology
 from sanpath.plotting.transfer import transfer_size
 from sanpath.results import SweepResult
 from sanpath.results.headroom import HeadroomResult
+from sanpath.spec import load_scenario
 
 __all__ = ["KINDS", "picture_path", "plot_files", "save"]
 
@@ -84,11 +86,12 @@ KINDS = (
     "cdf",
     "headroom",
     "per-host",
+    "topology",
 )
 """Plot kinds of ``sanpath plot --kind``."""
 
 
-_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf", "headroom")
+_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf", "headroom", "topology")
 
 
 def plot_files(
@@ -105,8 +108,9 @@ def plot_files(
 
     Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` and
     ``exchange-dashboard`` read one run JSON and ``cdf`` one or more; ``headroom`` reads the
-    JSON of ``sanpath headroom --json``. Raises
-    :class:`PlotInputError` (a ValueError) for files that cannot be plotted.
+    JSON of ``sanpath headroom --json``; ``topology`` reads a scenario file (YAML). Raises
+    :class:`PlotInputError` (a ValueError) for files that cannot be plotted, and
+    :class:`~sanpath.spec.scenario.ScenarioError` for a scenario that is not valid.
     """
     if kind not in KINDS:
         raise PlotInputError(f"unknown plot kind {kind!r}; choose from {', '.join(KINDS)}")
@@ -118,8 +122,10 @@ def plot_files(
     if kind in _RUN_KINDS and (x is not None or hue is not None):
         raise PlotInputError(f"--x and --hue apply to sweep plots, not {kind}")
     out = picture_path(out)
-    target: Axes | tuple[Axes, ...]
-    if kind == "cdf":
+    target: Figure | Axes | tuple[Axes, ...]
+    if kind == "topology":
+        target = topology(load_scenario(paths[0]))
+    elif kind == "cdf":
         runs = [_load_run(p) for p in paths]
         labels = [p.stem for p in paths]
         if len(set(labels)) < len(labels):

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from sanpath.plotting.draw import new_axes
-from sanpath.plotting.style import LATENCY_LABEL, palette
+from sanpath.plotting.style import LATENCY_LABEL, palette, set_titles, subtitle
 from sanpath.plotting.tables import PlotInputError
 from sanpath.results.headroom import HeadroomResult
 
@@ -38,6 +38,7 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
             result = HeadroomResult.from_dict(result)
         except (KeyError, TypeError, ValueError) as exc:
             raise PlotInputError(f"not a headroom result: {exc}") from None
+    own = ax is None
     ax = new_axes(ax)
     growth = np.asarray(result.curve.get("growth", []), dtype=np.float64)
     metrics = ["mean", *[s.metric for s in result.slos if s.metric != "mean"]]
@@ -77,7 +78,14 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
         ax.set_xlim(0.0, float(np.nanmax(growth)) * 1.02)
     ax.set_xlabel(f"growth of the {_GROWS.get(result.grow, result.grow)} (x the scenario's load)")
     ax.set_ylabel(LATENCY_LABEL)
-    ax.set_title(f"{result.name}: headroom x{result.growth:.3g}", fontsize="medium")
+    slos = ", ".join(s.text for s in result.slos)
+    set_titles(
+        ax,
+        f"Headroom x{result.growth:.3g}: latency as the load grows "
+        f"({_GROWS.get(result.grow, result.grow)})",
+        subtitle(result.name, f"SLO {slos}" if slos else ""),
+        own,
+    )
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     unique: dict[str, Any] = {}

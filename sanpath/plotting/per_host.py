@@ -10,8 +10,9 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from sanpath.plotting.draw import AxesLike, new_axes_grid
-from sanpath.plotting.style import IOPS_LABEL, add_legend, short_name, thousands
+from sanpath.plotting.style import IOPS_LABEL, add_legend, set_titles, subtitle, thousands
 from sanpath.plotting.tables import PlotInputError
+from sanpath.readable import short_name
 from sanpath.results import RunResult, SweepResult, fairness
 
 __all__ = ["HOST_COLUMNS", "per_host"]
@@ -36,7 +37,7 @@ def per_host(
     if isinstance(source, RunResult):
         groups = source.groups.get("hosts", {})
         bars = [(g.name, g.iops, g.latency_ms["p99"]) for g in groups.values()]
-        return _run_bars(source.name, bars, axes)
+        return _run_bars(subtitle(source.name, source.extra.get("workload")), bars, axes)
     if isinstance(source, Mapping):
         entries = source.get("hosts")
         if not isinstance(entries, Mapping):
@@ -45,7 +46,7 @@ def per_host(
             (str(name), float(e["iops"]), float(e["latency_ms"]["p99"] or np.nan))
             for name, e in entries.items()
         ]
-        return _run_bars(str(source.get("name", "")), bars, axes)
+        return _run_bars(subtitle(source.get("name"), source.get("workload")), bars, axes)
     hosts = source.hosts
     if hosts is None or hosts.empty:
         raise PlotInputError(
@@ -54,11 +55,12 @@ def per_host(
     key = x or (source.keys[0] if source.keys else None)
     if key is None or key not in hosts.columns:
         raise PlotInputError(f"--x {key!r} is not a varied key of this sweep ({source.keys})")
-    return _sweep_dots(hosts, key, axes)
+    attrs = {"scenario": source.scenario_name, **source.attrs}
+    return _sweep_dots(hosts, key, axes, subtitle(attrs["scenario"], attrs.get("workload")))
 
 
 def _run_bars(
-    name: str, bars: list[tuple[str, float, float]], axes: AxesLike | None
+    sub: str, bars: list[tuple[str, float, float]], axes: AxesLike | None
 ) -> tuple[Axes, Axes]:
     """Bars of (host, IOPS, p99 ms), least served first."""
     bars = sorted(bars, key=lambda b: b[1])
@@ -67,6 +69,7 @@ def _run_bars(
     names = [b[0] for b in bars]
     iops = np.array([b[1] for b in bars], dtype=float)
     p99 = np.array([b[2] for b in bars], dtype=float)
+    own = axes is None
     ax_iops, ax_lat = new_axes_grid(axes, 2, rows=True, figsize=(max(6.4, 0.3 * len(names)), 6))
     where = np.arange(len(names))
     ax_iops.bar(where, iops, color="#4477aa")
@@ -78,21 +81,25 @@ def _run_bars(
     ax_lat.set_ylabel("p99 latency (ms)")
     thousands(ax_iops)
     fair = fairness(list(iops))
-    ax_iops.set_title(
-        f"{name}: IOPS per host, least served first (Jain's index "
-        f"{fair['jain']:.3f}, busiest {fair['max_min']:.2f}x the least served)",
-        fontsize=9,
-    )
     add_legend(ax_iops, "")
+    fairness_text = (
+        f"Jain's index {fair['jain']:.3f}, busiest {fair['max_min']:.2f}x the least served"
+    )
+    set_titles(
+        ax_iops, "IOPS and p99 latency per host, least served first", f"{sub}; {fairness_text}", own
+    )
     return ax_iops, ax_lat
 
 
-def _sweep_dots(hosts: pd.DataFrame, key: str, axes: AxesLike | None) -> tuple[Axes, Axes]:
+def _sweep_dots(
+    hosts: pd.DataFrame, key: str, axes: AxesLike | None, sub: str
+) -> tuple[Axes, Axes]:
     data = hosts.copy()
     data[key] = pd.to_numeric(data[key], errors="coerce")
     data = data.dropna(subset=[key])
     if data.empty:
         raise PlotInputError(f"--x {key!r} has no numeric values in the per-host table")
+    own = axes is None
     ax_iops, ax_lat = new_axes_grid(axes, 2, rows=True, figsize=(6.4, 7.0))
     for ax, metric, label in (
         (ax_iops, "iops", IOPS_LABEL),
@@ -109,5 +116,6 @@ def _sweep_dots(hosts: pd.DataFrame, key: str, axes: AxesLike | None) -> tuple[A
         ax.set_xlabel(short_name(key))
         add_legend(ax, "")
     thousands(ax_iops)
-    ax_iops.set_title("IOPS and p99 latency of each host as hosts are added", fontsize=9)
+    growing = "hosts are added" if short_name(key) == "hosts" else f"{short_name(key)} grows"
+    set_titles(ax_iops, f"Each host's IOPS and p99 latency as {growing}", sub, own)
     return ax_iops, ax_lat

@@ -18,10 +18,12 @@ from sanpath.plotting.style import (
     int_label,
     log_ms_axis,
     palette,
-    short_name,
+    set_titles,
+    subtitle,
     thousands,
 )
 from sanpath.plotting.tables import FloatArray, PlotInputError, to_number
+from sanpath.readable import short_name
 from sanpath.results import RunResult
 
 __all__ = ["dashboard", "latency_cdf"]
@@ -75,7 +77,8 @@ def dashboard(
     step = float(np.median(np.diff(t))) if t.size > 1 else 0.0
     mid = t + step / 2
     t_end = float(t[-1] + step) if t.size else 0.0
-    ax_lat, ax_tp, ax_set = new_axes_grid(axes, 3, rows=True, figsize=(8.0, 7.5))
+    own = axes is None
+    ax_lat, ax_tp, ax_set = new_axes_grid(axes, 3, rows=True, figsize=(8.0, 7.8))
 
     if times == "exchange" and "exchange_ms_mean" not in series:
         raise PlotInputError("the run's time series has no exchange times")
@@ -106,7 +109,12 @@ def dashboard(
         ax_lat.set_ylim(bottom=0)
         what = "latency"
     ax_lat.legend(handles, labels, loc="upper left", fontsize="small", ncol=len(labels))
-    ax_lat.set_title(f"{data.get('name', 'run')}: {what}, throughput and settings over time")
+    set_titles(
+        ax_lat,
+        f"{what.capitalize()}, throughput and settings over simulated time",
+        subtitle(data.get("name"), data.get("workload")),
+        own,
+    )
 
     ax_tp.plot(mid, _floats(series["mb_per_s"]), color="C0", lw=1.2, label="MB/s")
     ax_iops = ax_tp.twinx()
@@ -193,8 +201,10 @@ def latency_cdf(
         if len(labels) != len(items):
             raise ValueError(f"labels: expected {len(items)}, got {len(labels)}")
         items = [(str(label), r) for label, (_, r) in zip(labels, items, strict=True)]
+    own = ax is None
     ax = new_axes(ax)
     colors = palette(len(items))
+    runs = [_name_and_load(result) for _, result in items]
     for i, ((label, result), color) in enumerate(zip(items, colors, strict=True)):
         latency, fraction = _cdf(result)
         if label is None:
@@ -220,7 +230,21 @@ def latency_cdf(
     )
     ax.grid(True, which="both", alpha=0.25)
     ax.legend(title="run", loc="lower right")
+    names = list(dict.fromkeys(name for name, _ in runs))
+    loads = list(dict.fromkeys(load for _, load in runs))
+    if len(loads) == 1:
+        sub = subtitle(", ".join(names), loads[0])
+    else:  # each run with what it simulated
+        sub = "; ".join(subtitle(name, load) for name, load in dict.fromkeys(runs))
+    set_titles(ax, "Latency distribution: the share of I/Os done within each latency", sub, own)
     return ax
+
+
+def _name_and_load(result: RunLike) -> tuple[str, str]:
+    """A run's scenario name and its one-line load (``workload``), as recorded."""
+    if isinstance(result, RunResult):
+        return result.name, str(result.extra.get("workload") or "")
+    return str(result.get("name") or "run"), str(result.get("workload") or "")
 
 
 def _run_dict(result: RunLike) -> Mapping[str, Any]:

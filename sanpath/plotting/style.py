@@ -7,7 +7,7 @@ Units: latency in milliseconds, throughput in 10^6 bytes per second (as vendors 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from matplotlib import colormaps, rcParams
@@ -16,6 +16,7 @@ from matplotlib.colors import to_hex
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
 
+from sanpath.readable import short_name
 from sanpath.units import format_bytes
 
 # Axis labels.
@@ -42,37 +43,6 @@ LAYER_COLORS: dict[str, str] = {
 
 BAND_ALPHA = 0.2
 """Opacity of the 95 % confidence bands around lines."""
-
-
-def short_name(key: str) -> str:
-    """A readable name for a dotted scenario key, for legend titles and axis labels.
-
-    >>> short_name("hosts.0.hbas.0.queue_depth")
-    'HBA queue depth'
-    >>> short_name("workloads.0.outstanding")
-    'outstanding I/Os'
-    >>> short_name("hosts.0.count")
-    'hosts'
-    """
-    parts = [p for p in str(key).split(".") if p and not p.isdigit() and p != "*"]
-    if not parts:
-        return str(key)
-    leaf = parts[-1]
-    words = leaf.replace("_", " ")
-    head = parts[0] if len(parts) > 1 else ""
-    if leaf == "outstanding":
-        return "outstanding I/Os"
-    if head == "hosts" and leaf == "count":
-        return "hosts"
-    if "hbas" in parts[:-1]:
-        return f"HBA {words}"
-    if "luns" in parts[:-1]:
-        return f"LUN {words}"
-    if head == "hosts":
-        return f"host {words}"
-    if head == "array":
-        return f"array {words}"
-    return words
 
 
 def legend_title(keys: Sequence[str]) -> str:
@@ -120,7 +90,8 @@ def log2_axis(ax: Axes, values: Iterable[float], fmt: Callable[[float], str]) ->
 
 
 def log_ms_axis(ax: Axes) -> None:
-    """Log x axis with plain numbers (0.5, 1, 2, 5, 10 ...) rather than powers of ten."""
+    """Log x axis with plain numbers (0.5, 1, 2, 5, 10 ...) rather than powers of ten (for
+    latencies in ms, and any other ratio or figure spanning decades)."""
     ax.set_xscale("log")
 
     def minor(v: float, _pos: Any) -> str:
@@ -141,13 +112,35 @@ def add_legend(ax: Axes, title: str, **kwargs: Any) -> None:
 
 
 def key_legend(ax: Axes, handles: list[Line2D]) -> Any:
-    """A one-row legend of line styles just above the axes, clear of the data."""
+    """A legend of line styles in the panel's upper left corner (titles sit above the panel)."""
     return ax.legend(
-        handles=handles,
-        loc="lower left",
-        bbox_to_anchor=(0.0, 1.0),
-        ncols=len(handles),
-        frameon=False,
-        fontsize="small",
-        borderaxespad=0.2,
+        handles=handles, loc="upper left", fontsize="small", framealpha=0.85, borderaxespad=0.4
     )
+
+
+def subtitle(name: Any = None, workload: Any = None, extra: str = "") -> str:
+    """The one-line subtitle of a plot: the scenario, what it simulated, and ``extra``.
+
+    >>> subtitle("fan-in", "16 hosts x 4 LUNs: 8KiB random reads, 32 outstanding per LUN")
+    'fan-in: 16 hosts x 4 LUNs: 8KiB random reads, 32 outstanding per LUN'
+    """
+    parts = [str(p) for p in (name, workload) if p]
+    text = ": ".join(parts) if parts else "scenario not recorded"
+    return f"{text}; {extra}" if extra else text
+
+
+def set_titles(top: Axes, title: str, sub: str, own_figure: bool) -> None:
+    """Title a plot: ``title`` above the figure (when the plot made it) and the subtitle
+    ``sub`` above the top panel, left-aligned; on Axes given by the caller both go in that
+    panel's own title, so a figure the caller arranged keeps its layout."""
+    fig = top.get_figure(root=True)
+    if own_figure and fig is not None:
+        fig.suptitle(title, fontweight="bold", fontsize="large", x=0.02, ha="left")
+        top.set_title(sub, loc="left", fontsize="small", color="0.3", wrap=True)
+    else:
+        top.set_title(f"{title}\n{sub}", loc="left", fontsize="medium", wrap=True)
+
+
+def sweep_subtitle(attrs: Mapping[str, Any], extra: str = "") -> str:
+    """The subtitle of a sweep plot from its table's ``attrs`` (``scenario``, ``workload``)."""
+    return subtitle(attrs.get("scenario"), attrs.get("workload"), extra)

@@ -8,7 +8,7 @@ more than one replicate the 95 % Student-t interval of the mean is drawn as a ba
 as error bars (points, bars).
 
 Lines: the points that share the value of ``hue`` form one line, and the legend is titled
-with the hue key's short name (:func:`~sanpath.plotting.short_name`). Any other varied key
+with the hue key's short name (:func:`~sanpath.readable.short_name`). Any other varied key
 that changes within a line also tells lines apart; keys varied together with ``x`` (a
 ``zip`` or a tuple key in the grid) do not. Keys may be given with ``*`` for list indices
 (``hosts.*.hbas.*.queue_depth`` matches the column ``hosts.0.hbas.0.queue_depth`` and the
@@ -68,6 +68,7 @@ def sweep_data(sweep: SweepLike) -> SweepData:
     if isinstance(sweep, SweepResult):
         attrs = {str(k): v for k, v in sweep.table.attrs.items()}
         attrs.update(sweep.attrs)
+        attrs.setdefault("scenario", sweep.scenario_name)
         data = SweepData(sweep.table, [str(k) for k in sweep.keys], attrs, False)
     elif isinstance(sweep, pd.DataFrame):
         cols = [str(c) for c in sweep.columns]

@@ -14,8 +14,9 @@ from sanpath.plotting.style import (
     legend_title,
     log2_axis,
     palette,
-    short_name,
+    set_titles,
     size_label,
+    sweep_subtitle,
     thousands,
 )
 from sanpath.plotting.tables import (
@@ -27,6 +28,7 @@ from sanpath.plotting.tables import (
     split_lines,
     sweep_data,
 )
+from sanpath.readable import short_name
 
 __all__ = ["transfer_size"]
 
@@ -56,7 +58,8 @@ def transfer_size(
     frame = aggregate(
         data, [*data.keys, x, *keys], ["mb_per_s", "commands_per_s"], {"commands_per_s": per_second}
     )
-    ax_mb, ax_cmd = new_axes_grid(axes, 2, rows=False, figsize=(11.0, 4.4))
+    own = axes is None
+    ax_mb, ax_cmd = new_axes_grid(axes, 2, rows=False, figsize=(11.0, 4.6))
     lines = split_lines(frame, x, keys)
     colors = palette(len(lines))
     for line, color in zip(lines, colors, strict=True):
@@ -72,4 +75,12 @@ def transfer_size(
     ax_cmd.set_ylabel(COMMANDS_LABEL)
     thousands(ax_cmd)
     add_legend(ax_mb, legend_title(keys), loc="best")
+    by = f", by {legend_title(keys)}" if keys else ""
+    what = "I/O size" if x.endswith("block_size") else short_name(x)
+    set_titles(
+        ax_mb,
+        f"Throughput and commands per second against {what}{by}",
+        sweep_subtitle(data.attrs),
+        own,
+    )
     return ax_mb, ax_cmd

@@ -24,7 +24,8 @@ from matplotlib.figure import Figure
 from sanpath._version import __version__
 from sanpath.advice.check import CheckReport
 from sanpath.plotting.per_host import per_host
-from sanpath.report.diagram import path_diagram
+from sanpath.plotting.style import set_titles, subtitle
+from sanpath.plotting.topology import topology
 from sanpath.report.words import scenario_in_words
 from sanpath.results import LAYER_LABELS, RunResult, SweepResult
 from sanpath.results.headroom import HeadroomResult
@@ -117,7 +118,7 @@ def _header(report: Report) -> str:
 
 def _scenario(report: Report) -> str:
     items = "".join(f"<li>{_esc(s)}</li>" for s in scenario_in_words(report.scenario))
-    fig = path_diagram(report.scenario, report.result)
+    fig = topology(report.scenario, report.result)
     return f"<h2>The scenario</h2><ul>{items}</ul>" + _figure(
         fig,
         "The I/O path as modelled: each box a part of the path, each line a way commands "
@@ -170,7 +171,12 @@ def _breakdown(report: Report) -> str:
     values = [r.breakdown_ms[k] for k in r.breakdown_ms if r.breakdown_ms[k] > 0][::-1]
     ax.barh(labels, values, color="#4477aa")
     ax.set_xlabel("mean time per I/O (ms)")
-    ax.set_title("Where an I/O's time goes, by layer of the path", fontsize=10)
+    set_titles(
+        ax,
+        "Where an I/O's time goes, by layer of the path",
+        subtitle(r.name, r.extra.get("workload")),
+        own_figure=True,
+    )
     return (
         "<h2>Where the time goes</h2>"
         + _table(["layer", "mean ms per I/O", "share"], rows)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sanpath.readable import table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
 from sanpath.results.latency import finite
@@ -84,7 +85,7 @@ class RunResult:
     run_info: dict[str, Any] = field(default_factory=dict)
     """How the run was measured: ``warmup`` (auto/fixed), ``warmup_ios``, ``warmup_seconds``,
     ``warmup_settled``, ``stopped_by`` (ios, duration, precision, max_ios, max_time,
-    unstable), ``precision`` (relative half-width reached per stopping metric),
+    unstable, trace), ``precision`` (relative half-width reached per stopping metric),
     ``target_half_width`` and ``unstable``."""
     groups: dict[str, dict[str, GroupFigures]] = field(default_factory=dict, compare=False)
     """Figures per ``hosts`` (every host instance that issued I/Os; ``group[i]`` for
@@ -293,7 +294,10 @@ class RunResult:
                 "throughput",
             ]
         ]
-        lines.append(frame.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        shown = table(
+            frame, keys=["name"], labels={"name": "station", "utilization": "utilization"}
+        )
+        lines.append(str(shown))
         return "\n".join(lines)
 
     def _bottleneck_lines(self) -> list[str]:

@@ -82,7 +82,8 @@ class SweepResult:
     complete: bool = True
     attrs: dict[str, Any] = field(default_factory=dict)
     """What the sweep writer adds: ``replicates``, ``points``, ``overrides`` (those of the base
-    scenario, as written) and the fan-in figures plots use."""
+    scenario, as written), ``workload`` (what was simulated in one line, the varied keys as
+    the range of their values: the plots' subtitle) and the fan-in figures plots use."""
     identity: str = ""
     """The sweep's identity (:func:`sanpath.experiments.sweep.sweep_identity`); empty for a
     table built by hand."""

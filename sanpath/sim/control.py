@@ -72,7 +72,8 @@ class RunInfo:
     warmup_settled: bool = True
     """False when an auto warm-up gave up (``max_ios``) without finding steady state."""
     stopped_by: str = ""
-    """``ios``, ``duration``, ``precision``, ``max_ios``, ``max_time`` or ``unstable``."""
+    """``ios``, ``duration``, ``precision``, ``max_ios``, ``max_time``, ``unstable`` or ``trace``
+    (every trace replay ended)."""
     precision: dict[str, float] = field(default_factory=dict)
     """Relative half-width of the 95% interval reached for each stopping metric."""
     target: float | None = None
@@ -111,6 +112,7 @@ class RunControl:
         state: Callable[[], tuple[float, float, float]],
         scheduled: bool = False,
         early: Callable[[float], bool] | None = None,
+        trace: str = "",
     ) -> None:
         self.spec = spec
         self.state = state
@@ -121,15 +123,19 @@ class RunControl:
         self.min_warmup = spec.warmup_ios
         """Completions before the warm-up may end."""
         self.scheduled = scheduled
+        self.trace = trace
+        """``ends`` (a trace replay ends the run), ``loops`` (trace replays that loop) or ``""``."""
         self.open_loop = open_loop
         self.has_write_back = has_write_back
         self.stop_on: PrecisionSpec | None = spec.stop_on
-        self.info = RunInfo(warmup="fixed" if scheduled else spec.warmup, target=None)
+        if trace == "ends" and spec.precision is None:
+            self.stop_on = None  # the trace's own length, unless a precision is asked for
+        self.info = RunInfo(warmup="fixed" if scheduled or trace else spec.warmup, target=None)
         if self.stop_on is not None:
             self.info.target = self.stop_on.half_width
-        # A schedule changes settings during the run: there is no single steady state to
-        # wait for, so its warm-up is the fixed warmup_ios (the window holds the schedule).
-        self.auto = spec.warmup == "auto" and not scheduled
+        # A schedule changes settings during the run and a trace is not stationary: there is
+        # no single steady state to wait for, so the warm-up is the fixed warmup_ios.
+        self.auto = spec.warmup == "auto" and not scheduled and not trace
         # a fixed warm-up shorter than EARLY_IOS gets its hook half way through
         self.early_at = max(EARLY_IOS, spec.warmup_ios // 2) if self.auto else spec.warmup_ios // 2
         self.warm: BatchMeans | None = (
@@ -141,6 +147,8 @@ class RunControl:
             self.batches = BatchMeans(64, max_batches=2 * spec.batches)
         elif spec.ios is not None:
             self.batches = BatchMeans(max(1, spec.ios // spec.batches))
+        elif self.stop_on is None:  # a trace's own length
+            self.batches = BatchMeans(PRECISION_BATCH, max_batches=2 * spec.batches)
         else:
             assert self.stop_on is not None
             percentiles = any(m != "iops" and m != "latency_ms_mean" for m in self.stop_on.metrics)
@@ -375,6 +383,8 @@ def diagnose(
             "the settings change during the run (schedule): whole-window figures mix them, so "
             "they are not one steady state; read the time series for each setting"
         )
+    elif control.trace:
+        pass  # a trace's load moves by itself: its trends are the trace's, not a transient
     elif k >= 8:
         drift = trend(v.latency_mean)
         if drift.significant and abs(drift.change) > DRIFT * float(v.latency_mean.mean()):
@@ -396,16 +406,21 @@ def diagnose(
                     "measured window: a queue is still building (not steady, or more load "
                     "than the path carries); " + _longer(spec, measured)
                 )
-    if info.stopped_by == "max_ios" and info.target is not None:
+    if info.stopped_by in ("max_ios", "trace") and info.target is not None:
         worst = max(info.precision.values(), default=math.inf)
         if worst > info.target:
             need = measured * (worst / info.target) ** 2 if math.isfinite(worst) else math.inf
             out.append(
                 f"precision not reached: the 95% interval is +/-{100 * worst:.1f}% after "
                 f"{measured:,} I/Os (asked +/-{100 * info.target:.1f}%); about "
-                f"{need:,.0f} I/Os would reach it (raise run.max_ios)"
+                f"{need:,.0f} I/Os would reach it ("
+                + (
+                    "raise run.max_ios)"
+                    if info.stopped_by == "max_ios"
+                    else "the trace ended first: replay it with trace.loop, or a longer span)"
+                )
             )
-    elif k >= 8 and not control.scheduled:
+    elif k >= 8 and not control.scheduled and not control.trace:
         doubts = interval_doubts(v.latency_mean)
         if doubts:
             out.append(

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 import simpy
@@ -123,7 +124,9 @@ class Simulation:
         self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
         self.measure = Measurement(self.env, scenario, self.topology, self.preconditioner.settle)
         """The run's statistics, its measurement window and when it stops."""
-        self.load = Load(self.env, scenario, self.topology, self.streams, self.io)
+        self.load = Load(
+            self.env, scenario, self.topology, self.streams, self.io, self.measure.end_of_trace
+        )
         """The load generators (closed, open and copy loops)."""
         self.schedule = Schedule(self.env, scenario, self.topology, self.load)
         """Scheduled changes, and the history of the settings they changed."""
@@ -478,10 +481,14 @@ class Simulation:
         with few_collections():  # a growing topology: see sanpath.sim.collector
             self.env.run(until=until)
             measure.finish(stopped=measure.stop.triggered)
-            return measure.result(
+            result = measure.result(
                 self.scenario,
                 self.seed,
                 self.replicate,
                 self.schedule.settings,
                 wall_seconds=time.perf_counter() - wall0,
             )
+        if self.load.traces.replays:
+            traces, notes = self.load.traces.report([w.name for w in self.scenario.workloads])
+            result = replace(result, warnings=(*result.warnings, *notes)).with_extra(trace=traces)
+        return result

@@ -31,6 +31,7 @@ from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.replay import TraceLoad
 from sanpath.sim.routes import slot_servers
 from sanpath.sim.station import SlotPool, Station
 from sanpath.sim.streams import BlockStream, Streams, UniformStream
@@ -322,6 +323,7 @@ class Load:
         topology: Topology,
         streams: Streams,
         io: IoProcess,
+        end_of_trace: Callable[[], None] | None = None,
     ) -> None:
         self.env = env
         self.scenario = scenario
@@ -334,6 +336,8 @@ class Load:
         self.closed_sources: list[list[tuple[HostInstance, Lun, IoSource]]] = [
             [] for _ in scenario.workloads
         ]
+        self.traces = TraceLoad(env, topology.luns_by_group, io, end_of_trace)
+        """Trace replays (:mod:`sanpath.sim.replay`); ``end_of_trace`` when all are over."""
 
     def start(self) -> None:
         """Start every workload process on every host it names."""
@@ -354,6 +358,7 @@ class Load:
         slots above the new depth stop after their current I/O)."""
         old = self.outstanding[wi]
         self.outstanding[wi] = value
+        self.traces.set_outstanding(wi, value)
         copy = self.scenario.workloads[wi].copy_to is not None
         loop = self._copy_loop if copy else self._closed_loop
         for host, lun, source in self.closed_sources[wi]:
@@ -368,6 +373,8 @@ class Load:
     def _start_host(
         self, wi: int, wspec: WorkloadSpec, host: HostInstance, luns: list[Lun]
     ) -> None:
+        if wspec.trace is not None:
+            return self.traces.start(wi, wspec, host, luns)
         name = f"workload.{wspec.name}.{host.name}"
         loop = self._closed_loop
         if wspec.copy_to is not None:

@@ -26,6 +26,7 @@ from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.replay import trace_notes, trace_run
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
 from sanpath.stats import BatchMeans, LatencyHistogram, TimeSeries
@@ -86,6 +87,7 @@ class Measurement:
             state=self.state,
             scheduled=bool(scenario.schedule),
             early=early,
+            trace=trace_run(scenario),
         )
         self.batches: BatchMeans = self.control.batches
         self.progress: Callable[[Measurement], None] | None = None
@@ -238,6 +240,12 @@ class Measurement:
         if self.run_spec.duration is not None:
             self.env.timeout(self.run_spec.duration).callbacks.append(self._end_of_duration)
 
+    def end_of_trace(self) -> None:
+        """Every trace replay has issued and completed all its records: the run is over."""
+        if not self.stop.triggered:
+            self.control.info.stopped_by = "trace"
+            self.stop.succeed()
+
     def _end_of_duration(self, _event: simpy.Event) -> None:
         if not self.stop.triggered:
             self.control.info.stopped_by = "duration"
@@ -275,6 +283,9 @@ class Measurement:
                 cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
             ),
         )
+        info = self.control.info
+        notes = trace_notes(self.run_spec, info.stopped_by, self.control.completed, n)
+        warnings = [*notes, *warnings]
         counters = dict(self.counters)
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)

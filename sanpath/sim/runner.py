@@ -13,7 +13,7 @@ from typing import Any
 from sanpath.results import RunResult
 from sanpath.sim import budget
 from sanpath.sim.engine import Simulation
-from sanpath.spec import Scenario, load_scenario
+from sanpath.spec import Scenario, load_line, load_scenario
 
 
 def run(
@@ -66,7 +66,8 @@ def run(
     finally:
         if bar is not None:
             bar.close()
-    result = result.with_extra(overrides=dict(spec.overrides))  # how the result was made
+    # how the result was made, and what was simulated in a line (plot subtitles)
+    result = result.with_extra(overrides=dict(spec.overrides), workload=load_line(spec))
     if trace_memory:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

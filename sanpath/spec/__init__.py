@@ -19,6 +19,7 @@ This is the public face; the modules behind it:
 """
 
 from sanpath.spec.access import AccessSpec
+from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
@@ -85,6 +86,7 @@ __all__ = [
     "ZoneSpec",
     "expand_names",
     "json_schema",
+    "load_line",
     "load_scenario",
     "locate_field",
     "lun_groups_used",
@@ -95,5 +97,7 @@ __all__ = [
     "read_yaml",
     "set_dotted",
     "validate_scenario",
+    "value_range",
     "visible_ports",
+    "workload_words",
 ]

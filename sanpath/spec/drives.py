@@ -24,19 +24,29 @@ from sanpath.spec.fields import (
 )
 from sanpath.spec.profiles import DRIVE_PROFILES, _with_profile
 
+Scheduler = Literal["fifo", "elevator", "sptf"]
+"""How a drive's firmware picks the next command from its queue (see :class:`HddSpec`)."""
+
 
 class HddSpec(Spec):
     """A hard disk: seek curve, rotation, zoned media rate and a reordering command queue.
 
     ``queue_depth`` is the drive's own command queue (SCSI TCQ / SATA NCQ): up to that many
-    commands are held in the drive and, with ``scheduling: sptf``, the one with the shortest
-    positioning time is served next. More outstanding commands give shorter positioning and
-    more IOPS.
+    commands are held in the drive, and ``scheduler`` picks the next one: ``fifo`` the oldest,
+    ``elevator`` the nearest cylinder in the arm's direction of travel (LOOK: seeks shrink,
+    the rotational wait does not), ``sptf`` the shortest positioning time, seek and rotation
+    together (rotational position ordering). ``reorder_window`` is how many of the queued
+    commands, oldest first, the firmware considers (``null``: all of them). More outstanding
+    commands give shorter positioning and more IOPS, up to the window.
+
+    ``scheduling`` is the former name of ``scheduler`` (``sptf`` or ``fifo``) and is still
+    read.
     """
 
     _no_bools = field_validator(
         "rpm",
         "queue_depth",
+        "reorder_window",
         "aging",
         "capacity",
         "media_rate_outer",
@@ -54,11 +64,25 @@ class HddSpec(Spec):
     capacity: PositiveBytes = 450_000_000_000
     overhead: Duration = 0.1e-3
     queue_depth: Annotated[int, Field(ge=1)] = 64
-    scheduling: Literal["sptf", "fifo"] = "sptf"
+    scheduler: Scheduler = "sptf"
+    reorder_window: Annotated[int, Field(ge=1)] | None = None
+    """Queued commands (oldest first) the scheduler considers; ``None``: the whole queue."""
     aging: Annotated[float, Field(ge=0.0)] = 0.005
     """SPTF aging: seconds of positioning credited per second a command has waited, so no
     command starves behind a stream of nearby ones (0 = pure SPTF)."""
     read_lookahead: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_name(cls, data: Any) -> Any:
+        return _rename_scheduling(data)
+
+    @property
+    def window(self) -> int:
+        """Commands the scheduler chooses among when the drive's queue is full."""
+        if self.reorder_window is None:
+            return self.queue_depth
+        return min(self.reorder_window, self.queue_depth)
 
     @model_validator(mode="after")
     def _check_seek(self) -> HddSpec:
@@ -99,6 +123,20 @@ class TextbookDriveSpec(Spec):
     capacity: PositiveBytes = 1 << 40
 
 
+def _rename_scheduling(data: Any) -> Any:
+    """``scheduling`` (the former name of ``scheduler``) read as ``scheduler``."""
+    if not isinstance(data, Mapping) or "scheduling" not in data:
+        return data
+    if "scheduler" in data:
+        raise ValueError(
+            "give scheduler only (scheduling is its former name), not both: "
+            f"scheduler={data['scheduler']!r}, scheduling={data['scheduling']!r}"
+        )
+    renamed = {k: v for k, v in data.items() if k != "scheduling"}
+    renamed["scheduler"] = data["scheduling"]
+    return renamed
+
+
 def _drive(value: Any) -> Any:
     if isinstance(value, HddSpec | SsdSpec | TextbookDriveSpec):
         return value
@@ -110,7 +148,7 @@ def _drive(value: Any) -> Any:
             if name not in DRIVE_PROFILES:
                 known = ", ".join(sorted(DRIVE_PROFILES))
                 raise ValueError(f"unknown drive profile {name!r}; known profiles: {known}")
-            merged = _with_profile(value, DRIVE_PROFILES)
+            merged = _with_profile(_rename_scheduling(value), DRIVE_PROFILES)
             del merged["profile"]  # drive models have no profile field
             return merged
         if "dist" in value:

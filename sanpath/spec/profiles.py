@@ -97,6 +97,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "capacity": 450_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 64,
+        "scheduler": "sptf",
     },
     "hdd-10k": {
         "model": "hdd",
@@ -109,6 +110,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "capacity": 300_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 64,
+        "scheduler": "sptf",
     },
     "hdd-7k2": {
         "model": "hdd",
@@ -121,6 +123,8 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "capacity": 1_000_000_000_000,
         "overhead": "0.1ms",
         "queue_depth": 32,
+        "scheduler": "sptf",
+        "reorder_window": 16,
     },
     "ssd": {
         "model": "ssd",

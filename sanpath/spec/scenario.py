@@ -56,6 +56,7 @@ from sanpath.spec.hardware import (
 )
 from sanpath.spec.keys import _replace_run_length, set_dotted
 from sanpath.spec.run import RunSpec
+from sanpath.spec.trace import trace_problems
 from sanpath.spec.workload import NOT_SCHEDULABLE, SCHEDULABLE, ChangeSpec, WorkloadSpec
 
 __all__ = [
@@ -165,8 +166,9 @@ def validate_scenario(data: Any, source: str = "<dict>") -> Scenario:
     """
     if not isinstance(data, Mapping):
         raise ScenarioError([Problem(source, None, None, "", "a scenario must be a mapping")])
+    folder = Path(source).parent if Path(source).is_file() else None  # a trace's relative path
     try:
-        scenario = Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data, context={"base": folder})
     except ValidationError as exc:
         problems = []
         seen: set[tuple[str, str]] = set()
@@ -299,7 +301,7 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
             named += [
                 (["workloads", i, "copy_to", "luns", j], n) for j, n in enumerate(w.copy_to.luns)
             ]
-        found.extend(_check_shape(i, w))
+        found.extend(_check_shape(i, w) + trace_problems(i, s))
         for path, name in named:
             if name not in lun_names:
                 found.append(

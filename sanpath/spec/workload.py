@@ -19,6 +19,7 @@ from sanpath.spec.fields import (
     _show_bytes,
     _size,
 )
+from sanpath.spec.trace import TraceSpec
 
 
 def _block_size(value: Any) -> int:
@@ -146,11 +147,17 @@ class WorkloadSpec(Spec):
     """Where random offsets land over the span (uniform, zipf, pareto, zoned)."""
     think_time: ServiceTime | None = None
     """Closed loops: time a slot waits after an I/O completes before the next, seconds."""
+    trace: TraceSpec | None = None
+    """Replay a block trace (:class:`~sanpath.spec.trace.TraceSpec`): its records' times,
+    offsets, sizes and directions replace the drawn ones; the fields above then describe the
+    trace for the analytic twin and the checks (``sanpath import`` fills them in)."""
 
     @model_validator(mode="after")
     def _check_loop(self) -> WorkloadSpec:
         if self.rate is not None and self.outstanding is not None:
             raise ValueError("give outstanding (closed loop) or rate (open loop), not both")
+        if self.trace is not None and (self.copy_to is not None or self.think_time is not None):
+            raise ValueError("a trace replay takes neither copy_to nor think_time")
         if self.copy_to is not None and self.rate is not None:
             raise ValueError("copy_to needs a closed loop (outstanding), not a rate")
         if self.copy_to is not None and self.read_fraction != 1.0:

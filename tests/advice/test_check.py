@@ -443,6 +443,10 @@ def test_safe_depth_matches_emc_formula_for_a_uniform_fan_in() -> None:
     assert f.numbers["safe_host_queue_depth"] == 8
     assert f.numbers["fan_in"] == 512
     assert f.numbers["initiators"] == 8
+    # the ports over the line are named as ports, with their load (not a bare index)
+    assert "Array ports over 80% of their queue: port 0 (512 commands), port 1 (512 commands)." in (
+        f.message
+    )
     assert f.numbers["netapp_initiator_queue_depth"] == 32
     assert f.numbers["hitachi_queue_depth"] == 32
     assert f.fix == {"hosts.0.lun_queue_depth": 8}

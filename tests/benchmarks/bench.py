@@ -24,8 +24,10 @@ process and reported as a ratio; absolute figures are for orientation only.
 3. Memory flatness: a 1,000,000-I/O run of ``scenarios/quickstart.yaml`` against a
    100,000-I/O run, each in a fresh subprocess: peak RSS of a plain run, then the
    tracemalloc peak of a traced one.
-
-5.-7. Enterprise scale (``tests/benchmarks/scale_bench.py``): ``scenarios/enterprise.yaml``
+4. Sweep speed-up: 40 points serially and in 2 local processes.
+5. Trace replay (``bench_trace.py``): a generated 1,000,000-record trace against the
+   equivalent synthetic workload, I/Os per wall second and memory.
+6.-8. Enterprise scale (``scale_bench.py``): ``scenarios/enterprise.yaml``
    at 1,000 hosts against its one-host run, the analytic twin on it, and a 200-run sweep of
    it on a Dask ``LocalCluster`` against a serial one.
 
@@ -761,13 +763,27 @@ def main(argv: list[str] | None = None) -> int:
             say(traceback.format_exc())
 
     report["sweep"] = bench_sweep(4_000 if args.quick else 10_000)
-    try:  # sections 5-7: a thousand hosts, the twin on them, a sweep on Dask
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.benchmarks.bench_trace import bench_trace
+    from tests.benchmarks.bench_trace import summary_rows as trace_rows
+
+    try:
+        report["trace"] = bench_trace(200_000 if args.quick else 1_000_000)
+    except Exception:
+        crashed = True
+        report["trace"] = None
+        say(traceback.format_exc())
+    try:  # sections 6-8: a thousand hosts, the twin on them, a sweep on Dask
         report["scale"] = scale_bench.run_sections(args.quick, min(repeat, 2))
     except Exception:
         crashed = True
         report["scale"] = {}
         say(traceback.format_exc())
-    rows = summary(report) + scale_bench.summary_rows(report["scale"])
+    rows = summary(report)
+    if report["trace"] is not None:
+        rows += trace_rows(report["trace"])
+    rows += scale_bench.summary_rows(report["scale"])
     report["summary"] = rows
     say("Summary")
     say(f"   {'what':<48}{'measured':>14}{'target':>14}  result")

@@ -176,7 +176,7 @@ def scale_pair(
 
 
 def bench_topology(ios: int, repeat: int) -> dict[str, Any]:
-    say(f"5. Topology scale: fixed runs of {ios:,} I/Os (+10% warm-up), a fresh process each")
+    say(f"6. Topology scale: fixed runs of {ios:,} I/Os (+10% warm-up), a fresh process each")
     say("   build: Simulation(...); I/O per s: every I/O completed over run() wall / CPU time;")
     say("   peak MB: the process's peak RSS (imports included); best of the rounds")
     say()
@@ -223,7 +223,7 @@ def bench_twin(repeat: int) -> dict[str, Any]:
         times.append(time.perf_counter() - t0)
     assert pred is not None
     ms = min(times) * 1e3
-    say("6. The analytic twin on the enterprise scenario (a fresh scenario object each time)")
+    say("7. The analytic twin on the enterprise scenario (a fresh scenario object each time)")
     say(
         f"   predict: {ms:.1f} ms (best of {len(times)}; first {times[0] * 1e3:.1f} ms): "
         f"{pred.iops:,.0f} IOPS, {pred.latency_ms_mean:.3f} ms, bottleneck {pred.bottleneck}"
@@ -246,7 +246,7 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
     base = sanpath.load_scenario(ENTERPRISE, short_run(ios))
     points = len(base.sweep.zip[next(iter(base.sweep.zip))]) if base.sweep else 1
     say(
-        f"7. Sweep on Dask: the enterprise sweep's {points} host counts x {replicates} "
+        f"8. Sweep on Dask: the enterprise sweep's {points} host counts x {replicates} "
         f"replicates = {points * replicates} runs of {ios:,} I/Os, serial against a "
         "LocalCluster of 2 worker processes (1 thread each)"
     )

@@ -332,3 +332,13 @@ def test_error_summary_leaves_bounds_out() -> None:
     text = error_summary([measured, under, at_least, no_band])
     assert text == "mean |error| 15.0%, max 20.0% (2 bound(s) left out)"
     assert error_summary([under]).startswith("no measured figure")
+
+
+def test_read_and_write_latencies_are_figures_to_fit(tmp_path: Path) -> None:
+    path = tmp_path / "m.csv"
+    path.write_text(
+        "label,workloads.0.outstanding,read_latency_ms_mean,write_latency_ms_mean\nqd4,4,2.5,0.4\n"
+    )
+    (point,) = read_measurements(path)
+    assert point.metrics == {"read_latency_ms_mean": 2.5, "write_latency_ms_mean": 0.4}
+    assert point.settings == {"workloads.0.outstanding": 4}

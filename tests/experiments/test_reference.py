@@ -8,6 +8,9 @@ fall in (see ``docs/validation.md``). A point the model is known to miss is list
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from sanpath import load_scenario
@@ -48,3 +51,23 @@ def test_known_misses_name_existing_points() -> None:
         points |= {(name, p.label) for p in reference.points}
     assert len(points) >= 2 * len(SEEDS)
     assert set(KNOWN_MISSES) <= points, set(KNOWN_MISSES) - points
+
+
+def test_the_report_opens_with_a_summary_and_writes_numbers_for_people(tmp_path: Path) -> None:
+    from sanpath.experiments.reference import write_report
+
+    paths = [SCENARIOS / "qd_sweep_2007.yaml", SCENARIOS / "quickstart.yaml"]
+    text = write_report(paths, tmp_path / "validation.md", tmp_path / "figures", ios=2_000)
+    assert (tmp_path / "validation.md").read_text() == text
+    lines = text.splitlines()
+    summary = lines.index("## Summary")
+    first = next(i for i, line in enumerate(lines) if line.startswith("## qd-sweep-2007"))
+    assert summary < first  # the summary comes before every experiment
+    row = next(line for line in lines[summary:first] if line.startswith("| [qd-sweep"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[0] == "[qd-sweep-2007](#qd-sweep-2007)"
+    compared, within = int(cells[1]), cells[2]
+    assert within.endswith(f"of {compared}") and cells[5].endswith("%")
+    assert any("`quickstart` | not yet compared" in line for line in lines[summary:first])
+    assert not re.search(r"\de[+-]\d", text), "no scientific notation"
+    assert (tmp_path / "figures" / "qd_sweep_2007.png").stat().st_size > 10_000

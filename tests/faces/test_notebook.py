@@ -46,3 +46,30 @@ def test_a_simulated_point_stops_on_precision_and_reports_steadiness() -> None:
     assert point.steady, point.warnings
     fixed = WhatIf(SCENARIOS / "quickstart.yaml", ios=1_000).scenario()
     assert fixed.run.ios == 1_000 and fixed.run.stop_on is None
+
+
+def test_the_panel_carries_a_picture_of_itself_for_static_pages() -> None:
+    """A page without a kernel (the docs) shows the panel's picture instead of empty space."""
+    pytest.importorskip("ipywidgets")
+    import base64
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sanpath.notebook import SLIDERS, what_if
+
+    box = what_if(SCENARIOS / "quickstart.yaml", ios=1_000)
+    box.sliders["queue_depth"].value = 4
+    bundle = box._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle  # live in Jupyter
+    png = base64.b64decode(bundle["image/png"])
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+    fig = box.what_if.panel_figure()
+    left, right = fig.axes
+    texts = [t.get_text() for t in left.texts]
+    for label, *_ in SLIDERS.values():
+        assert label in texts
+    assert "4" in texts  # the queue depth as the slider shows it
+    assert "Simulate" in texts
+    assert any(t.startswith("twin:") for t in texts)  # the status line
+    assert right.get_xlabel() == "IOPS" and len(right.get_lines()) >= 2

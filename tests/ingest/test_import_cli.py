@@ -17,9 +17,18 @@ import sanpath
 from sanpath.cli import main
 from sanpath.ingest import JobSpec, Measured, bad_file
 from sanpath.ingest.load import detect, import_scenario
+from sanpath.ingest.trace import TraceOptions
 from sanpath.spec import ScenarioError
 from tests.conftest import SCENARIOS
 from tests.ingest.test_workload import FILE
+
+NAMED_COLUMNS = (
+    ("time", "time_ms"),
+    ("device", "lun"),
+    ("op", "rw"),
+    ("size", "bytes"),
+    ("latency", "latency_ms"),
+)
 
 HEADER = '"(PDH-CSV 4.0) (UTC)(0)","\\\\db\\PhysicalDisk(1 E:)\\Disk Reads/sec"\n'
 
@@ -175,16 +184,39 @@ def measured_samples() -> list[Path]:
     return sorted(p for p in folder.glob("*") if p.is_file() and p.suffix != ".md")
 
 
+NEEDS = {
+    "trace_named.csv": ("csv", TraceOptions(columns=NAMED_COLUMNS, time_unit="ms")),
+    "fio_iolog_v2.log": ("auto", TraceOptions(outstanding=8)),
+}
+"""Samples that need more than their file: the named CSV its columns, fio's v2 log a depth."""
+
+
 def test_every_format_has_a_sample() -> None:
-    formats = {detect(path) for path in measured_samples()}
-    assert formats == {"perfmon", "iostat", "iostat-json", "sadf", "esxtop", "fio-json", "fio-job"}
+    formats = {detect(path) for path in measured_samples() if path.name not in NEEDS}
+    assert formats == {
+        "perfmon",
+        "iostat",
+        "iostat-json",
+        "sadf",
+        "esxtop",
+        "fio-json",
+        "fio-job",
+        "fio-iolog",
+        "blkparse",
+        "msr",
+        "spc",
+        "alibaba",
+        "tencent",
+    }
+    assert NEEDS["trace_named.csv"][0] == "csv"
 
 
 @pytest.mark.parametrize("path", measured_samples(), ids=lambda p: p.name)
 def test_end_to_end_import_of_each_sample(path: Path, tmp_path: Path) -> None:
     shutil.copy(path, tmp_path / path.name)
     out = tmp_path / "imported.yaml"
-    import_scenario([tmp_path / path.name], out=out)
+    fmt, trace = NEEDS.get(path.name, ("auto", None))
+    import_scenario([tmp_path / path.name], out=out, format=fmt, trace=trace)
     assert sanpath.load_scenario(out).workloads
 
 

@@ -54,7 +54,7 @@ def test_per_host_plot_from_a_run() -> None:
     assert len(ax_iops.patches) == 16
     heights = sorted(p.get_height() for p in ax_iops.patches)
     assert heights == pytest.approx(sorted(g.iops for g in result.groups["hosts"].values()))
-    assert "Jain" in ax_iops.get_title()
+    assert "Jain" in ax_iops.get_title(loc="left")
 
 
 def test_per_host_plot_needs_hosts() -> None:

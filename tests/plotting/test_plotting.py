@@ -374,21 +374,51 @@ def test_fan_in_panels_and_port_limit() -> None:
     total, per_host, latency = axes
     assert "IOPS" in total.get_ylabel() and "IOPS" in per_host.get_ylabel()
     assert latency.get_ylabel() == "p99 latency (ms)"
-    assert latency.get_xlabel() == "hosts"
+    assert latency.get_xlabel() == "hosts (log2 scale)"
     for ax in axes:
+        assert ax.get_xscale() == "log"
         limits = [line for line in ax.get_lines() if line.get_gid() == "port-limit"]
         assert len(limits) == 1
         assert set(np.asarray(limits[0].get_xdata())) == {12.5}
     x, y = data_lines(total)[0].get_data()
-    np.testing.assert_allclose(
-        np.asarray(data_lines(per_host)[0].get_ydata()), np.asarray(y) / np.asarray(x)
-    )
+    mean = next(line for line in per_host.get_lines() if line.get_gid() != "port-limit")
+    np.testing.assert_allclose(np.asarray(mean.get_ydata()), np.asarray(y) / np.asarray(x))
     fig = total.get_figure(root=True)
     assert fig is not None
     twin = [a for a in fig.axes if a not in axes]
-    assert len(twin) == 1 and "QUEUE FULL" in twin[0].get_ylabel()
+    assert len(twin) == 1 and twin[0].get_ylabel() == "QUEUE FULL per s"
     qfull = np.asarray(twin[0].get_lines()[0].get_ydata())
-    assert list(qfull) == [0, 0, 0, 0, 4480, 24960]
+    assert list(qfull) == [0, 0, 0, 0, 4480 / 2.0, 24960 / 2.0]  # per simulated second
+    # no per-host figures in the table: no spread drawn, and the legends do not list one
+    legends = [ax.get_legend() for ax in axes if ax.get_legend() is not None]
+    legend_texts = [t.get_text() for legend in legends for t in legend.get_texts()]
+    assert not any("lowest to highest" in t for t in legend_texts)
+    assert fig.get_suptitle().startswith("Fan-in")
+    assert total.get_title(loc="left").startswith("fan")  # the scenario named
+
+
+def test_fan_in_shades_the_spread_across_hosts() -> None:
+    sweep = fan_sweep()
+    table = sweep.table.copy()
+    spreads = []
+    for i, hosts in enumerate(table[HOSTS]):
+        mean = table["iops"].iloc[i] / hosts
+        figures = {
+            f"h{j}": {"iops": mean * (0.5 + j / max(hosts - 1, 1)), "latency_ms_p99": 10.0 + j}
+            for j in range(int(hosts))
+        }
+        spreads.append((mean * 0.5, mean * 1.5))
+        table.loc[i, "hosts"] = json.dumps(figures)
+    axes = plotting.fan_in(SweepResult(table, [HOSTS], "fan"))
+    per_host = axes[1]
+    (shade,) = [c for c in bands(per_host) if c.get_label().endswith("lowest to highest host")]
+    lows = shade.get_paths()[0].vertices[:, 1]
+    assert min(lows) == pytest.approx(min(lo for lo, _ in spreads))
+    assert max(lows) == pytest.approx(max(hi for _, hi in spreads))
+    legend = [t.get_text() for t in per_host.get_legend().get_texts()]
+    assert legend == ["mean of the hosts", "lowest to highest host"]
+    latency_legend = [t.get_text() for t in axes[2].get_legend().get_texts()]
+    assert "hosts' p99, lowest to highest host" in latency_legend
 
 
 def test_fan_in_limit_from_attrs_or_none() -> None:
@@ -618,6 +648,53 @@ def test_cli_plot_writes_png(
     assert main(argv) == 0
     assert out.read_bytes().startswith(PNG)
     assert str(out) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("kind", "inputs", "extra"),
+    [
+        ("iops-vs-outstanding", ["qd"], []),
+        ("latency-vs-iops", ["qd"], ["--hue", QD]),
+        ("breakdown", ["qd_json"], ["--x", OUT]),
+        ("fan-in", ["fan"], []),
+        ("transfer-size", ["transfer"], []),
+        ("dashboard", ["run"], []),
+        ("exchange-dashboard", ["run"], []),
+        ("cdf", ["run4", "run32"], []),
+        ("per-host", ["run4"], []),
+    ],
+)
+def test_every_plot_has_a_title_and_a_subtitle(
+    kind: str,
+    inputs: list[str],
+    extra: list[str],
+    files: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What ``sanpath plot`` draws says what it shows and what was simulated."""
+    drawn: list[Figure] = []
+    real_save = plotting.files.save
+
+    def keep(target: Any, path: Any) -> Path:
+        written = real_save(target, path)
+        drawn.append(plotting.files._figure_of(target))
+        return written
+
+    monkeypatch.setattr(plotting.files, "save", keep)
+    argv = ["plot", *[str(files[i]) for i in inputs], "--kind", kind]
+    assert main([*argv, "--out", str(tmp_path / "p.png"), *extra]) == 0
+    (fig,) = drawn
+    assert fig.get_suptitle(), "no title"
+    top = min(
+        (ax for ax in fig.axes if ax.get_title(loc="left")),
+        key=lambda ax: -ax.get_position().y1,
+    )
+    sub = top.get_title(loc="left")
+    names = {"synthetic", "fan", "transfer", "vi-queue-depth-2012"}
+    assert any(sub.startswith(name) for name in names), sub
+    if inputs[0].startswith("run"):  # a run records what it simulated
+        assert "host" in sub and "LUN" in sub and "outstanding" in sub, sub
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,12 @@ import pytest
 
 import sanpath
 from sanpath.cli import main
+from sanpath.experiments.twin_accuracy import (
+    REPORT_OVERRIDES,
+    Accuracy,
+    accuracy_markdown,
+    outstanding_ios,
+)
 from sanpath.spec import load_scenario
 from sanpath.theory import queues as analytic
 from sanpath.theory import textbook
@@ -179,23 +185,11 @@ def test_open_textbook_within_5_percent_of_simulator() -> None:
         within(predict(data), sanpath.run(data))
 
 
-REPORT_OVERRIDES = {
-    "run.ios": 10_000,
-    "run.warmup_ios": 2_000,
-    "run.duration": None,
-    "schedule": [],
-}
-"""The report runs every shipped scenario shortened to 10,000 measured I/Os; the schedule is
-dropped because the twin predicts the settings at time zero."""
-
-
 def test_report_error_against_simulator_on_shipped_scenarios() -> None:
-    """Twin against simulator on every shipped scenario (``pytest -s`` prints the table)."""
+    """Twin against simulator on every shipped scenario (``pytest -s`` prints the table that
+    ``make validation`` writes for ``docs/twin.md``)."""
     assert SCENARIOS
-    lines = [
-        f"{'scenario':<22} {'sim IOPS':>10} {'twin IOPS':>10} {'err':>7}   "
-        f"{'sim ms':>8} {'twin ms':>8} {'err':>7}  bottleneck"
-    ]
+    rows = []
     for path in SCENARIOS:
         s = load_scenario(path, REPORT_OVERRIDES)
         result = sanpath.run(s)
@@ -208,14 +202,18 @@ def test_report_error_against_simulator_on_shipped_scenarios() -> None:
         assert set(p.utilization) <= stations
         assert all(0.0 <= u <= 1.0 + 1e-9 for u in p.utilization.values())
         json.dumps(p.to_dict())
-        e_iops = p.iops / result.iops - 1.0
-        e_lat = p.latency_ms_mean / result.latency_ms["mean"] - 1.0
-        lines.append(
-            f"{s.name:<22} {result.iops:>10.1f} {p.iops:>10.1f} {e_iops:>+7.1%}   "
-            f"{result.latency_ms['mean']:>8.3f} {p.latency_ms_mean:>8.3f} {e_lat:>+7.1%}  "
-            f"{p.bottleneck}"
+        rows.append(
+            Accuracy(
+                s.name,
+                result.iops,
+                p.iops,
+                result.latency_ms["mean"],
+                p.latency_ms_mean,
+                p.bottleneck,
+                outstanding_ios(s),
+            )
         )
-    print("\n" + "\n".join(lines))
+    print("\n" + accuracy_markdown(rows))
 
 
 # -- sweeps, overrides and notes ------------------------------------------------------------

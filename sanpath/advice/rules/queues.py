@@ -156,11 +156,12 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         "hitachi_queue_depth": hitachi,
     }
     limit_word = "exceeds" if severity == "error" else "is over 80% of"
+    over_text = ", ".join(f"port {a} ({_n(over[a])} commands)" for a in sorted(over))
     message = (
         f"With every path full, array port {worst} can be sent {_n(total)} commands, "
         f"{_pct(total / pq)} of its {pq}-slot queue ({'; '.join(lines)}). "
         f"The proposal's own workload would put {_n(at_load[worst])} there. "
-        f"Ports over 80% of their queue: {', '.join(map(str, sorted(over)))}. "
+        f"Array ports over 80% of their queue: {over_text}. "
         f"Vendor arithmetic for this port ({initiators} initiator port(s), {luns_on_port} "
         f"LUN(s)): EMC {pq} / ({initiators} x {luns_on_port}) = {emc} per LUN; NetApp "
         f"{netapp} per initiator; Hitachi {pq} / {luns_on_port} LUNs, at most 32 = {hitachi}."

@@ -3,9 +3,12 @@
 * :class:`Hdd` - a hard disk. Positioning is a seek (a curve through the datasheet's
   track-to-track, average and full-stroke times) plus the rotational wait until the sector
   passes under the head; then the media transfer at the zone's rate. The drive holds up to
-  ``queue_depth`` commands (TCQ/NCQ) and, with ``scheduling: sptf``, serves the one with the
-  shortest positioning time next: the deeper its queue, the shorter the average positioning
-  and the more IOPS it delivers. Commands beyond its queue wait in the array, FIFO.
+  ``queue_depth`` commands (TCQ/NCQ) and its ``scheduler`` picks the next one among the
+  oldest ``reorder_window`` of them: ``fifo`` the oldest; ``elevator`` the nearest cylinder
+  in the arm's direction of travel, turning when none is left ahead (LOOK); ``sptf`` the
+  shortest positioning time, seek and rotational wait together. With ``elevator`` and
+  ``sptf`` the deeper the queue, the shorter the average positioning and the more IOPS the
+  drive delivers. Commands beyond its queue wait in the array, FIFO.
 * :class:`FcfsDrive` - ``servers`` first-come-first-served servers: an SSD's parallel flash
   units (service = fixed time + size over the per-unit bandwidth share) or a textbook server
   whose service time follows a given distribution (for validation against M/M/1, M/D/1...).
@@ -25,7 +28,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import simpy
 from simpy.events import NORMAL
@@ -33,6 +36,12 @@ from simpy.events import NORMAL
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
+
+FIFO: Final = 0
+ELEVATOR: Final = 1
+SPTF: Final = 2
+_SCHEDULERS: Final = {"fifo": FIFO, "elevator": ELEVATOR, "sptf": SPTF}
+"""A drive's ``scheduler`` as the small integer the serving loop compares."""
 
 
 class DriveOp:
@@ -134,7 +143,7 @@ class Drive:
 
 
 class Hdd(Drive):
-    """A hard disk with a seek curve, rotation, zoned transfer and SPTF command queueing."""
+    """A hard disk with a seek curve, rotation, zoned transfer and a reordering command queue."""
 
     event_driven = True
 
@@ -147,7 +156,12 @@ class Hdd(Drive):
         self.track, self.seek_a, self.seek_b = seek_curve(spec)
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
-        self.sptf = spec.scheduling == "sptf"
+        self.scheduler = _SCHEDULERS[spec.scheduler]
+        # No window: every queued command is a candidate (after a completion the drive also
+        # takes the next one waiting in the array before it chooses, so up to depth + 1).
+        self.window = spec.reorder_window if spec.reorder_window is not None else 1 << 30
+        self.upward = True
+        """The elevator's direction of travel (towards the inner tracks)."""
         self.aging = spec.aging
         self.lookahead = spec.read_lookahead
         self.rate_outer = spec.media_rate_outer
@@ -187,8 +201,20 @@ class Hdd(Drive):
 
     def _start(self, now: float) -> None:
         tcq = self.tcq
-        # SPTF chooses among every queued command; FIFO takes the oldest.
-        op, positioning = self._shortest(tcq if self.sptf else tcq[:1], now)
+        # The scheduler chooses among the oldest `window` queued commands (the list keeps
+        # arrival order); FIFO takes the oldest.
+        scheduler = self.scheduler
+        candidates = tcq
+        if len(tcq) > self.window:
+            # A read the look-ahead buffer holds is a cache hit: the drive serves it wherever
+            # it sits in the queue; the window bounds only the mechanical choice.
+            candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
+        if scheduler == SPTF:
+            op, positioning = self._shortest(candidates, now)
+        elif scheduler == ELEVATOR and len(candidates) > 1:
+            op, positioning = self._shortest([self._next_on_sweep(candidates)], now)
+        else:
+            op, positioning = self._shortest(tcq[:1], now)
         tcq.remove(op)
         self.busy = True
         self.current = op
@@ -196,6 +222,44 @@ class Hdd(Drive):
         served = self._served
         served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
         self.env.schedule(served, NORMAL, positioning + op.xfer)
+
+    def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
+        """The read of ``ops`` that continues the last one (in the look-ahead buffer), if any."""
+        if self.lookahead:
+            streaming = self.last_read_end
+            for op in ops:
+                if op.read_offset == streaming:
+                    return [op]
+        return []
+
+    def _next_on_sweep(self, candidates: list[DriveOp]) -> DriveOp:
+        """The elevator's next command: the nearest cylinder ahead of the arm (LOOK).
+
+        A read that continues the last one (served from the look-ahead buffer) counts as
+        distance zero. With nothing left ahead the arm turns round. Ties go to the oldest.
+        """
+        head = self.head
+        streaming = self.last_read_end if self.lookahead else -1
+        ahead: DriveOp | None = None
+        behind: DriveOp | None = None
+        best_ahead = best_behind = math.inf
+        upward = self.upward
+        for op in candidates:
+            if op.read_offset == streaming:
+                return op
+            d = op.x - head
+            if not upward:
+                d = -d
+            if d >= 0.0:
+                if d < best_ahead:
+                    best_ahead, ahead = d, op
+            elif -d < best_behind:
+                best_behind, behind = -d, op
+        if ahead is not None:
+            return ahead
+        assert behind is not None
+        self.upward = not upward
+        return behind
 
     def _shortest(self, tcq: list[DriveOp], now: float) -> tuple[DriveOp, float]:
         """The command of ``tcq`` with the shortest positioning time, and that time (s).

@@ -31,6 +31,8 @@ class _Arrays:
     count: FloatArray
     servers: npt.NDArray[np.int64]
     tcq: npt.NDArray[np.int64]
+    gains: list[FloatArray]  # per member: positioning speed-up with 0..tcq commands queued
+    sptf_window: FloatArray  # per member: > 0 for SPTF, whose speed-up is min(q, window)^0.27
     mirror: npt.NDArray[np.bool_]
     second: FloatArray  # E[S^2] per visit
     visits: FloatArray  # per member per customer
@@ -38,8 +40,19 @@ class _Arrays:
     parallel: float  # customers (branches) per command: parallel drive operations
 
     @property
-    def sptf(self) -> list[int]:
+    def reorder(self) -> list[int]:
+        """Members whose drives reorder their queue (elevator, SPTF) and have positioning."""
         return [k for k in range(len(self.keys)) if self.tcq[k] > 0 and self.pos[k] > 0]
+
+    def gain(self, k: int, queued: FloatArray) -> FloatArray:
+        """Positioning speed-up of member ``k``'s drives with ``queued`` commands (constant
+        from its tcq on): ``min(q, window)^0.27`` for SPTF, else its tabulated gain."""
+        q = np.minimum(np.maximum(queued, 1.0), float(self.tcq[k]))
+        window = float(self.sptf_window[k])
+        if window > 0:
+            return np.asarray(np.minimum(q, window) ** SPTF_GAMMA, dtype=np.float64)
+        table = self.gains[k]
+        return np.asarray(np.interp(q, np.arange(table.size, dtype=np.float64), table))
 
     def load_dependent(self, k: int, n_max: int) -> bool:
         """True for members solved as load-dependent stations."""
@@ -63,8 +76,10 @@ class _Arrays:
     def ld_demand(self, k: int, n: int, infl: float = 1.0, extra: float = 0.0) -> FloatArray:
         """Demand at member ``k`` with ``1..n`` customers present (load-dependent rate).
 
-        SPTF: positioning divided by ``g(j) = min(j, tcq)^0.27``, where ``j`` counts the
-        customers and ``extra`` commands of the background (destage) queued beside them. A
+        A reordering drive (elevator, SPTF): positioning divided by its gain ``g(j)``
+        (:func:`~sanpath.layout.geometry.queue_gain`, constant from ``tcq`` on), where ``j``
+        counts the customers and ``extra`` commands of the background (destage) queued
+        beside them. A
         mirrored pair: reads go to the less busy copy, so the pair works like two drives
         sharing one queue, each with about half of it. Multi-server: ``min(j, c)`` servers busy.
         """
@@ -72,12 +87,11 @@ class _Arrays:
         f, p = float(self.fixed[k]) * infl, float(self.pos[k]) * infl
         c = int(self.servers[k])
         sptf = self.tcq[k] > 0 and p > 0
-        tcq = float(self.tcq[k])
 
         def one(q: FloatArray) -> FloatArray:
             if not sptf:
                 return np.full(q.shape, f + p)
-            return f + p / np.minimum(np.maximum(q + extra, 1.0), tcq) ** SPTF_GAMMA
+            return f + p / self.gain(k, q + extra)
 
         result: FloatArray
         if self.mirror[k] and c == 1:
@@ -148,6 +162,8 @@ def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) 
         count=count,
         servers=np.array([mb.servers for mb in members], dtype=np.int64),
         tcq=np.array([mb.tcq for mb in members], dtype=np.int64),
+        gains=[np.array(mb.gains or (1.0,), dtype=np.float64) for mb in members],
+        sptf_window=np.array([float(mb.sptf_window) for mb in members]),
         mirror=np.array([mb.mirror for mb in members], dtype=np.bool_),
         second=np.where(visits > 0, second / np.where(visits > 0, visits, 1.0), 0.0),
         visits=visits / count / parallel,

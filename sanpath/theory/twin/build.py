@@ -80,7 +80,9 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
             model.servers,
             n // 2 if mirror else n,
             pool=pi,
-            tcq=model.tcq if model.sptf else 0,
+            tcq=model.tcq if model.gains else 0,
+            gains=model.gains,
+            sptf_window=model.sptf_window,
             mirror=mirror,
         )
 

@@ -24,7 +24,7 @@ from sanpath.theory.kernels import (
     _schweitzer,
 )
 from sanpath.theory.twin.aggregate import _Arrays, _arrays
-from sanpath.theory.twin.drives import _F1, _P1, SPTF_GAMMA
+from sanpath.theory.twin.drives import _F1, _P1
 from sanpath.theory.twin.knobs import _Knobs, _populations
 from sanpath.theory.twin.network import _Network
 from sanpath.theory.twin.notes import _exponential_note, _model_notes, _utilization
@@ -234,10 +234,10 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
                 x_cmd = float(core.x[n - 1]) / arr.parallel
                 alpha = np.ones(n_k)
                 closed_q = np.zeros(n_k)
-                for k in arr.sptf:
+                for k in arr.reorder:
                     q = max(float(core.queue[n][k]) / (2 if arr.mirror[k] else 1), 1.0)
                     closed_q[k] = q
-                    alpha[k] = min(q + float(extra[k]), float(arr.tcq[k])) ** SPTF_GAMMA
+                    alpha[k] = float(arr.gain(k, np.asarray(q + float(extra[k]))))
                 u = np.minimum(x_cmd * (arr.bg_fixed + arr.bg_pos / alpha) / servers, 0.999)
                 new = 0.5 * infl_n + 0.5 / (1.0 - u)
                 bg_q = np.minimum(u * (1.0 + closed_q) / (1.0 - u), arr.tcq.astype(np.float64))
@@ -265,7 +265,7 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
         for k in range(n_k):
             if arr.bg_fixed[k] + arr.bg_pos[k] <= 0:
                 continue
-            fast = float(arr.tcq[k]) ** SPTF_GAMMA if arr.tcq[k] > 0 else 1.0
+            fast = float(arr.gain(k, np.asarray(float(arr.tcq[k])))) if arr.tcq[k] > 0 else 1.0
             per_cmd = (arr.fixed[k] + arr.pos[k] / fast) * arr.parallel + (
                 arr.bg_fixed[k] + arr.bg_pos[k] / fast
             )

@@ -16,16 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.raid import RaidLayout, merged_lengths
 from sanpath.layout.wiring import split_sizes
 from sanpath.spec.scenario import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
 
 __all__ = ["SPTF_GAMMA"]
-
-SPTF_GAMMA = 0.27
-"""Exponent of the SPTF throughput multiplier ``g(q) = q^0.27``: within 2% of a Monte-Carlo of
-ideal shortest-positioning-time-first scheduling for q = 2..64 (see ``docs/model.md``)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -71,7 +67,13 @@ class _DriveModel:
     rev: float = 0.0
     inv_rate: float = 0.0  # E[1 / media rate]
     tcq: int = 1
-    sptf: bool = False
+    gains: tuple[float, ...] = ()
+    """``gains[j]``: how many times faster a drive positions with ``j`` commands queued
+    (``j = 0..tcq``, :func:`~sanpath.layout.geometry.queue_gain`); empty when its scheduler
+    does not reorder (FIFO)."""
+    sptf_window: int = 0
+    """SPTF: the commands its scheduler considers (the gain is ``min(q, window)^0.27``,
+    exactly, between the table's points too); 0 for the other schedulers."""
     read_time: float = 0.0
     write_time: float = 0.0
     per_unit: float = 0.0
@@ -150,6 +152,10 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
                 part = (hi - lo) / (outer - span * lo)
             inv += part
         inv_rate = inv / total if total > 0 else 1.0 / outer
+        gains: tuple[float, ...] = ()
+        if spec.scheduler != "fifo":
+            span = total if total > 0 else 1.0
+            gains = tuple(queue_gain(spec, float(j), span) for j in range(spec.queue_depth + 1))
         return _DriveModel(
             kind="hdd",
             servers=1,
@@ -159,7 +165,8 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
             rev=60.0 / spec.rpm,
             inv_rate=inv_rate,
             tcq=spec.queue_depth,
-            sptf=spec.scheduling == "sptf",
+            gains=gains,
+            sptf_window=spec.window if spec.scheduler == "sptf" else 0,
         )
     if isinstance(spec, SsdSpec):
         return _DriveModel(

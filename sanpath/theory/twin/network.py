@@ -24,7 +24,9 @@ class _Member:
     servers: int  # per member; 0 = delay
     count: int
     pool: int = -1  # index of the pool for drive stations
-    tcq: int = 0  # > 0: SPTF with this drive queue depth
+    tcq: int = 0  # > 0: a reordering drive with this queue depth
+    gains: tuple[float, ...] = ()  # its positioning speed-up with j = 0..tcq commands queued
+    sptf_window: int = 0  # > 0: SPTF, speed-up min(j, window)^0.27
     busy_scale: float = 0.0  # servers of the group a unit of its utilisation stands for
     mirror: bool = False  # a mirrored pair of drives (reads go to the less busy copy)
 

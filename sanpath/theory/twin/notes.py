@@ -50,7 +50,15 @@ def _exponential_note(net: _Network, arr: _Arrays, u: FloatArray, notes: list[st
 
 
 def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) -> None:
-    if arr.sptf:
+    elevator = [k for k in arr.reorder if arr.sptf_window[k] <= 0]
+    if elevator:
+        _note(
+            notes,
+            "HDD command queueing (elevator) as a load-dependent station: with j commands "
+            "queued the arm seeks to the nearest of them ahead, so the seek shrinks and the "
+            "rotational wait stays half a revolution (layout.geometry.queue_gain)",
+        )
+    if len(elevator) < len(arr.reorder):
         _note(
             notes,
             "HDD command queueing (SPTF) as a load-dependent station: with j commands queued a "

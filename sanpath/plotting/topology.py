@@ -1,10 +1,14 @@
-"""A picture of the I/O path of a scenario: hosts, HBA ports, fabric, array ports, LUNs, pools.
+"""The I/O path of a scenario as a picture: hosts, HBA ports, fabric, array ports, controller,
+LUNs and pools (``sanpath plot SCENARIO.yaml --kind topology``, and the report's diagram).
 
 The boxes come from the scenario and the lines from :class:`~sanpath.layout.Wiring`, the
 same model of the wiring the simulator, the checks and the twin use: a line from an HBA
 port to an array port is drawn when some LUN's I/O goes down that path (inactive failover
 paths are dashed). Given a run's result, the array ports, the controller and the pools show
 their utilization, red from 80%.
+
+This is the one plot drawn from a scenario rather than from results, so the plotting
+package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from sanpath.layout import Wiring
+from sanpath.plotting.style import set_titles, subtitle
 from sanpath.results import RunResult
-from sanpath.spec import Scenario
+from sanpath.spec import Scenario, load_line
 from sanpath.units import format_bytes, format_rate
 
-__all__ = ["path_diagram"]
+__all__ = ["topology"]
 
 COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", "pools")
 """The columns of the diagram, left to right, as a command travels."""
@@ -45,15 +50,16 @@ def _depth(value: object) -> str:
     return "no limit" if value is None else str(value)
 
 
-def path_diagram(scenario: Scenario, result: RunResult | None = None) -> Figure:
-    """The scenario's I/O path as boxes and lines (a new Figure)."""
+def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
+    """The scenario's I/O path as boxes and lines (a new Figure), titled with the scenario
+    and its load; with ``result``, the busy shares of the run on the array's parts."""
     wiring = Wiring(scenario)
     util = {st.name: st.utilization for st in result.stations} if result is not None else {}
     boxes: dict[tuple[str, object], _Box] = {}
     for g, host in enumerate(scenario.hosts):
         boxes["host", g] = _Box(
             0,
-            f"{host.name} x{host.count}\n{host.multipath}, LUN queue "
+            f"{host.name} x{host.count}, {host.multipath}\nLUN queue "
             f"{_depth(host.lun_queue_depth)}",
         )
         for hp in wiring.host_ports[g]:
@@ -124,12 +130,12 @@ def path_diagram(scenario: Scenario, result: RunResult | None = None) -> Figure:
         n = len(members)
         for i, box in enumerate(members):
             box.y = (tallest - 1) / 2 - (n - 1) / 2 + i
-    fig = Figure(figsize=(13, max(3.0, 0.85 * tallest + 1.2)), layout="constrained")
+    fig = Figure(figsize=(12, 0.75 * tallest + 1.3), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
         src, dst = boxes[start], boxes[end]
         ax.plot(
-            [src.column + 0.38, dst.column - 0.38],
+            [src.column + 0.42, dst.column - 0.42],
             [src.y, dst.y],
             color="0.55" if active else "0.8",
             ls="-" if active else "--",
@@ -139,14 +145,17 @@ def path_diagram(scenario: Scenario, result: RunResult | None = None) -> Figure:
     for box in boxes.values():
         _draw_box(ax, box)
     for c, name in enumerate(COLUMNS):
-        ax.text(c, -0.45, name, ha="center", va="bottom", fontsize=9, weight="bold")
+        ax.text(c, -0.38, name, ha="center", va="bottom", fontsize=9, weight="bold")
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
     ax.set_ylim(tallest - 0.5, -0.7)
     ax.axis("off")
-    title = f"{scenario.name}: the I/O path"
-    if result is not None:
-        title += " (utilization from the run; red from 80%)"
-    ax.set_title(title, fontsize=10)
+    note = "busy shares from the run, red from 80%" if result is not None else ""
+    set_titles(
+        ax,
+        "The I/O path: hosts, HBA ports, fabric, array ports, controller, LUNs, pools",
+        subtitle(scenario.name, load_line(scenario), note),
+        own_figure=True,
+    )
     return fig
 
 
@@ -168,9 +177,9 @@ def _draw_box(ax: Axes, box: _Box) -> None:
         label += f"\nbusy {100 * box.utilization:.0f}%"
     ax.add_patch(
         FancyBboxPatch(
-            (box.column - 0.38, box.y - 0.36),
-            0.76,
-            0.72,
+            (box.column - 0.42, box.y - 0.3),
+            0.84,
+            0.6,
             boxstyle="round,pad=0.02",
             facecolor=face,
             edgecolor="#c0392b" if hot else "#4477aa",
@@ -178,4 +187,4 @@ def _draw_box(ax: Axes, box: _Box) -> None:
             zorder=2,
         )
     )
-    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=7, zorder=3)
+    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=8, zorder=3)

@@ -1,0 +1,142 @@
+"""Pictures drawn by the command line at build time: ``sanpath-plot``.
+
+A page says what to run, and the build runs it and shows the command beside its picture, so
+a picture on the site is always what the shown command draws with this version::
+
+    :::{sanpath-plot} sanpath plot fan.csv --kind fan-in --out fan.png
+    :alt: what each host gets as hosts are added
+    sanpath sweep scenarios/fan_in.yaml --vary hosts.0.count=1..32 --out fan.csv
+    :::
+
+The commands run in order in a work folder of the build (``scenarios/`` is the repository's),
+through ``sanpath.cli.main`` in this process; a command that fails fails the build with its
+message. The setup commands (the directive's content, one per line; ``sanpath ... > FILE``
+keeps what a command prints) make the files the plot reads; the
+files they write are kept for later directives of the same build (the work folder starts
+empty with every build), so a sweep is run once per build. The picture is the file the plot command writes (``--out``),
+copied under ``_generated/plots/`` of the source folder (ignored by git). ``:show-setup:``
+(default yes) says whether the setup commands are printed too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
+
+WORK = "_sanpath_plots"
+"""The build's work folder (under the build output), where the commands run."""
+
+GENERATED = Path("_generated") / "plots"
+"""Where the pictures go, under the documentation source folder."""
+
+
+def _run(argv: list[str], work: Path) -> str:
+    """Run ``sanpath ARGV`` in ``work``; its output, or RuntimeError with its message."""
+    from sanpath.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        contextlib.chdir(work),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        code = main(argv)
+    if code != 0:
+        raise RuntimeError(f"`sanpath {shlex.join(argv)}` exited {code}: {err.getvalue()}")
+    return out.getvalue()
+
+
+def _argv(command: str) -> tuple[list[str], str | None]:
+    """The arguments after ``sanpath``, and the file a trailing ``> FILE`` sends output to."""
+    words = shlex.split(command)
+    if not words or words[0] != "sanpath":
+        raise ValueError(f"a sanpath-plot command starts with `sanpath`: {command!r}")
+    if len(words) > 2 and words[-2] == ">":
+        return words[1:-2], words[-1]
+    return words[1:], None
+
+
+def _output(argv: list[str]) -> str:
+    if "--out" not in argv or argv.index("--out") + 1 >= len(argv):
+        raise ValueError(f"the plot command needs --out FILE.png: sanpath {shlex.join(argv)}")
+    return argv[argv.index("--out") + 1]
+
+
+class SanpathPlot(SphinxDirective):
+    """``sanpath-plot COMMAND``: run the setup and the plot command, show command and picture."""
+
+    required_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+    option_spec = {  # noqa: RUF012 - docutils reads it from the class
+        "alt": directives.unchanged,
+        "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
+        "width": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        import sanpath.cli
+
+        self.env.note_dependency(str(sanpath.cli.__file__))
+        setup = [line.strip() for line in self.content if line.strip()]
+        command = " ".join(self.arguments[0].split())
+        app = self.env.app
+        work = Path(app.outdir).parent / WORK
+        work.mkdir(parents=True, exist_ok=True)
+        scenarios = work / "scenarios"
+        if not scenarios.exists():
+            scenarios.symlink_to(Path(app.srcdir).parent / "scenarios", target_is_directory=True)
+        try:
+            for line in setup:
+                argv, into = _argv(line)
+                written = into or (_output(argv) if "--out" in argv else None)
+                if written is None or not (work / written).exists():
+                    printed = _run(argv, work)
+                    if into is not None:
+                        (work / into).write_text(printed)
+            argv, _ = _argv(command)
+            _run(argv, work)
+            picture = work / _output(argv)
+        except (RuntimeError, ValueError) as exc:
+            raise self.error(str(exc)) from None
+        digest = hashlib.sha256("\n".join([*setup, command]).encode()).hexdigest()[:12]
+        target = Path(app.srcdir) / GENERATED / f"{picture.stem}-{digest}{picture.suffix}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(picture, target)
+        shown = (setup if self.options.get("show-setup", "yes") != "no" else []) + [command]
+        text = "\n".join(shown)
+        block = nodes.literal_block(text, text, classes=["sanpath-gallery-command"])
+        block["language"] = "sh"
+        uri = "/" + (GENERATED / target.name).as_posix()
+        image = nodes.image(uri=uri, alt=self.options.get("alt", command))
+        if "width" in self.options:
+            image["width"] = self.options["width"]
+        figure = nodes.figure("", image, classes=["sanpath-plot"])
+        self.set_source_info(block)
+        return [block, figure]
+
+
+def _fresh_work_folder(app: Sphinx) -> None:
+    """Start every build with an empty work folder: files are shared within one build only."""
+    work = Path(app.outdir).parent / WORK
+    if work.exists():
+        shutil.rmtree(work)
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("builder-inited", _fresh_work_folder)
+    app.add_directive("sanpath-plot", SanpathPlot)
+    return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

@@ -1,0 +1,71 @@
+"""The picture of a scenario's I/O path: ``sanpath plot SCENARIO --kind topology``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+
+import sanpath
+from sanpath.cli import main
+from sanpath.plotting import topology
+from sanpath.plotting.topology import COLUMNS
+from tests.conftest import SCENARIOS
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def test_diagram_marks_the_busy_parts() -> None:
+    scenario = sanpath.load_scenario(SCENARIOS / "fan_in.yaml")
+    result = sanpath.run(scenario, overrides={"run.ios": 1_500})
+    fig = topology(scenario, result)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "hosts" in texts and "pools" in texts
+    # the drives of the fan-in pool are saturated: their box says how busy
+    pool = next(t for t in texts if t.startswith("r10: raid10"))
+    busy = int(re.search(r"busy (\d+)%", pool).group(1))  # type: ignore[union-attr]
+    drives = result.station("array.r10.drives").utilization
+    assert busy == round(100 * drives)
+    assert len(fig.axes[0].lines) >= 6  # every column joined
+
+
+@pytest.mark.parametrize("name", ["quickstart", "fan_in", "fast_track_2012", "backup_2013"])
+def test_every_part_of_the_path_has_a_column_and_a_box(name: str) -> None:
+    scenario = sanpath.load_scenario(SCENARIOS / f"{name}.yaml")
+    fig = topology(scenario)
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert [t for t in texts if t in COLUMNS] == list(COLUMNS)
+    hosts = [t for t in texts if any(t.startswith(f"{h.name} x{h.count}") for h in scenario.hosts)]
+    assert len(hosts) == len(scenario.hosts)
+    ports = [t for t in texts if re.match(r"port \d+\n", t)]
+    assert len(ports) == scenario.array.ports
+    pools = [t for t in texts if any(t.startswith(f"{p.name}: ") for p in scenario.array.pools)]
+    assert len(pools) == len(scenario.array.pools)
+    # titled with what it shows, subtitled with the scenario and its load
+    assert fig.get_suptitle().startswith("The I/O path")
+    assert ax.get_title(loc="left").startswith(f"{scenario.name}: ")
+    assert sanpath.spec.load_line(scenario) in ax.get_title(loc="left")
+
+
+def test_cli_draws_a_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "path.png"
+    argv = ["plot", str(SCENARIOS / "fan_in.yaml"), "--kind", "topology", "--out", str(out)]
+    assert main(argv) == 0
+    assert out.read_bytes().startswith(PNG)
+    assert str(out) in capsys.readouterr().out
+
+
+def test_cli_names_a_bad_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nhosts: 3\n")
+    out = tmp_path / "path.png"
+    assert main(["plot", str(bad), "--kind", "topology", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "hosts" in err and "Traceback" not in err
+    assert not out.exists()

@@ -1,0 +1,100 @@
+"""Numbers and names for people (:mod:`sanpath.readable`)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanpath.readable import column_label, number, percent, short_name, table
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (2.51e05, "251,000"),
+        (1.281e04, "12,810"),
+        (2.914e-16, "0"),
+        (61155.7, "61,156"),
+        (24.368, "24.4"),
+        (0.853, "0.853"),
+        (101.43, "101"),
+        (5.0, "5"),
+        (1.5, "1.50"),
+        (0.000123, "0.000123"),
+        (-14.5, "-14.5"),
+        (float("nan"), "-"),
+        (None, "-"),
+        (float("inf"), "inf"),
+        ("text", "text"),
+        (True, "yes"),
+    ],
+)
+def test_numbers_read_as_people_write_them(value: object, text: str) -> None:
+    assert number(value) == text
+
+
+@given(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False))
+def test_never_scientific_and_close_to_the_value(x: float) -> None:
+    text = number(x)
+    assert "e" not in text
+    back = float(text.replace(",", ""))
+    # whole from 1,000 on, else three significant digits; magnitudes under 1e-9 are 0
+    tolerance = 0.5 if abs(x) >= 1000 else 5e-3 * abs(x) + 1e-9
+    assert math.isclose(back, x, abs_tol=tolerance), (x, text)
+
+
+def test_percent() -> None:
+    assert percent(0.86) == "86%"
+    assert percent(-0.145, signed=True, digits=1) == "-14.5%"
+    assert percent(0.606, signed=True, digits=1) == "+60.6%"
+    assert percent(math.nan) == "-"
+
+
+def test_labels_for_keys_and_columns() -> None:
+    assert short_name("hosts.0.hbas.0.queue_depth") == "HBA queue depth"
+    assert column_label("hosts.0.hbas.0.queue_depth") == "HBA queue depth"
+    assert column_label("latency_ms_p99") == "p99 latency (ms)"
+    assert column_label("latency_ms_p99_9") == "p99.9 latency (ms)"
+    assert column_label("twin_latency_ms_mean") == "twin mean latency (ms)"
+    assert column_label("read_latency_ms_mean") == "mean read latency (ms)"
+    assert column_label("exchange_ms_max") == "max exchange time (ms)"
+    assert column_label("breakdown_ms_lun_queue") == "LUN queue (ms)"
+    assert column_label("mb_per_s") == "MB/s"
+    assert column_label("qfull_per_s") == "QUEUE FULL per s"
+    assert column_label("something_else") == "something else"
+
+
+def test_a_table_puts_its_keys_first_and_labels_everything() -> None:
+    frame = pd.DataFrame(
+        {
+            "iops": [1639.3, 61155.7],
+            "hosts.0.count": [1, 16],
+            "latency_ms_p99": [24.368, 2.914e-16],
+            "bottleneck": ["drives", "port"],
+        }
+    )
+    shown = table(frame)
+    assert list(shown.frame.columns) == ["hosts", "IOPS", "p99 latency (ms)", "bottleneck"]
+    assert shown.keys == 1 and shown.numeric == (True, True, True, False)
+    assert shown.frame.iloc[1].tolist() == ["16", "61,156", "0", "port"]
+    html = shown._repr_html_()
+    assert html.startswith('<div class="sanpath-table"><table>')
+    assert '<th class="key num" style="text-align: right">hosts</th>' in html
+    assert "<td>port</td>" in html
+    lines = str(shown).splitlines()
+    assert lines[0].split() == ["hosts", "IOPS", "p99", "latency", "(ms)", "bottleneck"]
+    assert lines[2].endswith("port") and " 61,156 " in lines[2]
+
+
+def test_a_named_index_is_the_key_and_shares_read_as_percentages() -> None:
+    frame = pd.DataFrame({"utilization": [0.8512], "iops": [10.0]}, index=pd.Index(["a"]))
+    frame.index.name = "name"
+    shown = table(frame, labels={"name": "station"}, percent_columns=["utilization"])
+    assert list(shown.frame.columns) == ["station", "busy", "IOPS"]
+    assert shown.frame.iloc[0].tolist() == ["a", "85%", "10"]
+    with pytest.raises(KeyError, match="no column"):
+        table(frame, keys=["missing"])
