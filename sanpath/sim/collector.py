@@ -11,7 +11,9 @@ collector (0.3 s of the one-host run's 5). :func:`few_collections` raises the th
 while the simulation runs: a young collection every :data:`YOUNG` net allocations rather
 than 700, a full one after at least :data:`FULL_EVERY` middle-generation collections (tens
 of millions of allocations), and puts them back afterwards, so the next full collection
-(which also frees the finished run) happens in the caller's time.
+(which also frees the finished run) happens in the caller's time. They are put back
+however the block ends (an exception included), and a caller that switched automatic
+collection off (a first threshold of 0) keeps it off.
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ FULL_EVERY = 1000
 def few_collections(young: int = YOUNG, every: int = FULL_EVERY) -> Iterator[None]:
     """Within the block, collect the young generation every ``young`` allocations and the
     whole heap only after ``every`` middle-generation collections (thresholds already set
-    higher are kept)."""
+    higher are kept, and so is a first threshold of 0: automatic collection off); the
+    thresholds are restored when the block ends, also by an exception."""
     old = gc.get_threshold()
-    gc.set_threshold(max(old[0], young), old[1], max(old[2], every))
+    first = max(old[0], young) if old[0] > 0 else 0
+    gc.set_threshold(first, old[1], max(old[2], every))
     try:
         yield
     finally:

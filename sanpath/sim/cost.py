@@ -142,6 +142,8 @@ class Estimate:
     length: str
     """How the run's length was counted, e.g. ``run.max_ios = 2,000,000 (precision cap)``."""
     parts: dict[str, float] = field(default_factory=dict)
+    """Every term of the estimate: ``memory.NAME`` in bytes (``memory.paths``: the routes
+    made), ``seconds.NAME`` in wall seconds."""
 
     def text(self) -> str:
         """One line: memory, time, and the counts behind them."""
@@ -286,5 +288,8 @@ def estimate(s: Scenario) -> Estimate:
         memory_field=max(memory.values(), key=lambda m: m[0])[1],
         seconds_field=max(seconds.values(), key=lambda t: t[0])[1],
         length=how,
-        parts={k: v for k, (v, _) in {**memory, **seconds}.items()},
+        parts={
+            **{f"memory.{k}": v for k, (v, _) in memory.items()},
+            **{f"seconds.{k}": v for k, (v, _) in seconds.items()},
+        },
     )

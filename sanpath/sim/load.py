@@ -22,6 +22,7 @@ per host) and copy jobs (read into a buffer, write it out), on every host a work
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from itertools import accumulate
 from typing import Any
 
 import simpy
@@ -106,15 +107,10 @@ _MIXES: dict[tuple[tuple[int, float], ...], tuple[list[int], list[float]]] = {}
 
 def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[float]]:
     """Sizes and cumulative weights of a size mix (the last weight exactly 1)."""
-    known = _MIXES.get(mix)
-    if known is not None:
-        return known
+    if mix in _MIXES:
+        return _MIXES[mix]
     sizes = [size for size, _ in mix]
-    cum = []
-    total = 0.0
-    for _, weight in mix:
-        total += weight
-        cum.append(total)
+    cum = list(accumulate(weight for _, weight in mix))
     cum[-1] = 1.0
     if len(_MIXES) < 1024:
         _MIXES[mix] = (sizes, cum)
@@ -451,11 +447,8 @@ class Load:
             buffers.release(now, t_wait, t_start)
 
     def _open_loop(self, host: HostInstance, luns: list[Lun], workload: int, name: str) -> Proc:
-        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly.
-
-        The host's source for a LUN (its random stream ``name.LUN``) is made when the first
-        I/O goes there: a thousand hosts on 64 LUNs make only the sources they use.
-        """
+        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly; the
+        host's source for a LUN (stream ``name.LUN``) is made at its first I/O there."""
         env = self.env
         io = self.io
         spec = self.scenario.workloads[workload]

@@ -19,8 +19,9 @@ process and reported as a ratio; absolute figures are for orientation only.
    stations (one process per outstanding I/O, a ``simpy.Resource`` per station). Both
    complete the same number of I/Os; the throughputs and per-station times must agree, which
    shows the reference is the same model.
-2. Shipped scenarios (``scenarios/*.yaml``): application I/Os per wall second, and the peak
-   Python memory in a separate run (tracemalloc slows a run several-fold).
+2. Shipped scenarios (``scenarios/*.yaml``): application I/Os per wall second, the peak
+   Python memory in a separate run (tracemalloc slows a run several-fold), and the run
+   budget's wall-time estimate beside the measured time.
 3. Memory flatness: a 1,000,000-I/O run of ``scenarios/quickstart.yaml`` against a
    100,000-I/O run, each in a fresh subprocess: peak RSS of a plain run, then the
    tracemalloc peak of a traced one.
@@ -59,6 +60,7 @@ import simpy
 
 import sanpath
 from sanpath import compiled
+from sanpath.sim import budget
 from sanpath.spec import Scenario, TextbookDriveSpec
 from sanpath.theory.textbook import closed_path
 
@@ -79,6 +81,10 @@ RSS_TARGET_MB = 300.0
 """Max resident set size of the 1,000,000-I/O run."""
 FLAT_TARGET = 1.5
 """Largest growth of the tracemalloc peak from 100,000 to 1,000,000 I/Os."""
+ESTIMATE_FACTOR = 6.0
+"""The run budget's wall-time estimate (``sanpath.sim.budget``) within this factor of every
+shipped scenario's measured wall time (its constants fit the compiled core; the
+pure-Python core's runs are compared with 3 times the estimate)."""
 
 # The six-station closed path
 OUTSTANDING = 16
@@ -432,11 +438,12 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
         f"   (fewer when they take over {SCENARIO_BUDGET_S:g} s); cmd/IO: commands per I/O after"
         " splitting; peak MB:"
     )
-    say("   tracemalloc peak of a separate run (several times slower: traced s)")
+    say("   tracemalloc peak of a separate run (several times slower: traced s); est s: the")
+    say("   run budget's wall-time estimate (sanpath.sim.budget; x3 for the pure-Python core)")
     say()
     say(
         f"   {'scenario':<22}{'I/O per wall s':>15}{'cmd/IO':>7}{'runs':>5}{'wall s':>8}"
-        f"{'sim IOPS':>11}{'mean ms':>9}{'peak MB':>9}{'traced s':>10}"
+        f"{'est s':>8}{'sim IOPS':>11}{'mean ms':>9}{'peak MB':>9}{'traced s':>10}"
     )
     rows: list[dict[str, Any]] = []
     crashed = False
@@ -473,6 +480,8 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
             continue
         completed = result.ios + warmup if result.ios else 0
         wall = min(walls)
+        slow = 3.0 if compiled.core() == "python" else 1.0
+        estimated = budget.estimate(spec).seconds * slow
         commands = result.counters.get("commands", 0) / result.ios if result.ios else 0.0
         row.update(
             note=note,
@@ -484,10 +493,11 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
             latency_ms=result.latency_ms["mean"],
             peak_memory_mb=traced.extra["peak_memory_mb"],
             traced_wall_s=traced_wall,
+            estimate_s=estimated,
         )
         say(
             f"   {path.stem:<22}{fmt_int(row['ios_per_s']):>15}{commands:>7.2f}{len(walls):>5}"
-            f"{wall:>8.2f}{result.iops:>11.1f}{result.latency_ms['mean']:>9.3f}"
+            f"{wall:>8.2f}{estimated:>8.2f}{result.iops:>11.1f}{result.latency_ms['mean']:>9.3f}"
             f"{row['peak_memory_mb']:>9.2f}{traced_wall:>10.1f}"
         )
         if note:
@@ -679,6 +689,20 @@ def summary(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "measured": measured,
                 "target": f">= {fmt_int(SCENARIO_SPEED_TARGET)}",
                 "ok": ok if "error" not in row else False,
+            }
+        )
+    factors = [
+        max(row["estimate_s"] / min(row["wall_s"]), min(row["wall_s"]) / row["estimate_s"])
+        for row in report["scenarios"]
+        if "estimate_s" in row
+    ]
+    if factors:
+        rows.append(
+            {
+                "what": "run budget: time estimate off by (worst)",
+                "measured": f"x{max(factors):.2f}",
+                "target": f"<= x{ESTIMATE_FACTOR:g}",
+                "ok": max(factors) <= ESTIMATE_FACTOR,
             }
         )
     sw = report.get("sweep")
