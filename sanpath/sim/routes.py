@@ -263,24 +263,39 @@ class RouteMaker:
         """The sum of ``host``'s queue depths over every path to a LUN (None: unlimited),
         counting the paths not used yet at the depth they would have now."""
         plan = self.groups[host.group]
+        paths = plan.paths[lun_index]
         routes = host.routes.get(lun_index)
         total = 0.0
-        for k, path in enumerate(plan.paths[lun_index]):
-            route = routes[k] if routes is not None else None
-            if route is not None:
+        unused = paths
+        if routes is not None:
+            unused = []
+            for route, path in zip(routes, paths, strict=True):
+                if route is None:
+                    unused.append(path)
+                    continue
                 capacity = route.host_queue.capacity
-            else:
+                if capacity is None:
+                    return None
+                total += capacity
+        if not unused:
+            return total
+        kind = plan.spec.qfull.throttle
+        if kind == "linux":  # a throttle per target port: each path's own
+            for path in unused:
                 capacity = plan.queue_knob.value
-                if plan.spec.qfull.throttle != "none":
-                    linux = plan.spec.qfull.throttle == "linux"
-                    governs = path.array_port if linux else lun_index
-                    throttle = self._throttles.get((host.index, governs))
-                    if throttle is not None:
-                        capacity = throttle.pools[0].capacity
-            if capacity is None:
-                return None
-            total += capacity
-        return total
+                throttle = self._throttles.get((host.index, path.array_port))
+                if throttle is not None:
+                    capacity = throttle.pools[0].capacity
+                if capacity is None:
+                    return None
+                total += capacity
+            return total
+        capacity = plan.queue_knob.value  # the same for every unused path
+        if kind != "none":  # one throttle per LUN
+            throttle = self._throttles.get((host.index, lun_index))
+            if throttle is not None:
+                capacity = throttle.pools[0].capacity
+        return None if capacity is None else total + capacity * len(unused)
 
     def _make_legs(
         self, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
