@@ -320,52 +320,37 @@ def machine_load(busy0: float, wall: float) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 
 
+def pair_rows(label: str, pair: dict[str, Any]) -> list[dict[str, Any]]:
+    """Build time, peak memory and I/O rate ratio of one scale pair, against the targets."""
+    many = pair["many"]
+    return [
+        {
+            "what": f"{label} {many['hosts']:,} hosts x {many['luns']} LUNs: build",
+            "measured": f"{many['build_s']:.2f} s",
+            "target": f"< {BUILD_TARGET_S:g} s",
+            "ok": many["build_s"] < BUILD_TARGET_S,
+        },
+        {
+            "what": f"{label} {many['hosts']:,} hosts: peak memory",
+            "measured": f"{many['peak_rss_mb']:.0f} MB",
+            "target": f"< {MEMORY_TARGET_MB:g} MB",
+            "ok": many["peak_rss_mb"] < MEMORY_TARGET_MB,
+        },
+        {
+            "what": f"{label}: I/O per wall s, {many['hosts']:,} hosts / one",
+            "measured": f"x{pair['ratio']:.2f}",
+            "target": f">= x{RATE_TARGET:g}",
+            "ok": pair["ratio"] >= RATE_TARGET,
+        },
+    ]
+
+
 def summary_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     topo = report.get("topology")
     if topo is not None:
-        many = topo["enterprise"]["many"]
-        rows += [
-            {
-                "what": f"enterprise {many['hosts']:,} hosts: build",
-                "measured": f"{many['build_s']:.2f} s",
-                "target": f"< {BUILD_TARGET_S:g} s",
-                "ok": many["build_s"] < BUILD_TARGET_S,
-            },
-            {
-                "what": f"enterprise {many['hosts']:,} hosts: peak memory",
-                "measured": f"{many['peak_rss_mb']:.0f} MB",
-                "target": f"< {MEMORY_TARGET_MB:g} MB",
-                "ok": many["peak_rss_mb"] < MEMORY_TARGET_MB,
-            },
-            {
-                "what": "enterprise: I/O per s, 1,000 hosts / one",
-                "measured": f"x{topo['enterprise']['ratio']:.2f}",
-                "target": f">= x{RATE_TARGET:g}",
-                "ok": topo["enterprise"]["ratio"] >= RATE_TARGET,
-            },
-        ]
-        issue = topo["issue"]["many"]
-        rows += [
-            {
-                "what": f"quickstart {issue['hosts']:,} hosts x {issue['luns']} LUNs: build",
-                "measured": f"{issue['build_s']:.2f} s",
-                "target": f"< {BUILD_TARGET_S:g} s",
-                "ok": issue["build_s"] < BUILD_TARGET_S,
-            },
-            {
-                "what": f"quickstart {issue['hosts']:,} hosts: peak memory",
-                "measured": f"{issue['peak_rss_mb']:.0f} MB",
-                "target": f"< {MEMORY_TARGET_MB:g} MB",
-                "ok": issue["peak_rss_mb"] < MEMORY_TARGET_MB,
-            },
-            {
-                "what": "quickstart: I/O per s, 1,000 hosts / one",
-                "measured": f"x{topo['issue']['ratio']:.2f}",
-                "target": f">= x{RATE_TARGET:g}",
-                "ok": topo["issue"]["ratio"] >= RATE_TARGET,
-            },
-        ]
+        rows += pair_rows("enterprise", topo["enterprise"])
+        rows += pair_rows("quickstart", topo["issue"])
     twin = report.get("twin")
     if twin is not None:
         rows.append(
