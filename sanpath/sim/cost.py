@@ -9,7 +9,7 @@ seconds with the constants below, and names the field that drives each;
 * **Topology.** Host instances (``hosts.N.count``), their HBA ports, and paths: for every
   host, every LUN its workloads use and every (HBA port, array port) pair the zoning and
   the LUN's ports allow (each path has its own host queue). A path's route is made when
-  it is first taken (:mod:`sanpath.sim.routes`), so the routes counted are the paths or the
+  it is first taken (``sanpath.sim.routes``), so the routes counted are the paths or the
   commands of the run, whichever is fewer (every closed-loop slot sends one at once);
   likewise an open loop's sources and every host's per-LUN counters, at most one per I/O.
   LUNs and drives.
@@ -142,8 +142,8 @@ class Estimate:
     length: str
     """How the run's length was counted, e.g. ``run.max_ios = 2,000,000 (precision cap)``."""
     parts: dict[str, float] = field(default_factory=dict)
-    """Every term of the estimate: ``memory.NAME`` in bytes (``memory.paths``: the routes
-    made), ``seconds.NAME`` in wall seconds."""
+    """The terms of the estimate by name, ``memory.NAME`` in bytes (``memory.paths`` for the
+    routes made) and ``seconds.NAME`` in wall seconds."""
 
     def text(self) -> str:
         """One line: memory, time, and the counts behind them."""
