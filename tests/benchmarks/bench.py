@@ -82,9 +82,10 @@ RSS_TARGET_MB = 300.0
 FLAT_TARGET = 1.5
 """Largest growth of the tracemalloc peak from 100,000 to 1,000,000 I/Os."""
 ESTIMATE_FACTOR = 6.0
-"""The run budget's wall-time estimate (``sanpath.sim.budget``) within this factor of every
-shipped scenario's measured wall time (its constants fit the compiled core; the
-pure-Python core's runs are compared with 3 times the estimate)."""
+"""The run budget's wall time per I/O (``sanpath.sim.budget``) within this factor of every
+shipped scenario's measured one (its constants fit the compiled core; the pure-Python
+core's runs are compared with 3 times the estimate). Per I/O, because an automatic warm-up
+runs as long as it takes, which the budget does not know beforehand."""
 
 # The six-station closed path
 OUTSTANDING = 16
@@ -439,7 +440,8 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
         " splitting; peak MB:"
     )
     say("   tracemalloc peak of a separate run (several times slower: traced s); est s: the")
-    say("   run budget's wall-time estimate (sanpath.sim.budget; x3 for the pure-Python core)")
+    say("   run budget's wall time per I/O (sanpath.sim.budget; x3 for the pure-Python core)")
+    say("   times the I/Os the run completed (an automatic warm-up may run past warmup_ios)")
     say()
     say(
         f"   {'scenario':<22}{'I/O per wall s':>15}{'cmd/IO':>7}{'runs':>5}{'wall s':>8}"
@@ -478,10 +480,11 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
             say(f"   {path.stem:<22}CRASHED:")
             say(traceback.format_exc())
             continue
-        completed = result.ios + warmup if result.ios else 0
+        completed = result.totals["ios_completed"]  # an automatic warm-up may run longer
         wall = min(walls)
         slow = 3.0 if compiled.core() == "python" else 1.0
-        estimated = budget.estimate(spec).seconds * slow
+        estimate = budget.estimate(spec)  # counts run.ios + run.warmup_ios: per I/O here
+        estimated = estimate.seconds / estimate.ios * completed * slow
         commands = result.counters.get("commands", 0) / result.ios if result.ios else 0.0
         row.update(
             note=note,
