@@ -489,13 +489,9 @@ class Simulation:
         with few_collections():  # a growing topology: see sanpath.sim.collector
             self.env.run(until=until)
             measure.finish(stopped=measure.stop.triggered)
-            result = measure.result(
-                self.scenario,
-                self.seed,
-                self.replicate,
-                self.schedule.settings,
-                wall_seconds=time.perf_counter() - wall0,
-            )
+            wall = time.perf_counter() - wall0
+            settings = self.schedule.settings
+            result = measure.result(self.scenario, self.seed, self.replicate, settings, wall)
         if self.load.traces.replays:
             traces, notes = self.load.traces.report([w.name for w in self.scenario.workloads])
             result = replace(result, warnings=(*result.warnings, *notes)).with_extra(trace=traces)

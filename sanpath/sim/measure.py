@@ -333,17 +333,13 @@ class Measurement:
     def _configured_depths(self) -> dict[tuple[str, str], float]:
         """Per host and LUN it used: its per-LUN queue depth over all its paths, as
         configured (before any throttle lowered it; ``math.inf`` without a limit)."""
-        out: dict[tuple[str, str], float] = {}
         topo = self.topology
-        for hi, li in self.devices:
-            host, lun = topo.hosts[hi], topo.luns[li]
-            depth = 0.0
-            for route in host.routes[lun.index]:
-                throttle = route.throttle
-                cap = throttle.original if throttle is not None else route.host_queue.capacity
-                depth += math.inf if cap is None else cap
-            out[(host.name, lun.name)] = depth
-        return out
+        maker = topo.routes
+        assert maker is not None
+        return {
+            (topo.hosts[hi].name, topo.luns[li].name): maker.configured_depth(topo.hosts[hi], li)
+            for hi, li in self.devices
+        }
 
     def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:
         """Per host, host group, workload and LUN: the ``groups`` of the result."""

@@ -297,6 +297,26 @@ class RouteMaker:
                 capacity = throttle.pools[0].capacity
         return None if capacity is None else total + capacity * len(unused)
 
+    def configured_depth(self, host: HostInstance, lun_index: int) -> float:
+        """The sum of ``host``'s queue depths over every path to a LUN as configured, before
+        any throttle lowered them (``math.inf``: unlimited); unused paths count too."""
+        plan = self.groups[host.group]
+        routes = host.routes.get(lun_index) or [None] * len(plan.paths[lun_index])
+        per_lun = plan.spec.qfull.throttle not in ("none", "linux")
+        total = 0.0
+        for route, path in zip(routes, plan.paths[lun_index], strict=True):
+            if route is not None:
+                throttle = route.throttle
+                cap = throttle.original if throttle is not None else route.host_queue.capacity
+            else:
+                key = (host.index, lun_index if per_lun else path.array_port)
+                throttle = self._throttles.get(key)
+                cap = throttle.original if throttle is not None else plan.queue_knob.value
+            if cap is None:
+                return math.inf
+            total += cap
+        return total
+
     def _make_legs(
         self, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
     ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:

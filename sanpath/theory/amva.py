@@ -9,7 +9,7 @@ customers scaled by ``(N - 1) / N``. Its throughput error is typically a few per
 moderate populations ([LZGS84]_ section 6.4.2 reports errors of a few percent against exact
 solutions) and vanishes as ``N`` grows past the bottleneck's saturation, where exact MVA
 is the most expensive. The analytic twin uses the same kernel above
-``sanpath.theory.twin.closed.EXACT_POPULATION`` customers.
+``sanpath.theory.twin.solve.EXACT_POPULATION`` customers.
 
 Multi-server stations are taken as their birth-death chain fed at the scaled throughput
 (see :func:`amva`), which is exact for one customer and reduces to the Bard-Schweitzer
