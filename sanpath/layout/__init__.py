@@ -5,7 +5,14 @@ RAID group maps a host command to drive operations, and the drive geometry const
 package reads frozen specs only; it knows nothing of SimPy, statistics or rules.
 """
 
-from sanpath.layout.access import AccessModel, access_blocks, hot_mass, read_hit, read_hits
+from sanpath.layout.access import (
+    AccessModel,
+    access_blocks,
+    access_model,
+    hot_mass,
+    read_hit,
+    read_hits,
+)
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.layout.raid import Ops, RaidLayout, merge, merged_lengths
 from sanpath.layout.wiring import (
@@ -28,6 +35,7 @@ __all__ = [
     "RaidLayout",
     "Wiring",
     "access_blocks",
+    "access_model",
     "hot_mass",
     "merge",
     "merged_lengths",

@@ -28,7 +28,7 @@ hot blocks do not sit side by side, as fio's hashing of the rank does.
 from __future__ import annotations
 
 import math
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -185,7 +185,14 @@ def _zoned_hot_mass(spec: AccessSpec, c: float) -> float:
 @cache
 def hot_mass(spec: AccessSpec, blocks: int, fraction: float) -> float:
     """Share of the accesses to the hottest ``fraction`` of ``blocks`` blocks under ``spec``."""
-    return AccessModel(spec, blocks).hot_mass(fraction)
+    return access_model(spec, blocks).hot_mass(fraction)
+
+
+@lru_cache(maxsize=256)
+def access_model(spec: AccessSpec, blocks: int) -> AccessModel:
+    """The :class:`AccessModel` of ``spec`` over ``blocks`` blocks, shared: it never changes
+    once built, so every source of a workload on LUNs of one size draws through one."""
+    return AccessModel(spec, blocks)
 
 
 def access_blocks(w: WorkloadSpec, lun_size: int) -> tuple[int, int]:

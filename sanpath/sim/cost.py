@@ -8,7 +8,11 @@ seconds with the constants below, and names the field that drives each;
 
 * **Topology.** Host instances (``hosts.N.count``), their HBA ports, and paths: for every
   host, every LUN its workloads use and every (HBA port, array port) pair the zoning and
-  the LUN's ports allow (each path has its own host queue). LUNs and drives.
+  the LUN's ports allow (each path has its own host queue). A path's route is made when
+  it is first taken (``sanpath.sim.routes``), so the routes counted are the paths or the
+  commands of the run, whichever is fewer (every closed-loop slot sends one at once);
+  likewise an open loop's sources and every host's per-LUN counters, at most one per I/O.
+  LUNs and drives.
 * **Processes.** A closed loop keeps one SimPy process per outstanding I/O: hosts x LUNs x
   threads x outstanding. An open loop has one arrival process per host and one process per
   I/O in flight: by Little's law the rate times the latency while the load is below the
@@ -26,9 +30,17 @@ unloaded latency, or the open-loop rate) and a capacity bound (drives with their
 penalty and read hits, controller cores, front-end ports, host links): optimistic on
 purpose, so that only a load far beyond anything the path can carry counts as overload.
 
-**Calibration.** Measured with ``sanpath.run(..., trace_memory=True)`` (peak traced
-bytes) and ``result.wall_seconds`` on the compiled core at commit 1565cd4, on one core of a
-shared 2-core machine (timings vary by about 30% from run to run):
+**Calibration.** Routes, sources and device counters: tracemalloc on
+``scenarios/enterprise.yaml`` (1,000 hosts built, then every one of their 16,000 routes, 5,000
+sources, 4,000 device counters made one by one): 23 kB per host with two cards, 2.5 kB per
+route, 1.6 kB per source plus 32 bytes per number it holds drawn ahead (up to 2,048), 0.5
+kB per device counter. A source holds about as many numbers as it has drawn (its blocks
+double from 16), so the thousand hosts of an open loop that each send a LUN a dozen I/Os
+hold a few hundred bytes of numbers each, where one host that sends it thousands holds
+64 kB. The rest, from the eager build these replaced, measured with
+``sanpath.run(..., trace_memory=True)`` (peak traced bytes) and ``result.wall_seconds`` on
+the compiled core at commit 1565cd4, on one core of a shared 2-core machine (timings vary by
+about 30% from run to run):
 
 * Memory, from short runs of the quickstart (1 host, 8 LUNs, 2 HBA ports x 4 array ports,
   queue limits off so nothing is refused): 1, 10, 100 and 1,000 hosts peaked at 1.2, 8.2, 78
@@ -65,12 +77,21 @@ from sanpath.units import format_duration
 
 BASE_BYTES: Final = 150e6
 """Resident memory of a Python process with sanpath and its libraries imported, bytes."""
-BYTES_PER_HOST: Final = 9e3
+BYTES_PER_HOST: Final = 23e3
 """A host instance with its HBA cards, CPU servers, links and samplers, bytes."""
-BYTES_PER_PATH: Final = 1.9e3
-"""One path (route, its host queue and HBA slot pool), bytes."""
-BYTES_PER_SOURCE: Final = 67e3
-"""One I/O source (a workload thread on one host and LUN, with its random stream), bytes."""
+BYTES_PER_ROUTE: Final = 2.5e3
+"""One route made (its host queue, its share of an HBA slot pool and a throttle), bytes."""
+BYTES_PER_SOURCE: Final = 1.6e3
+"""One I/O source (a workload thread on one host and LUN, with its random stream), bytes,
+before the numbers it holds."""
+BYTES_PER_DRAW: Final = 32.0
+"""One random number a source holds drawn ahead (a float in a list), bytes."""
+BUFFER_BYTES: Final = 66e3
+"""The most a source holds drawn ahead (2,048 numbers), bytes."""
+DRAWS_PER_IO: Final = 3.0
+"""Random numbers one I/O draws from its source (size, direction, offset), at most."""
+BYTES_PER_DEVICE: Final = 0.6e3
+"""One host's counter of one LUN (made at the first I/O), bytes."""
 BYTES_PER_PROCESS: Final = 1.6e3
 """One closed-loop SimPy process (generator and pending event), bytes."""
 BYTES_PER_IN_FLIGHT: Final = 1.7e3
@@ -121,6 +142,8 @@ class Estimate:
     length: str
     """How the run's length was counted, e.g. ``run.max_ios = 2,000,000 (precision cap)``."""
     parts: dict[str, float] = field(default_factory=dict)
+    """The terms of the estimate by name, ``memory.NAME`` in bytes (``memory.paths`` for the
+    routes made) and ``seconds.NAME`` in wall seconds."""
 
     def text(self) -> str:
         """One line: memory, time, and the counts behind them."""
@@ -165,8 +188,6 @@ def estimate(s: Scenario) -> Estimate:
         largest((float(h.count), f"hosts.{i}.count") for i, h in enumerate(s.hosts)),
     )
     n_paths, path_field = paths(s)
-    memory["paths"] = (n_paths * BYTES_PER_PATH, path_field)
-    seconds["paths"] = (n_paths * SECONDS_PER_BUILT, path_field)
     luns = sum(g.count for g in s.array.luns)
     memory["luns"] = (
         luns * BYTES_PER_LUN,
@@ -179,13 +200,6 @@ def estimate(s: Scenario) -> Estimate:
     )
 
     loads = [load(s, wi, w) for wi, w in enumerate(s.workloads)]
-    for wi, one in enumerate(loads):
-        built = one.sources + one.processes
-        memory[f"sources{wi}"] = (
-            one.sources * BYTES_PER_SOURCE + one.processes * BYTES_PER_PROCESS,
-            one.field,
-        )
-        seconds[f"build{wi}"] = (built * SECONDS_PER_BUILT, one.field)
     got = [min(one.offered, one.capacity) for one in loads]
     total = sum(got)
     iops = min(total, max(one.capacity for one in loads))
@@ -196,6 +210,26 @@ def estimate(s: Scenario) -> Estimate:
 
     measured, warmup, length_field, how = run_length(s, iops)
     ios = measured + warmup
+    # Routes, sources and device counters are made when first used: at most one route per
+    # command (every closed-loop slot sends one at the start), one source and one device
+    # counter per I/O.
+    closed = sum(one.processes for w, one in zip(s.workloads, loads, strict=True) if w.closed)
+    routes = min(float(n_paths), max(float(closed), ios * commands_per_io))
+    memory["paths"] = (routes * BYTES_PER_ROUTE, path_field)
+    seconds["paths"] = (routes * SECONDS_PER_BUILT, path_field)
+    pairs = 0.0
+    for wi, (w, one) in enumerate(zip(s.workloads, loads, strict=True)):
+        share = ios * (got[wi] / total if total > 0 else 1.0 / len(loads))
+        made = one.sources if w.closed else min(float(one.sources), share)
+        drawn = DRAWS_PER_IO * share / max(made, 1.0)  # numbers each source draws
+        buffer = min(BUFFER_BYTES, BYTES_PER_DRAW * drawn)
+        memory[f"sources{wi}"] = (
+            made * (BYTES_PER_SOURCE + buffer) + one.processes * BYTES_PER_PROCESS,
+            one.field,
+        )
+        seconds[f"build{wi}"] = ((made + one.processes) * SECONDS_PER_BUILT, one.field)
+        pairs += min(float(one.sources), share)
+    memory["devices"] = (pairs * BYTES_PER_DEVICE, path_field)
     sim_seconds = ios / iops if iops > 0 else 0.0
     if s.run.duration is not None:
         sim_seconds = s.run.duration + (warmup / iops if iops > 0 else 0.0)
@@ -254,5 +288,8 @@ def estimate(s: Scenario) -> Estimate:
         memory_field=max(memory.values(), key=lambda m: m[0])[1],
         seconds_field=max(seconds.values(), key=lambda t: t[0])[1],
         length=how,
-        parts={k: v for k, (v, _) in {**memory, **seconds}.items()},
+        parts={
+            **{f"memory.{k}": v for k, (v, _) in memory.items()},
+            **{f"seconds.{k}": v for k, (v, _) in seconds.items()},
+        },
     )

@@ -11,18 +11,17 @@ complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
 from sanpath.results import LAYERS, DeviceFigures
-from sanpath.sim.station import SlotPool
 
 _HOST = LAYERS.index("host")
 _HOST_QUEUE = LAYERS.index("host_queue")
 
 
 class DeviceCounter:
-    """The commands from host ``host`` to LUN ``lun``; ``queues`` are the host's per-LUN
-    queues on each path (their capacities make esxtop's DQLEN)."""
+    """The commands from host ``host`` to LUN ``lun``; ``depth`` gives the sum of the host's
+    per-LUN queue depths over its paths now (esxtop's DQLEN; None when unlimited)."""
 
     __slots__ = (
         "active",
@@ -32,22 +31,22 @@ class DeviceCounter:
         "busy_since",
         "bytes_read",
         "bytes_written",
+        "depth",
         "host",
         "host_queue_time",
         "host_time",
         "lun",
         "qfull",
-        "queues",
         "read_time",
         "reads",
         "write_time",
         "writes",
     )
 
-    def __init__(self, host: str, lun: str, queues: list[SlotPool]) -> None:
+    def __init__(self, host: str, lun: str, depth: Callable[[], float | None]) -> None:
         self.host = host
         self.lun = lun
-        self.queues = queues
+        self.depth = depth
         self.active = 0
         """Commands outstanding now (measured or not)."""
         self.busy_since = 0.0
@@ -111,10 +110,7 @@ class DeviceCounter:
     def figures(self, now: float, span: float) -> DeviceFigures:
         """The figures of the window that ends at ``now`` and lasted ``span`` seconds."""
         busy = self.busy + (now - self.busy_since if self.active else 0.0)
-        depth = 0.0
-        for queue in self.queues:  # now, after any throttle or schedule changed it
-            capacity = queue.capacity
-            depth += math.inf if capacity is None else capacity
+        depth = self.depth()  # now, after any throttle or schedule changed it
         return DeviceFigures(
             host=self.host,
             lun=self.lun,
@@ -130,5 +126,5 @@ class DeviceCounter:
             busy_s=min(busy, span),
             outstanding_s=self.area + self.active * (now - self.area_since),
             qfull=self.qfull,
-            dqlen=None if math.isinf(depth) else depth,
+            dqlen=depth,
         )

@@ -47,6 +47,7 @@ import simpy
 
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.results import RunResult
+from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Leg, Route
 from sanpath.sim.kernel import Kernel
@@ -487,15 +488,12 @@ class Simulation:
         if self.run_spec.max_time is not None:
             limit = self.env.timeout(self.run_spec.max_time)
             until = self.env.any_of([measure.stop, limit])
-        self.env.run(until=until)
-        measure.finish(stopped=measure.stop.triggered)
-        result = measure.result(
-            self.scenario,
-            self.seed,
-            self.replicate,
-            self.schedule.settings,
-            wall_seconds=time.perf_counter() - wall0,
-        )
+        with few_collections():  # a growing topology: see sanpath.sim.collector
+            self.env.run(until=until)
+            measure.finish(stopped=measure.stop.triggered)
+            wall = time.perf_counter() - wall0
+            settings = self.schedule.settings
+            result = measure.result(self.scenario, self.seed, self.replicate, settings, wall)
         if self.load.traces.replays:
             traces, notes = self.load.traces.report([w.name for w in self.scenario.workloads])
             result = replace(result, warnings=(*result.warnings, *notes)).with_extra(trace=traces)

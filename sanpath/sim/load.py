@@ -22,19 +22,21 @@ per host) and copy jobs (read into a buffer, write it out), on every host a work
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from itertools import accumulate
 from typing import Any
 
 import simpy
 
-from sanpath.layout import AccessModel, access_blocks
+from sanpath.layout import access_blocks, access_model
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.replay import TraceLoad
+from sanpath.sim.routes import slot_servers
 from sanpath.sim.station import SlotPool, Station
 from sanpath.sim.streams import BlockStream, Streams, UniformStream
-from sanpath.sim.topology import Topology, slot_servers
+from sanpath.sim.topology import Topology
 from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
 Proc = Generator[simpy.Event, Any, Any]
@@ -99,15 +101,19 @@ class Command:
         self.t_port = 0.0
 
 
+_MIXES: dict[tuple[tuple[int, float], ...], tuple[list[int], list[float]]] = {}
+"""Size mixes already turned into lists, shared (read only) by every source drawing them."""
+
+
 def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[float]]:
     """Sizes and cumulative weights of a size mix (the last weight exactly 1)."""
+    if mix in _MIXES:
+        return _MIXES[mix]
     sizes = [size for size, _ in mix]
-    cum = []
-    total = 0.0
-    for _, weight in mix:
-        total += weight
-        cum.append(total)
+    cum = list(accumulate(weight for _, weight in mix))
     cum[-1] = 1.0
+    if len(_MIXES) < 1024:
+        _MIXES[mix] = (sizes, cum)
     return sizes, cum
 
 
@@ -217,7 +223,7 @@ def make_source(
     blocks = None
     if not spec.access.uniform:
         _, n = access_blocks(spec, lun_size)
-        blocks = BlockStream(AccessModel(spec.access, n), streams.generator(f"{name}.access"))
+        blocks = BlockStream(access_model(spec.access, n), streams.lazy(f"{name}.access"))
     return IoSource(spec, lun_size, u, thread, blocks)
 
 
@@ -382,10 +388,7 @@ class Load:
                         self.env.process(loop(host, lun, source, wi, slot))
         else:
             assert wspec.rate is not None
-            sources = [
-                make_source(wspec, lun.size, self.streams, f"{name}.{lun.name}") for lun in luns
-            ]
-            self.env.process(self._open_loop(host, luns, sources, wi, name))
+            self.env.process(self._open_loop(host, luns, wi, name))
 
     def _closed_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -443,29 +446,32 @@ class Load:
             file.writes.release(now, t_slot, t_write)
             buffers.release(now, t_wait, t_start)
 
-    def _open_loop(
-        self,
-        host: HostInstance,
-        luns: list[Lun],
-        sources: list[IoSource],
-        workload: int,
-        name: str,
-    ) -> Proc:
-        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly."""
+    def _open_loop(self, host: HostInstance, luns: list[Lun], workload: int, name: str) -> Proc:
+        """Poisson arrivals at the workload's current rate, each to a LUN drawn uniformly; the
+        host's source for a LUN (stream ``name.LUN``) is made at its first I/O there."""
         env = self.env
         io = self.io
-        gaps = self.streams.generator(f"{name}.arrivals")
+        spec = self.scenario.workloads[workload]
+        streams = self.streams
+        gaps = streams.generator(f"{name}.arrivals")
         n = len(luns)
-        pick = self.streams.uniform(f"{name}.lun")
+        sources: list[IoSource | None] = [None] * n
+        pick = streams.uniform(f"{name}.lun")
         rates = self.rates
+        block = 16  # gaps drawn at once: doubles up to 1024 (same numbers, see streams)
         while True:
-            for gap in gaps.exponential(1.0, 1024).tolist():
+            for gap in gaps.exponential(1.0, block).tolist():
                 current = rates[workload]
                 assert current is not None
                 yield env.timeout(gap / current)
                 i = int(pick() * n) if n > 1 else 0
-                size, write, offset = sources[i].next_io()
-                env.process(io(host, luns[i], offset, size, write, workload))
+                lun = luns[i]
+                source = sources[i]
+                if source is None:
+                    source = sources[i] = make_source(spec, lun.size, streams, f"{name}.{lun.name}")
+                size, write, offset = source.next_io()
+                env.process(io(host, lun, offset, size, write, workload))
+            block = min(2 * block, 1024)
 
     def _copy_job(self, wspec: WorkloadSpec, host: HostInstance) -> CopyJob:
         """The write side and buffer pool of copy workload ``wspec`` on ``host``."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import simpy
@@ -143,8 +144,9 @@ class Measurement:
         key = (host.index, lun.index)
         device = self.devices.get(key)
         if device is None:
-            queues = [route.host_queue for route in host.routes[lun.index]]
-            device = DeviceCounter(host.name, lun.name, queues)
+            maker = self.topology.routes
+            assert maker is not None
+            device = DeviceCounter(host.name, lun.name, partial(maker.depth, host, lun.index))
             if self.measuring:
                 device.reset(self.env.now)
             self.devices[key] = device
@@ -331,17 +333,13 @@ class Measurement:
     def _configured_depths(self) -> dict[tuple[str, str], float]:
         """Per host and LUN it used: its per-LUN queue depth over all its paths, as
         configured (before any throttle lowered it; ``math.inf`` without a limit)."""
-        out: dict[tuple[str, str], float] = {}
         topo = self.topology
-        for hi, li in self.devices:
-            host, lun = topo.hosts[hi], topo.luns[li]
-            depth = 0.0
-            for route in host.routes[lun.index]:
-                throttle = route.throttle
-                cap = throttle.original if throttle is not None else route.host_queue.capacity
-                depth += math.inf if cap is None else cap
-            out[(host.name, lun.name)] = depth
-        return out
+        maker = topo.routes
+        assert maker is not None
+        return {
+            (topo.hosts[hi].name, topo.luns[li].name): maker.configured_depth(topo.hosts[hi], li)
+            for hi, li in self.devices
+        }
 
     def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:
         """Per host, host group, workload and LUN: the ``groups`` of the result."""
@@ -351,6 +349,23 @@ class Measurement:
         def figures(
             dim: int, name: str, members: list[int], hosts: tuple[str, ...] = ()
         ) -> GroupFigures:
+            if len(members) == 1 and not hosts:  # one host, workload or LUN: read at once
+                reads, bytes_read, read_sumsq, read = groups.single(dim, members[0], False)
+                writes, bytes_written, write_sumsq, write = groups.single(dim, members[0], True)
+                return GroupFigures(
+                    name=name,
+                    span_s=span,
+                    reads=reads,
+                    writes=writes,
+                    bytes_read=bytes_read,
+                    bytes_written=bytes_written,
+                    qfull=qfull[dim][members[0]],
+                    read=read,
+                    write=write,
+                    read_sumsq=read_sumsq,
+                    write_sumsq=write_sumsq,
+                )
+
             def total(count: Callable[[int, int, bool], int], write: bool) -> int:
                 return sum(count(dim, m, write) for m in members)
 

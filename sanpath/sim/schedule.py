@@ -67,10 +67,9 @@ class Schedule:
                     else:
                         load.set_outstanding(wi, int(value))
                 continue
-            for knob, queues in self.topology.knobs.items():
-                if fnmatch.fnmatchcase(knob, key):
-                    for queue in queues:
-                        queue.set_capacity(value)
+            for name, knob in self.topology.knobs.items():
+                if fnmatch.fnmatchcase(name, key):
+                    knob.set(value)
 
     def _set_lun_queue_depth(self, value: Any) -> None:
         """The array-wide LUN queue depth: every LUN group without its own depth."""
@@ -80,8 +79,9 @@ class Schedule:
             if group.queue_depth is None:
                 spec = array.model_copy(update={"lun_queue_depth": value})
                 limit = lun_queue_limit(spec, group, pool_specs[group.pool])
-                for queue in self.topology.knobs.get(f"array.luns.{gi}.queue_depth", []):
-                    queue.set_capacity(limit)
+                knob = self.topology.knobs.get(f"array.luns.{gi}.queue_depth")
+                if knob is not None:
+                    knob.set(limit)
 
 
 def _lookup(data: Any, key: str) -> Any:

@@ -18,13 +18,126 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
+from functools import partial
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 
 from sanpath.layout import AccessModel
 from sanpath.spec import DistSpec
 
 _BLOCK = 2048
+"""Draws a stream takes from its generator at once, at most."""
+_FIRST_BLOCK = 16
+"""Draws of a stream's first refill; each refill doubles it, up to :data:`_BLOCK`.
+
+A numpy generator gives the same numbers whatever the block sizes it is asked for (every draw
+consumes its bit stream in order), so the values a stream yields do not depend on them; a
+source that draws only a few numbers (one host of a thousand on one LUN) holds a few numbers
+rather than a block of 2,048 (64 KiB as a list)."""
+
+RngSource = np.random.Generator | Callable[[], np.random.Generator]
+"""A generator, or a function that makes it when the first number is drawn."""
+
+
+def _next_block(n: int) -> int:
+    return n * 2 if n < _BLOCK else _BLOCK
+
+
+_MASK32 = 0xFFFFFFFF
+_INIT_A = 0x43B0D7E5
+_MULT_A = 0x931E8875
+_INIT_B = 0x8B51F9DD
+_MULT_B = 0x58F38DED
+_MIX_MULT_L = 0xCA01F9DD
+_MIX_MULT_R = 0x4973F715
+
+
+def _words(n: int) -> list[int]:
+    """``n`` as 32-bit words, lowest first (0 is one word), as SeedSequence reads an int."""
+    if n < 0:
+        raise ValueError(f"seeds and replicates are non-negative integers, not {n}")
+    if n == 0:
+        return [0]
+    out = []
+    while n > 0:
+        out.append(n & _MASK32)
+        n >>= 32
+    return out
+
+
+class _Pool:
+    """numpy's ``SeedSequence`` hash pool (Melissa O'Neill's seed_seq), in plain integers.
+
+    ``SeedSequence(seed, spawn_key=(replicate, crc))`` mixes the seed's words (padded to the
+    pool's four) and then each spawn-key word into the pool, in that order. The part that
+    depends on the seed and the replicate is the same for every source of a run, so it is
+    mixed once (:class:`Streams`), and a source adds only its name's word: the same state
+    in a fraction of the time (a thousand hosts have thousands of sources).
+    """
+
+    __slots__ = ("hash", "pool")
+
+    def __init__(self, pool: list[int], hash_const: int) -> None:
+        self.pool = pool
+        self.hash = hash_const
+
+    @classmethod
+    def of_run(cls, entropy: list[int]) -> _Pool:
+        """The pool after the run entropy ``entropy`` (at least four words)."""
+        out = cls([0, 0, 0, 0], _INIT_A)
+        pool = out.pool
+        for i in range(4):
+            pool[i] = out._hashmix(entropy[i])
+        for src in range(4):
+            for dst in range(4):
+                if src != dst:
+                    pool[dst] = _mix(pool[dst], out._hashmix(pool[src]))
+        for word in entropy[4:]:
+            out.add(word)
+        return out
+
+    def _hashmix(self, value: int) -> int:
+        value ^= self.hash
+        self.hash = (self.hash * _MULT_A) & _MASK32
+        value = (value * self.hash) & _MASK32
+        return value ^ (value >> 16)
+
+    def add(self, word: int) -> None:
+        """Mix one more entropy word into every pool word."""
+        pool = self.pool
+        for dst in range(4):
+            pool[dst] = _mix(pool[dst], self._hashmix(word))
+
+    def copy(self) -> _Pool:
+        return _Pool(list(self.pool), self.hash)
+
+    def generate_state(self, n_words: int, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+        """``SeedSequence.generate_state``: ``n_words`` words of ``dtype`` (uint32, uint64)."""
+        wide = np.dtype(dtype) == np.dtype(np.uint64)
+        count = 2 * n_words if wide else n_words
+        hash_const = _INIT_B
+        pool = self.pool
+        words = []
+        for i in range(count):
+            value = pool[i % 4] ^ hash_const
+            hash_const = (hash_const * _MULT_B) & _MASK32
+            value = (value * hash_const) & _MASK32
+            words.append(value ^ (value >> 16))
+        if wide:  # little-endian word pairs, as numpy views them
+            return np.array(
+                [words[2 * i] | (words[2 * i + 1] << 32) for i in range(n_words)], dtype=np.uint64
+            )
+        return np.array(words, dtype=np.uint32)
+
+
+def _mix(x: int, y: int) -> int:
+    result = (_MIX_MULT_L * x - _MIX_MULT_R * y) & _MASK32
+    return result ^ (result >> 16)
+
+
+np.random.bit_generator.ISeedSequence.register(_Pool)
 
 
 class Streams:
@@ -33,41 +146,76 @@ class Streams:
     def __init__(self, seed: int, replicate: int = 0) -> None:
         self.seed = seed
         self.replicate = replicate
+        entropy = _words(seed)
+        entropy += [0] * (4 - len(entropy))  # padded to the pool: there is a spawn key
+        run = _Pool.of_run(entropy)
+        for word in _words(replicate):
+            run.add(word)
+        self._run = run
 
     def generator(self, name: str) -> np.random.Generator:
-        """A fresh generator for the source called ``name``."""
-        key = (self.replicate, zlib.crc32(name.encode("utf-8")))
-        return np.random.Generator(
-            np.random.PCG64(np.random.SeedSequence(self.seed, spawn_key=key))
-        )
+        """A fresh generator for the source called ``name``: the generator of
+        ``PCG64(SeedSequence(seed, spawn_key=(replicate, crc32(name))))``."""
+        pool = self._run.copy()
+        pool.add(zlib.crc32(name.encode("utf-8")))
+        # numpy takes any ISeedSequence; its stubs name only SeedSequence
+        return np.random.Generator(np.random.PCG64(cast(np.random.SeedSequence, pool)))
+
+    def lazy(self, name: str) -> Callable[[], np.random.Generator]:
+        """A function making the generator of ``name`` when called (seeding costs tens of
+        microseconds: a source that never draws never pays it)."""
+        return partial(self.generator, name)
 
     def uniform(self, name: str) -> UniformStream:
-        """A buffered stream of U(0, 1) draws for the source called ``name``."""
-        return UniformStream(self.generator(name))
+        """A buffered stream of U(0, 1) draws for the source called ``name`` (its generator
+        is made at the first draw)."""
+        return UniformStream(self.lazy(name))
 
     def sampler(self, spec: DistSpec, name: str) -> Callable[[], float]:
-        """A function returning one service time (seconds) per call, drawn from ``spec``."""
-        return make_sampler(spec, self.generator(name))
+        """A function returning one service time (seconds) per call, drawn from ``spec``
+        (its generator is made at the first draw; a constant draws nothing)."""
+        return make_sampler(spec, self.lazy(name))
+
+
+def _rng(source: RngSource | None) -> np.random.Generator:
+    """The generator of ``source`` (made now if it is a function)."""
+    assert source is not None
+    return source if isinstance(source, np.random.Generator) else source()
 
 
 class UniformStream:
-    """U(0, 1) draws taken from a numpy generator in blocks (cheap per call)."""
+    """U(0, 1) draws taken from a numpy generator in blocks (cheap per call).
 
-    __slots__ = ("_buf", "_i", "_rng")
+    ``rng`` is the generator, or a function that makes it at the first draw; blocks grow
+    from :data:`_FIRST_BLOCK` to :data:`_BLOCK` draws.
+    """
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self._rng = rng
+    __slots__ = ("_buf", "_i", "_n", "_rng", "_source")
+
+    def __init__(self, rng: RngSource) -> None:
+        self._source: RngSource | None = rng
+        self._rng: np.random.Generator | None = None
         self._buf: list[float] = []
         self._i = 0
+        self._n = _FIRST_BLOCK
 
     def __call__(self) -> float:
         """Return the next draw."""
         i = self._i
         if i >= len(self._buf):
-            self._buf = self._rng.random(_BLOCK).tolist()
+            self._refill()
             i = 0
         self._i = i + 1
         return self._buf[i]
+
+    def _refill(self) -> None:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
+        n = self._n
+        self._buf = rng.random(n).tolist()
+        self._n = _next_block(n)
 
 
 class BlockStream:
@@ -77,45 +225,72 @@ class BlockStream:
     inverse (:meth:`sanpath.layout.AccessModel.blocks_of`), so a call costs a list index.
     """
 
-    __slots__ = ("_buf", "_i", "_model", "_rng")
+    __slots__ = ("_buf", "_i", "_model", "_n", "_rng", "_source")
 
-    def __init__(self, model: AccessModel, rng: np.random.Generator) -> None:
+    def __init__(self, model: AccessModel, rng: RngSource) -> None:
         self._model = model
-        self._rng = rng
+        self._source: RngSource | None = rng
+        self._rng: np.random.Generator | None = None
         self._buf: list[int] = []
         self._i = 0
+        self._n = _FIRST_BLOCK
 
     def __call__(self) -> int:
         """Return the next block index (0 .. blocks - 1)."""
         i = self._i
         if i >= len(self._buf):
-            self._buf = self._model.blocks_of(self._rng.random(_BLOCK)).tolist()
+            self._refill()
             i = 0
         self._i = i + 1
         return self._buf[i]
 
+    def _refill(self) -> None:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
+        n = self._n
+        self._buf = self._model.blocks_of(rng.random(n)).tolist()
+        self._n = _next_block(n)
+
 
 class _BlockSampler:
-    """Draws from a vectorised numpy sampler in blocks."""
+    """Draws from a vectorised numpy sampler in growing blocks (``draw(rng, n)``)."""
 
-    __slots__ = ("_buf", "_draw", "_i")
+    __slots__ = ("_buf", "_draw", "_i", "_n", "_rng", "_source")
 
-    def __init__(self, draw: Callable[[int], np.ndarray]) -> None:
+    def __init__(
+        self, source: RngSource, draw: Callable[[np.random.Generator, int], np.ndarray]
+    ) -> None:
+        self._source: RngSource | None = source
+        self._rng: np.random.Generator | None = None
         self._draw = draw
         self._buf: list[float] = []
         self._i = 0
+        self._n = _FIRST_BLOCK
 
     def __call__(self) -> float:
         i = self._i
         if i >= len(self._buf):
-            self._buf = self._draw(_BLOCK).tolist()
+            self._refill()
             i = 0
         self._i = i + 1
         return self._buf[i]
 
+    def _refill(self) -> None:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = _rng(self._source)
+            self._source = None  # the seeding function is not needed again
+        n = self._n
+        self._buf = self._draw(rng, n).tolist()
+        self._n = _next_block(n)
 
-def make_sampler(spec: DistSpec, rng: np.random.Generator) -> Callable[[], float]:
+
+def make_sampler(spec: DistSpec, rng: RngSource) -> Callable[[], float]:
     """Build a sampler (a no-argument callable returning seconds) for ``spec``.
+
+    ``rng`` is the generator, or a function that makes it at the first draw.
 
     Lognormal and gamma are parameterised by mean and coefficient of variation:
     lognormal sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2 / 2; gamma shape = 1 / cv^2.
@@ -125,15 +300,15 @@ def make_sampler(spec: DistSpec, rng: np.random.Generator) -> Callable[[], float
         case "constant":
             return lambda: mean
         case "exponential":
-            return _BlockSampler(lambda n: rng.exponential(mean, n))
+            return _BlockSampler(rng, lambda g, n: g.exponential(mean, n))
         case "erlang":
             assert spec.k is not None
             k = spec.k
-            return _BlockSampler(lambda n: rng.gamma(k, mean / k, n))
+            return _BlockSampler(rng, lambda g, n: g.gamma(k, mean / k, n))
         case "gamma":
             assert spec.cv is not None
             shape = 1.0 / spec.cv**2
-            return _BlockSampler(lambda n: rng.gamma(shape, mean / shape, n))
+            return _BlockSampler(rng, lambda g, n: g.gamma(shape, mean / shape, n))
         case "lognormal":
             assert spec.cv is not None
             if spec.cv == 0 or mean == 0:
@@ -141,9 +316,9 @@ def make_sampler(spec: DistSpec, rng: np.random.Generator) -> Callable[[], float
             sigma2 = math.log1p(spec.cv**2)
             mu = math.log(mean) - sigma2 / 2.0
             sigma = math.sqrt(sigma2)
-            return _BlockSampler(lambda n: rng.lognormal(mu, sigma, n))
+            return _BlockSampler(rng, lambda g, n: g.lognormal(mu, sigma, n))
         case "uniform":
             assert spec.low is not None and spec.high is not None
             low, high = spec.low, spec.high
-            return _BlockSampler(lambda n: rng.uniform(low, high, n))
+            return _BlockSampler(rng, lambda g, n: g.uniform(low, high, n))
     raise AssertionError(f"unknown distribution {spec.dist}")  # pragma: no cover

@@ -2,10 +2,12 @@
 
 ``build_topology`` turns a validated :class:`~sanpath.spec.scenario.Scenario` into components
 (HBAs, links, array ports, controller, cache, RAID pools, drives, LUNs) and, for every host
-instance and LUN, the list of :class:`~sanpath.sim.components.host.Route` objects its multipath
-policy chooses from. Zoning decides which host ports see which array ports; a LUN's
-``ports`` decide where it is presented. A host that cannot reach a LUN its workload uses is
-an error, reported against the scenario.
+group and LUN, the paths its multipath policy chooses from (shared by the group's hosts).
+Zoning decides which host ports see which array ports; a LUN's ``ports`` decide where it is
+presented. A host that cannot reach a LUN its workload uses is an error, reported against
+the scenario. A host's :class:`~sanpath.sim.components.host.Route` on a path, with its own
+queue, is made when the path is first taken (:mod:`sanpath.sim.routes`): a thousand hosts on
+64 LUNs build in a fraction of a second and hold only the routes a run uses.
 
 Statistics are kept per *group*: the 64 identical hosts of a group share one ``db.hba.slots``
 station, every LUN of a group one ``array.lun.data`` station, so a result stays readable.
@@ -13,7 +15,6 @@ station, every LUN of a group one ``array.lun.data`` station, so a result stays 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -25,21 +26,13 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive, make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
-from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
+from sanpath.sim.components.host import HostInstance, Throttle
 from sanpath.sim.components.raid import RaidPool
-from sanpath.sim.station import (
-    CONTROLLER,
-    FABRIC,
-    PCIE,
-    FcfsServer,
-    Link,
-    SlotPool,
-    Station,
-)
+from sanpath.sim.routes import GroupPaths, Knob, RouteMaker, group_paths, slot_servers
+from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (
     HbaSpec,
-    QfullSpec,
     Scenario,
     SsdSpec,
     TextbookDriveSpec,
@@ -74,13 +67,10 @@ class Topology:
     """The link between the array's controllers (for commands on non-owner ports)."""
     controller_link: Link | None = None
     """The controllers' data bandwidth (``controller.bandwidth``)."""
-    knobs: dict[str, list[SlotPool]] = field(default_factory=dict)
+    knobs: dict[str, Knob] = field(default_factory=dict)
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
-
-
-def slot_servers(depth: int | None) -> float:
-    """A slot station's server count for a depth limit (infinite when there is none)."""
-    return math.inf if depth is None else float(depth)
+    routes: RouteMaker | None = None
+    """Makes each host's routes when they are first used."""
 
 
 def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams) -> Topology:
@@ -93,11 +83,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     """
     array = scenario.array
     stations: dict[str, Station] = {}
-    knobs: dict[str, list[SlotPool]] = {}
+    knobs: dict[str, Knob] = {}
 
-    def knob(key: str, pool: SlotPool) -> SlotPool:
-        knobs.setdefault(key, []).append(pool)
-        return pool
+    def knob(key: str, pool: SlotPool, rank: int) -> SlotPool:
+        return knobs.setdefault(key, Knob(pool.capacity)).add(pool, rank)
 
     def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
         st = stations.get(name)
@@ -121,6 +110,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                     slot_servers(array.port_queue_depth),
                 ),
             ),
+            i,
         )
         link_in = Link(
             env, array.port_speed, station(f"array.port{i}.link.in", "link", "fabric", 1)
@@ -200,7 +190,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 size=place.size,
                 base=place.base,
                 pool=pool,
-                queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st)),
+                queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st), li),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
                 read_hit=written_hit,
                 read_hits=[hits.get((wi, gi), written_hit) for wi in range(n_workloads)],
@@ -215,16 +205,27 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             luns.append(lun)
         luns_by_group[group.name] = lun_members
 
-    # -- hosts, HBAs and routes ---------------------------------------------------------------
+    # -- hosts, HBAs and the paths their routes are made on -------------------------------------
     hosts: list[HostInstance] = []
     hosts_by_group: dict[str, list[HostInstance]] = {}
     throttles: list[Throttle] = []
+    group_plans: dict[str, GroupPaths] = {}
+    maker = RouteMaker(
+        env,
+        group_plans,
+        ports,
+        luns,
+        scenario.fabric.one_way_latency,
+        cross_link,
+        controller_link,
+        throttles,
+    )
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
         limits = [
             x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
         ]
-        instances = []
+        instances: list[HostInstance] = []
         for iname in expand_names(hg, hspec.count):
             host = HostInstance(
                 name=iname,
@@ -235,16 +236,14 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 retry_delay=hspec.qfull.retry_delay,
                 io_time=streams.sampler(hspec.io_time, f"{iname}.io_time"),
                 cpu_time=streams.sampler(hspec.cpu_time, f"{iname}.cpu"),
+                maker=maker,
             )
             if hspec.cpus is not None:
                 cpus = hspec.cpus
                 host.cpu = FcfsServer(env, cpus, station(f"{hg}.cpu", "server", "host", cpus))
-            host_ports: list[tuple[Hba, HbaPort, int, int]] = []
-            hba_specs: list[HbaSpec] = []
-            for spec_index, hba_spec in enumerate(hspec.hbas):
+            for hba_spec in hspec.hbas:
                 for _card in range(hba_spec.count):
-                    cname = f"{iname}.hba{len(hba_specs)}"
-                    hba_specs.append(hba_spec)
+                    cname = f"{iname}.hba{len(host.cards)}"
                     rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
                     processors = _processors(
                         env, streams, hba_spec, cname, station(f"{hg}.hba.cpu", "server", "hba")
@@ -255,6 +254,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                         pcie_up=Link(env, rate, station(f"{hg}.pcie.up", "link", "pcie", 1)),
                         ports=[],
                     )
+                    host.cards.append(hba)
                     for p in range(hba_spec.ports):
                         cpu, command_time = processors[p % len(processors)]
                         port = HbaPort(
@@ -269,68 +269,21 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             ),
                         )
                         hba.ports.append(port)
-                        host_ports.append((hba, port, len(hba_specs) - 1, spec_index))
-            for (group_index, lun_index), paths in wiring.paths.items():
-                if group_index != hi:
-                    continue
-                lun = luns[lun_index]
-                routes = []
-                for path in paths:
-                    hba, port, si, spec_index = host_ports[path.port]
-                    hba_spec = hba_specs[si]
-                    a = path.array_port
-                    key = path.slot_key[2:]  # ("lun", LUN) or ("target", array port)
-                    slots = port.slots.get(key)
-                    if slots is None:
-                        slots = port.slots[key] = knob(
-                            f"hosts.{hi}.hbas.{spec_index}.queue_depth",
-                            SlotPool(
-                                env,
-                                hba_spec.queue_depth,
-                                station(
-                                    f"{hg}.hba.slots",
-                                    "slots",
-                                    "hba",
-                                    slot_servers(hba_spec.queue_depth),
-                                ),
-                            ),
-                        )
-                    routes.append(
-                        Route(
-                            host_queue=knob(
-                                f"hosts.{hi}.lun_queue_depth",
-                                SlotPool(
-                                    env,
-                                    hspec.lun_queue_depth,
-                                    station(
-                                        f"{hg}.lun_queue",
-                                        "slots",
-                                        "host_queue",
-                                        slot_servers(hspec.lun_queue_depth),
-                                    ),
-                                ),
-                            ),
-                            hba=hba,
-                            hba_port=port,
-                            hba_slots=slots,
-                            array_port=ports[a],
-                            lun=lun,
-                        )
-                    )
-                assert routes, f"{iname} cannot reach {lun.name} (validation checks paths)"
-                host.routes[lun.index] = routes
-            if hspec.qfull.throttle != "none":
-                throttles.extend(_throttles(host, hspec.qfull))
+                        host.ports.append(port)
+            if not instances and any(g == hi for g, _ in wiring.paths):
+                # the stations of the group's HBA slots and host queues, in the order the
+                # first route of the first host would make them
+                slots_station = station(f"{hg}.hba.slots", "slots", "hba")
+                queue_station = station(f"{hg}.lun_queue", "slots", "host_queue")
+                plan = group_paths(wiring, hi, hspec, queue_station, slots_station, knobs)
+                group_plans[hg] = plan
+            if hg in group_plans:
+                host.paths = group_plans[hg].ports
             instances.append(host)
             host.index = len(hosts)
             hosts.append(host)
         hosts_by_group[hg] = instances
 
-    one_way = scenario.fabric.one_way_latency
-    for host in hosts:
-        for routes in host.routes.values():
-            for route in routes:
-                _set_legs(route, one_way, cross_link, controller_link)
     return Topology(
         env=env,
         stations=stations,
@@ -348,6 +301,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         cross_link=cross_link,
         controller_link=controller_link,
         knobs=knobs,
+        routes=maker,
     )
 
 
@@ -369,51 +323,4 @@ def _processors(
     for name in names:
         st.servers += 1
         made.append((FcfsServer(env, 1, st), streams.sampler(spec.command_time, name)))
-    return made
-
-
-def _set_legs(
-    route: Route, one_way: float, cross_link: Link | None, controller_link: Link | None
-) -> None:
-    """Set the links the data of ``route``'s writes and reads cross, in order.
-
-    A write's data goes host memory -> PCIe -> host link -> fabric -> array link (-> the
-    link between controllers when the port's controller does not own the LUN -> the
-    controllers' data bandwidth); a read's comes back the same way reversed. ``one_way``
-    (s) is the fabric latency before the far end's link.
-    """
-    port, hba, hba_port = route.array_port, route.hba, route.hba_port
-    write = [
-        Leg(hba.pcie_down, False, 0.0, PCIE),
-        Leg(hba_port.link_out, True, 0.0, FABRIC),
-        Leg(port.link_in, True, one_way, FABRIC),
-    ]
-    read = [
-        Leg(port.link_out, True, 0.0, FABRIC),
-        Leg(hba_port.link_in, True, one_way, FABRIC),
-        Leg(hba.pcie_up, False, 0.0, PCIE),
-    ]
-    if cross_link is not None and port.controller != route.lun.owner:
-        write.append(Leg(cross_link, False, 0.0, CONTROLLER))
-        read.insert(0, Leg(cross_link, False, 0.0, CONTROLLER))
-    if controller_link is not None:
-        write.append(Leg(controller_link, False, 0.0, CONTROLLER))
-        read.insert(0, Leg(controller_link, False, 0.0, CONTROLLER))
-    route.write_legs = tuple(write)
-    route.read_legs = tuple(read)
-
-
-def _throttles(host: HostInstance, spec: QfullSpec) -> list[Throttle]:
-    """Throttles for one host: per target port (Linux) or per LUN (VMware, Storport)."""
-    groups: dict[object, list[Route]] = {}
-    for lun_index, routes in host.routes.items():
-        for route in routes:
-            key: object = route.array_port.index if spec.throttle == "linux" else lun_index
-            groups.setdefault(key, []).append(route)
-    made = []
-    for routes in groups.values():
-        throttle = Throttle(spec, [r.host_queue for r in routes])
-        for route in routes:
-            route.throttle = throttle
-        made.append(throttle)
     return made

@@ -19,14 +19,18 @@ process and reported as a ratio; absolute figures are for orientation only.
    stations (one process per outstanding I/O, a ``simpy.Resource`` per station). Both
    complete the same number of I/Os; the throughputs and per-station times must agree, which
    shows the reference is the same model.
-2. Shipped scenarios (``scenarios/*.yaml``): application I/Os per wall second, and the peak
-   Python memory in a separate run (tracemalloc slows a run several-fold).
+2. Shipped scenarios (``scenarios/*.yaml``): application I/Os per wall second, the peak
+   Python memory in a separate run (tracemalloc slows a run several-fold), and the run
+   budget's wall-time estimate beside the measured time.
 3. Memory flatness: a 1,000,000-I/O run of ``scenarios/quickstart.yaml`` against a
    100,000-I/O run, each in a fresh subprocess: peak RSS of a plain run, then the
    tracemalloc peak of a traced one.
 4. Sweep speed-up: 40 points serially and in 2 local processes.
 5. Trace replay (``bench_trace.py``): a generated 1,000,000-record trace against the
    equivalent synthetic workload, I/Os per wall second and memory.
+6.-8. Enterprise scale (``scale_bench.py``): ``scenarios/enterprise.yaml``
+   at 1,000 hosts against its one-host run, the analytic twin on it, and a 200-run sweep of
+   it on a Dask ``LocalCluster`` against a serial one.
 
 A target that is missed is reported as MISS; the script exits 0 unless something crashed.
 """
@@ -51,10 +55,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scale_bench  # tests/benchmarks/scale_bench.py, beside this script
 import simpy
 
 import sanpath
 from sanpath import compiled
+from sanpath.sim import budget
 from sanpath.spec import Scenario, TextbookDriveSpec
 from sanpath.theory.textbook import closed_path
 
@@ -77,6 +83,11 @@ RSS_TARGET_MB = 300.0
 """Max resident set size of the 1,000,000-I/O run."""
 FLAT_TARGET = 1.5
 """Largest growth of the tracemalloc peak from 100,000 to 1,000,000 I/Os."""
+ESTIMATE_FACTOR = 6.0
+"""The run budget's wall time per I/O (``sanpath.sim.budget``) within this factor of every
+shipped scenario's measured one (its constants fit the compiled core; the pure-Python
+core's runs are compared with 3 times the estimate). Per I/O, because an automatic warm-up
+runs as long as it takes, which the budget does not know beforehand."""
 
 # The six-station closed path
 OUTSTANDING = 16
@@ -430,11 +441,13 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
         f"   (fewer when they take over {SCENARIO_BUDGET_S:g} s); cmd/IO: commands per I/O after"
         " splitting; peak MB:"
     )
-    say("   tracemalloc peak of a separate run (several times slower: traced s)")
+    say("   tracemalloc peak of a separate run (several times slower: traced s); est s: the")
+    say("   run budget's wall time per I/O (sanpath.sim.budget; x3 for the pure-Python core)")
+    say("   times the I/Os the run completed (an automatic warm-up may run past warmup_ios)")
     say()
     say(
         f"   {'scenario':<22}{'I/O per wall s':>15}{'cmd/IO':>7}{'runs':>5}{'wall s':>8}"
-        f"{'sim IOPS':>11}{'mean ms':>9}{'peak MB':>9}{'traced s':>10}"
+        f"{'est s':>8}{'sim IOPS':>11}{'mean ms':>9}{'peak MB':>9}{'traced s':>10}"
     )
     rows: list[dict[str, Any]] = []
     crashed = False
@@ -469,8 +482,11 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
             say(f"   {path.stem:<22}CRASHED:")
             say(traceback.format_exc())
             continue
-        completed = result.ios + warmup if result.ios else 0
+        completed = result.totals["ios_completed"]  # an automatic warm-up may run longer
         wall = min(walls)
+        slow = 3.0 if compiled.core() == "python" else 1.0
+        estimate = budget.estimate(spec)  # counts run.ios + run.warmup_ios: per I/O here
+        estimated = estimate.seconds / estimate.ios * completed * slow
         commands = result.counters.get("commands", 0) / result.ios if result.ios else 0.0
         row.update(
             note=note,
@@ -482,10 +498,11 @@ def bench_scenarios(ios: int, repeat: int) -> tuple[list[dict[str, Any]], bool]:
             latency_ms=result.latency_ms["mean"],
             peak_memory_mb=traced.extra["peak_memory_mb"],
             traced_wall_s=traced_wall,
+            estimate_s=estimated,
         )
         say(
             f"   {path.stem:<22}{fmt_int(row['ios_per_s']):>15}{commands:>7.2f}{len(walls):>5}"
-            f"{wall:>8.2f}{result.iops:>11.1f}{result.latency_ms['mean']:>9.3f}"
+            f"{wall:>8.2f}{estimated:>8.2f}{result.iops:>11.1f}{result.latency_ms['mean']:>9.3f}"
             f"{row['peak_memory_mb']:>9.2f}{traced_wall:>10.1f}"
         )
         if note:
@@ -692,6 +709,20 @@ def summary(report: dict[str, Any]) -> list[dict[str, Any]]:
                 "ok": ok if "error" not in row else False,
             }
         )
+    factors = [
+        max(row["estimate_s"] / min(row["wall_s"]), min(row["wall_s"]) / row["estimate_s"])
+        for row in report["scenarios"]
+        if "estimate_s" in row
+    ]
+    if factors:
+        rows.append(
+            {
+                "what": "run budget: time estimate off by (worst)",
+                "measured": f"x{max(factors):.2f}",
+                "target": f"<= x{ESTIMATE_FACTOR:g}",
+                "ok": max(factors) <= ESTIMATE_FACTOR,
+            }
+        )
     sw = report.get("sweep")
     if sw is not None:
         rows.append(
@@ -785,9 +816,16 @@ def main(argv: list[str] | None = None) -> int:
         crashed = True
         report["trace"] = None
         say(traceback.format_exc())
+    try:  # sections 6-8: a thousand hosts, the twin on them, a sweep on Dask
+        report["scale"] = scale_bench.run_sections(args.quick, min(repeat, 2))
+    except Exception:
+        crashed = True
+        report["scale"] = {}
+        say(traceback.format_exc())
     rows = summary(report)
     if report["trace"] is not None:
         rows += trace_rows(report["trace"])
+    rows += scale_bench.summary_rows(report["scale"])
     report["summary"] = rows
     say("Summary")
     say(f"   {'what':<48}{'measured':>14}{'target':>14}  result")

@@ -1,7 +1,8 @@
 """Multipath path selection (sanpath.sim.components.host.HostInstance.select) on the routes the
 topology builds for a tiny SAN: one host with a 4GFC and an 8GFC card (one port each), two
 array ports, three LUNs, so four routes per LUN, in the order hba0-port0, hba0-port1,
-hba1-port0, hba1-port1 (host port, then array port)."""
+hba1-port0, hba1-port1 (host port, then array port). Routes are made when first taken;
+``all_routes`` makes every path's route of a LUN at once."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import simpy
 
 import sanpath
 from sanpath.layout import Wiring
-from sanpath.sim.components.host import HostInstance
+from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.theory import textbook
@@ -35,16 +36,26 @@ def host_of(policy: str, **host: Any) -> HostInstance:
     return topology(policy, **host).hosts[0]
 
 
+def all_routes(host: HostInstance, lun: int) -> list[Route]:
+    """The route of every path to ``lun``, in path order (made now where not taken yet)."""
+    return [host.route(lun, k) for k in range(len(host.paths[lun]))]
+
+
 def picks(host: HostInstance, lun: int, n: int, size: int = 8192) -> list[int]:
-    """Indices (in the LUN's route list) of the routes ``n`` commands take."""
-    routes = host.routes[lun]
-    return [routes.index(host.select(lun, size)) for _ in range(n)]
+    """Indices (in the LUN's path order) of the routes ``n`` commands take."""
+    out = []
+    for _ in range(n):
+        route = host.select(lun, size)
+        out.append(host.routes[lun].index(route))
+    return out
 
 
 def test_the_routes_are_every_host_port_times_every_array_port() -> None:
     host = host_of("round-robin")
-    assert sorted(host.routes) == [0, 1, 2]
-    for lun, routes in host.routes.items():
+    assert sorted(host.paths) == [0, 1, 2]
+    assert host.routes == {}  # nothing made before a path is taken
+    for lun in host.paths:
+        routes = all_routes(host, lun)
         assert [(r.hba_port.name, r.array_port.index) for r in routes] == [
             ("host.hba0.port0", 0),
             ("host.hba0.port0", 1),
@@ -70,8 +81,9 @@ def test_round_robin_keeps_a_path_for_rr_ios_commands_and_counts_per_lun() -> No
 
 def test_least_queue_depth_takes_the_path_with_fewest_commands_first_on_ties() -> None:
     host = host_of("least-queue-depth", lun_queue_depth=1)
-    routes = host.routes[0]
     assert picks(host, 0, 3) == [0, 0, 0]  # nothing queued anywhere: the first path
+    assert host.routes[0][1:] == [None, None, None]  # the others not taken yet
+    routes = all_routes(host, 0)
     for i, count in enumerate((2, 0, 1, 0)):
         for _ in range(count):
             routes[i].host_queue.acquire(0.0)  # waiting commands count too (depth 1)
@@ -86,13 +98,13 @@ def test_least_queue_depth_takes_the_path_with_fewest_commands_first_on_ties() -
 
 def test_least_cmd_load_is_least_queue_depth() -> None:
     host = host_of("least-cmd-load")
-    host.routes[1][0].host_queue.acquire(0.0)
-    assert picks(host, 1, 2) == [1, 1]
+    host.route(1, 0).host_queue.acquire(0.0)
+    assert picks(host, 1, 2) == [1, 1]  # a path not taken yet has an empty queue
 
 
 def test_service_time_weighs_bytes_in_flight_by_link_speed() -> None:
     host = host_of("service-time")
-    routes = host.routes[0]
+    routes = all_routes(host, 0)
     slow, fast = routes[0].hba_port, routes[2].hba_port
     assert (slow.link_out.rate, fast.link_out.rate) == (425e6, 850e6)  # 4GFC and 8GFC
     size = 64 * 1024
@@ -112,7 +124,7 @@ def test_failover_uses_one_fixed_path_per_lun_the_one_the_wiring_marks_active() 
     for lun in (0, 1, 2):
         assert picks(host, lun, 5) == [lun % 4] * 5  # LUN i on path i mod n
         (active,) = wiring.active(0, lun)
-        route = host.routes[lun][lun % 4]
+        route = host.route(lun, lun % 4)
         assert route.array_port.index == active.array_port
         assert route.hba_port.name == f"host.hba{active.port}.port0"
 
@@ -123,23 +135,28 @@ def test_a_single_path_is_always_taken() -> None:
     data["array"]["ports"] = 1
     scenario = sanpath.load_scenario(data)
     host = build_topology(simpy.Environment(), scenario, Streams(scenario.seed)).hosts[0]
-    assert [len(r) for r in host.routes.values()] == [1, 1, 1]
+    assert [len(p) for p in host.paths.values()] == [1, 1, 1]
     assert picks(host, 1, 3) == [0, 0, 0]
 
 
 def test_throttles_govern_a_lun_s_paths_or_every_lun_behind_a_target_port() -> None:
     """VMware and Storport throttle per LUN (its paths together); Linux per target port."""
     per_lun = topology("round-robin", qfull={"throttle": "vmware"})
-    assert len(per_lun.throttles) == 3
-    for lun, routes in per_lun.hosts[0].routes.items():
+    assert per_lun.throttles == []  # made with the first route they govern
+    for lun in per_lun.hosts[0].paths:
+        routes = all_routes(per_lun.hosts[0], lun)
         (governor,) = {id(r.throttle) for r in routes}
         throttle = next(t for t in per_lun.throttles if id(t) == governor)
         assert throttle.pools == [r.host_queue for r in routes], lun
+    assert len(per_lun.throttles) == 3
     per_port = topology("round-robin", qfull={"throttle": "linux"})
+    routes = [r for lun in (2, 0, 1) for r in all_routes(per_port.hosts[0], lun)]
     assert len(per_port.throttles) == 2
     for throttle in per_port.throttles:
         assert len(throttle.pools) == 3 * 2  # 3 LUNs x 2 host ports behind the target port
-    routes = [r for rs in per_port.hosts[0].routes.values() for r in rs]
+    for throttle in per_port.throttles:  # in the order of their LUNs and paths
+        mine = [r.host_queue for r in sorted(routes, key=lambda r: r.lun.index)]
+        assert throttle.pools == [q for q in mine if any(q is p for p in throttle.pools)]
     for port in (0, 1):
         (governor,) = {id(r.throttle) for r in routes if r.array_port.index == port}
         assert governor in {id(t) for t in per_port.throttles}

@@ -176,34 +176,66 @@ class HostInstance:
     """The host's processors (``cpus``), or None when they are not modelled."""
     index: int = 0
     """The host's place in the topology's list of hosts (per-host results)."""
-    routes: dict[int, list[Route]] = field(default_factory=dict)
+    routes: dict[int, list[Route | None]] = field(default_factory=dict)
+    """Per LUN used so far, the route of each path; None for a path not taken yet."""
+    paths: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """Per LUN the host uses, the host port of each path (shared by the host group)."""
+    ports: list[HbaPort] = field(default_factory=list)
+    """The host's HBA ports, numbered over every card as zoning numbers them."""
+    cards: list[Hba] = field(default_factory=list)
+    maker: Callable[[HostInstance, int, int], Route] | None = None
+    """Makes the route of path ``k`` to a LUN when it is first taken (the topology's)."""
     _rr: dict[int, int] = field(default_factory=dict)
 
+    def route(self, lun_index: int, k: int) -> Route:
+        """The route of path ``k`` to LUN ``lun_index`` (made now if not taken yet)."""
+        routes = self.routes.get(lun_index)
+        if routes is None:
+            routes = self.routes[lun_index] = [None] * len(self.paths[lun_index])
+        route = routes[k]
+        if route is None:
+            assert self.maker is not None
+            route = routes[k] = self.maker(self, lun_index, k)
+        return route
+
     def select(self, lun_index: int, size: int) -> Route:
-        """Choose the path for one command to LUN ``lun_index`` by the multipath policy."""
-        routes = self.routes[lun_index]
+        """Choose the path for one command to LUN ``lun_index`` by the multipath policy.
+
+        A path not taken yet has an empty queue and no route object until it is chosen.
+        """
+        routes = self.routes.get(lun_index)
+        if routes is None:
+            routes = self.routes[lun_index] = [None] * len(self.paths[lun_index])
         n = len(routes)
-        if n == 1:
-            return routes[0]
-        policy = self.policy
-        if policy == "round-robin":
-            count = self._rr.get(lun_index, 0)
-            self._rr[lun_index] = count + 1
-            return routes[(count // self.rr_ios) % n]
-        if policy in ("least-queue-depth", "least-cmd-load"):
-            best = routes[0]
-            best_n = best.host_queue.outstanding
-            for route in routes[1:]:
-                k = route.host_queue.outstanding
-                if k < best_n:
-                    best, best_n = route, k
-            return best
-        if policy == "service-time":
-            best = routes[0]
-            best_t = best.hba_port.service_time(size)
-            for route in routes[1:]:
-                t = route.hba_port.service_time(size)
-                if t < best_t:
-                    best, best_t = route, t
-            return best
-        return routes[lun_index % n]  # failover: a fixed path per LUN
+        k = 0
+        if n > 1:
+            policy = self.policy
+            if policy == "round-robin":
+                count = self._rr.get(lun_index, 0)
+                self._rr[lun_index] = count + 1
+                k = (count // self.rr_ios) % n
+            elif policy in ("least-queue-depth", "least-cmd-load"):
+                first = routes[0]
+                best_n = 0 if first is None else first.host_queue.outstanding
+                for i in range(1, n):
+                    other = routes[i]
+                    if other is None:
+                        if best_n > 0:
+                            k, best_n = i, 0
+                    elif other.host_queue.outstanding < best_n:
+                        k, best_n = i, other.host_queue.outstanding
+            elif policy == "service-time":
+                ports = self.ports
+                via = self.paths[lun_index]
+                best_t = ports[via[0]].service_time(size)
+                for i in range(1, n):
+                    t = ports[via[i]].service_time(size)
+                    if t < best_t:
+                        k, best_t = i, t
+            else:
+                k = lun_index % n  # failover: a fixed path per LUN
+        route = routes[k]
+        if route is None:
+            assert self.maker is not None
+            route = routes[k] = self.maker(self, lun_index, k)
+        return route

@@ -7,9 +7,9 @@ share of the drives they keep busy is counted in the pool's utilisation.
 from __future__ import annotations
 
 from sanpath.theory.twin.aggregate import _arrays
-from sanpath.theory.twin.closed import _solve_closed
 from sanpath.theory.twin.drives import _drive_work, _DriveModel
 from sanpath.theory.twin.network import _Class, _Member, _Network
+from sanpath.theory.twin.solve import _solve_closed
 
 
 def _add_read_ahead(net: _Network) -> None:

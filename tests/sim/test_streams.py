@@ -1,0 +1,81 @@
+"""Random streams (sanpath.sim.streams): the numbers are numpy's, however they are drawn.
+
+A source's generator is the one ``PCG64(SeedSequence(seed, spawn_key=(replicate,
+crc32(name))))`` gives, made from a seed pool mixed once per run; it is made at the first
+draw, and blocks grow from a few draws to 2,048 without changing a single number.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sanpath.sim.streams import Streams, UniformStream, make_sampler
+from sanpath.spec import DistSpec
+
+
+def numpy_generator(seed: int, replicate: int, name: str) -> np.random.Generator:
+    key = (replicate, zlib.crc32(name.encode("utf-8")))
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
+
+
+@given(
+    seed=st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140)),
+    replicate=st.one_of(st.integers(0, 8), st.integers(0, 2**70)),
+    name=st.text(max_size=40),
+)
+def test_a_named_generator_is_numpys_seed_sequence_generator(
+    seed: int, replicate: int, name: str
+) -> None:
+    ours = Streams(seed, replicate).generator(name)
+    assert np.array_equal(ours.random(8), numpy_generator(seed, replicate, name).random(8))
+
+
+def test_a_negative_seed_is_refused_as_numpy_refuses_it() -> None:
+    with pytest.raises(ValueError, match="non-negative"):
+        Streams(-1)
+
+
+def test_growing_blocks_give_the_numbers_of_one_big_draw() -> None:
+    made = []
+
+    def make() -> np.random.Generator:
+        made.append(1)
+        return numpy_generator(7, 0, "w.lun.t0")
+
+    u = UniformStream(make)
+    assert made == []  # nothing is seeded before the first draw
+    draws = [u() for _ in range(5000)]  # refills of 16, 32, ..., 2048, 2048 draws
+    assert made == [1]
+    assert draws == numpy_generator(7, 0, "w.lun.t0").random(5000).tolist()
+
+
+@pytest.mark.parametrize(
+    ("dist", "draw"),
+    [
+        ({"dist": "exponential", "mean": "1ms"}, lambda g, n: g.exponential(1e-3, n)),
+        ({"dist": "gamma", "mean": "1ms", "cv": 0.5}, lambda g, n: g.gamma(4.0, 0.25e-3, n)),
+        ({"dist": "erlang", "mean": "1ms", "k": 3}, lambda g, n: g.gamma(3, 1e-3 / 3, n)),
+        ({"dist": "uniform", "low": "1ms", "high": "2ms"}, lambda g, n: g.uniform(1e-3, 2e-3, n)),
+    ],
+)
+def test_samplers_draw_numpys_numbers_in_growing_blocks(
+    dist: dict[str, object], draw: Callable[[np.random.Generator, int], np.ndarray]
+) -> None:
+    spec = DistSpec.model_validate(dist)
+    sample = Streams(3).sampler(spec, "array.controller")
+    ours = [sample() for _ in range(3000)]
+    assert ours == draw(numpy_generator(3, 0, "array.controller"), 3000).tolist()
+
+
+def test_a_constant_sampler_seeds_nothing() -> None:
+    spec = DistSpec.model_validate({"dist": "constant", "mean": "5us"})
+    made = []
+    sample = make_sampler(spec, lambda: made.append(1) or numpy_generator(0, 0, ""))
+    assert [sample(), sample()] == [5e-6, 5e-6]
+    assert made == []
