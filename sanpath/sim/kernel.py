@@ -16,9 +16,7 @@ What it saves is SimPy's cost per event, most of a compiled core's time:
   ``simpy.Process`` does, and waits on a :class:`Wake` without a callback;
 * :meth:`Kernel.run` processes events in one loop, and the compiled core keeps the event
   queue with its own heap functions (:func:`_push`, :func:`_pop`), which compare the
-  (time, priority, order) keys without going through Python's comparisons;
-* while it runs, the cyclic garbage collector waits for many more new objects than usual
-  (:data:`GEN0_THRESHOLD`); the threshold is restored when the run ends.
+  (time, priority, order) keys without going through Python's comparisons.
 
 A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
 carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
@@ -30,9 +28,7 @@ Times are seconds.
 
 from __future__ import annotations
 
-import gc
 import math
-import threading
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
 from typing import Any, Final, cast
@@ -49,43 +45,7 @@ NATIVE_HEAP: Final = not __file__.endswith(".py")
 keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there. Both
 order events the same way (every key is distinct)."""
 
-GEN0_THRESHOLD: Final = 100_000
-"""The cyclic garbage collector's first threshold while a run is in progress (Python's default
-is 700). A run makes no reference cycles, so its garbage goes with its last reference, and
-collections only walk the objects still in use: with thousands of I/Os in flight (the
-fan-in scenario) they took about a quarter of the run's processor time."""
-
 Callback = Callable[[Any], None]
-
-
-class _Collections:
-    """Raises the collector's first threshold while any run is in progress, and restores it
-    when the last one ends (runs in several threads included)."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.runs = 0
-        self.saved = gc.get_threshold()
-
-    def fewer(self) -> None:
-        """A run starts."""
-        with self.lock:
-            if self.runs == 0:
-                self.saved = gc.get_threshold()
-                gen0 = self.saved[0]
-                if 0 < gen0 < GEN0_THRESHOLD:
-                    gc.set_threshold(GEN0_THRESHOLD, *self.saved[1:])
-            self.runs += 1
-
-    def restore(self) -> None:
-        """A run ended."""
-        with self.lock:
-            self.runs -= 1
-            if self.runs == 0:
-                gc.set_threshold(*self.saved)
-
-
-_COLLECTIONS: Final = _Collections()
 
 
 class _Event:
@@ -322,7 +282,6 @@ class Kernel(simpy.Environment):
             until.callbacks.append(stop)
         self._stop = stop
         entries, tuples = self._entries, self._tuples
-        _COLLECTIONS.fewer()
         try:
             while True:
                 # the next event (as _next, written out: this loop runs for every event)
@@ -353,7 +312,6 @@ class Kernel(simpy.Environment):
                     return until._value
         finally:
             self._stop = None
-            _COLLECTIONS.restore()
         if until is not None:
             raise RuntimeError(
                 f'No scheduled events left but "until" event was not triggered: {until}'

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Generator
 from typing import Any
 
@@ -11,7 +10,7 @@ import simpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sanpath.sim.kernel import GEN0_THRESHOLD, Kernel, Task, Wake
+from sanpath.sim.kernel import Kernel, Task, Wake
 
 Program = list[list[tuple[str, int]]]
 
@@ -207,31 +206,3 @@ def test_an_error_in_a_process_stops_the_run() -> None:
     with pytest.raises(ZeroDivisionError, match="model bug"):
         env.run()
     assert env.now == 1.0
-
-
-def test_a_run_collects_garbage_less_often_and_restores_the_threshold() -> None:
-    saved = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
-    try:
-        env = Kernel()
-        seen: list[tuple[int, ...]] = []
-
-        def proc() -> Generator[Any, Any, None]:
-            yield env.timeout(1.0)
-            seen.append(gc.get_threshold())
-
-        env.process(proc())
-        env.run()
-        assert seen == [(GEN0_THRESHOLD, 10, 10)]
-        assert gc.get_threshold() == (700, 10, 10)
-
-        def failing() -> Generator[Any, Any, None]:
-            yield env.timeout(1.0)
-            raise KeyError("x")
-
-        env.process(failing())
-        with pytest.raises(KeyError):
-            env.run()
-        assert gc.get_threshold() == (700, 10, 10)
-    finally:
-        gc.set_threshold(*saved)
