@@ -14,7 +14,7 @@ bench`` prints both cores' figures). Both cores give the same numbers to the las
 Where no C compiler works the build installs the same modules as pure Python and says so
 in one line (``pip install -v`` shows it); ``sanpath --version`` names the core that runs
 and, for the pure-Python one, why. ``SANPATH_COMPILE=0`` builds the pure-Python core on
-purpose. Each build leaves a record beside the modules (:data:`RECORD`): which core it
+purpose. Each build leaves a record beside the modules (``RECORD``): which core it
 built, why, and a digest of every core source it compiled.
 
 The pure-Python source runs instead of the compiled core:
@@ -33,8 +33,8 @@ Run as a script (``python sanpath/compiled.py``, as ``make core`` does) this mod
 the core in place, unless the compiled core is current; ``--sources`` lists the source
 files and ``--clean`` removes what was compiled. It uses only the standard library until it
 compiles, so the Makefile can ask for the list before any virtual environment exists, and
-``setup.py`` loads it by path for the build (:func:`mypyc_extensions`,
-:func:`compiler_problem`, :func:`write_record`).
+``setup.py`` loads it by path for the build (``mypyc_extensions``,
+``compiler_problem``, ``write_record``).
 """
 
 from __future__ import annotations
