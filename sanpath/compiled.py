@@ -52,6 +52,7 @@ CORE_MODULES = (
     "sanpath.sim.streams",
     "sanpath.sim.devices",
     "sanpath.sim.replay",
+    "sanpath.sim.routes",
     "sanpath.sim.load",
     "sanpath.sim.components.array",
     "sanpath.sim.components.cache",
