@@ -1,7 +1,8 @@
 """The simulation core, compiled with mypyc, or its pure-Python source.
 
 The modules on a simulated command's path (:data:`CORE_MODULES`: stations, the engine, the
-components, workloads, random streams and the streaming statistics) are ordinary typed
+components, the routes made on first use, workloads, random streams and the streaming
+statistics) are ordinary typed
 Python. ``make`` also compiles them with mypyc (https://mypyc.readthedocs.io), in place:
 each gets an extension module beside its source, and the generated code of all of them
 lives in one shared library, ``sanpath/core__mypyc.*.so``. Python imports an extension
