@@ -23,8 +23,9 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,distributed,notebook,docs]"
 	touch $(STAMP)
 
-# The simulation core compiled in place with mypyc (sanpath/compiled.py); rebuilt when a
-# core source changes. Without a C compiler sanpath runs the same core as pure Python.
+# The simulation core compiled in place with mypyc (sanpath/compiled.py, setup.py): the
+# editable install above compiles it already; this rebuilds it when a core source changes.
+# Without a C compiler sanpath runs the same core as pure Python.
 $(CORE): $(STAMP) sanpath/compiled.py $(CORE_SOURCES)
 	$(BIN)/python sanpath/compiled.py
 	touch $(CORE)

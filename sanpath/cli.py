@@ -73,6 +73,30 @@ def _fraction(text: str) -> float:
     return value
 
 
+class _Version(argparse.Action):
+    """``--version``: the version and the core that runs, on one line (argparse's own
+    version action wraps it to the terminal's width)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest=dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="print the version and which core runs (compiled or pure Python), then exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(f"sanpath {__version__}, {compiled.describe()}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     from sanpath.ingest.model import FORMATS
 
@@ -80,9 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="sanpath",
         description="Simulate the SAN I/O path as a network of queues.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"sanpath {__version__}, {compiled.describe()}"
-    )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 

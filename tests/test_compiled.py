@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import importlib
 import importlib.machinery
 import json
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,43 @@ def test_an_edited_source_makes_the_build_stale(tmp_path: Path) -> None:
     assert why == "stale: raid.py changed after it was compiled"
 
 
+def test_a_newer_source_the_record_knows_is_not_an_edit(tmp_path: Path) -> None:
+    """An unpacked wheel: the sources may be written after their compiled modules."""
+    package = _package(tmp_path)
+    compiled.write_record(package, "compiled", "compiled with mypyc", package)
+    raid = compiled.source_path("sanpath.sim.components.raid", package)
+    os.utime(raid, (3000, 3000))
+    assert compiled.select_core(package, environ={})[0] == "compiled"
+    raid.write_text("# edited\n")  # a real edit: the digest differs
+    os.utime(raid, (3000, 3000))
+    assert compiled.select_core(package, environ={}) == (
+        "python",
+        "stale: raid.py changed after it was compiled",
+    )
+
+
+def test_a_pure_python_build_says_why(tmp_path: Path) -> None:
+    package = _package(tmp_path, built=())
+    compiled.write_record(package, "python", "not compiled: no working C compiler (cc)")
+    assert compiled.select_core(package, environ={}) == (
+        "python",
+        "not compiled: no working C compiler (cc)",
+    )
+    assert json.loads((package / compiled.RECORD).read_text()) == {
+        "core": "python",
+        "why": "not compiled: no working C compiler (cc)",
+    }
+
+
+def test_the_build_pins_the_mypy_of_the_dev_tools() -> None:
+    """pip's isolated build compiles with the mypy that make lint type-checks with."""
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    dev = config["options.extras_require"]["dev"].split()
+    assert [r for r in build if r.startswith("mypy")] == [r for r in dev if r.startswith("mypy")]
+
+
 def test_an_incomplete_build_is_stale(tmp_path: Path) -> None:
     package = _package(tmp_path, built=compiled.CORE_MODULES)  # no shared library
     mode, why = compiled.select_core(package, environ={})
@@ -147,7 +186,9 @@ def test_stale_build_warns_and_runs_python(tmp_path: Path) -> None:
         os.utime(extension, (2000, 2000))
     for module in compiled.CORE_MODULES:
         os.utime(compiled.source_path(module, package), (1000, 1000))
-    os.utime(compiled.source_path("sanpath.sim.station", package), (3000, 3000))
+    station = compiled.source_path("sanpath.sim.station", package)
+    station.write_text(station.read_text() + "# edited\n")
+    os.utime(station, (3000, 3000))
     env = {k: v for k, v in os.environ.items() if k != compiled.PURE_PYTHON_ENV}
     env["PYTHONPATH"] = str(tmp_path)
     out = subprocess.run(
@@ -177,9 +218,15 @@ def test_build_without_a_compiler_leaves_the_pure_python_core(
     package = _package(tmp_path)
     assert compiled.select_core(package, environ={})[0] == "compiled"
     monkeypatch.setenv("CC", str(tmp_path / "no-such-cc"))
+    (package / "sim" / "kernel.py").write_text("# edited: the compiled core is stale\n")
     assert compiled.build(tmp_path) == 0
-    assert "no C compiler" in capsys.readouterr().err
+    notice = capsys.readouterr().err.strip()
+    assert notice == compiled.pure_notice(
+        "no working C compiler (no-such-cc cannot compile a file that includes Python.h)"
+    )
     assert compiled.select_core(package, environ={}) == (
         "python",
-        "not compiled (make compiles it)",
+        "not compiled: no working C compiler (no-such-cc cannot compile a file that includes "
+        "Python.h)",
     )
+    assert not any(compiled.extension_path(m, package) for m in compiled.CORE_MODULES)

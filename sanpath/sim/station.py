@@ -60,7 +60,6 @@ class Station:
 
     __slots__ = (
         "area",
-        "arrivals",
         "busy",
         "completions",
         "held",
@@ -68,6 +67,7 @@ class Station:
         "kind",
         "layer",
         "n",
+        "n_start",
         "name",
         "present_sum",
         "rejected",
@@ -88,8 +88,9 @@ class Station:
         self.area = 0.0
         self.t_last = 0.0
         self.busy = 0.0
-        self.arrivals = 0
         self.completions = 0
+        self.n_start = 0
+        """Commands present when the window opened (arrivals = completions + n - n_start)."""
         self.rejected = 0
         self.wait_sum = 0.0
         self.service_sum = 0.0
@@ -98,6 +99,11 @@ class Station:
         self.sojourn_sum = 0.0
         self.held = -1
         self.held_since = 0.0
+
+    @property
+    def arrivals(self) -> int:
+        """Commands that entered the station in the window."""
+        return self.completions + self.n - self.n_start
 
     def track_held(self) -> None:
         """Count busy time from slot grants and releases (exact) instead of departures."""
@@ -114,7 +120,6 @@ class Station:
         self.area += self.n * (now - self.t_last)
         self.t_last = now
         self.n += 1
-        self.arrivals += 1
         self.present_sum += now
         self.busy += self.held * (now - self.held_since)
         self.held_since = now
@@ -125,7 +130,6 @@ class Station:
         self.area += self.n * (now - self.t_last)
         self.t_last = now
         self.n += 1
-        self.arrivals += 1
         self.present_sum += now
 
     def depart(self, now: float, t_arrive: float, t_start: float, t_depart: float) -> None:
@@ -136,6 +140,20 @@ class Station:
         the time-weighted count stays exact.
         """
         w0 = self.window_start
+        if t_arrive > w0 and t_start >= w0 and t_depart > w0:
+            # The common case, the whole stay inside the window: the sums below, unclipped.
+            self.area += self.n * (now - self.t_last) - (now - t_depart)
+            self.t_last = now
+            self.n -= 1
+            self.completions += 1
+            self.present_sum -= t_arrive
+            self.sojourn_sum += t_depart - t_arrive
+            self.wait_sum += t_start - t_arrive
+            service = t_depart - t_start
+            self.service_sum += service
+            if self.held < 0:
+                self.busy += service
+            return
         self.area += self.n * (now - self.t_last) - (now - (t_depart if t_depart > w0 else w0))
         self.t_last = now
         self.n -= 1
@@ -149,12 +167,36 @@ class Station:
         if self.held < 0 and t_depart > w0:
             self.busy += service if t_start >= w0 else t_depart - w0
 
+    def leave(self, now: float, t_arrive: float, t_start: float, handed_on: bool) -> None:
+        """A command that arrived at ``t_arrive`` and took its slot at ``t_start`` gives it
+        back at ``now``, to a waiting command (``handed_on``) or to the pool
+        (:meth:`depart` at ``now`` and :meth:`hold` in one; a slot station counts its busy
+        time from the slots held)."""
+        w0 = self.window_start
+        self.area += self.n * (now - self.t_last)
+        self.t_last = now
+        self.n -= 1
+        self.completions += 1
+        if t_arrive > w0:
+            self.present_sum -= t_arrive
+            self.sojourn_sum += now - t_arrive
+        else:
+            self.present_sum -= w0
+            if now > w0:
+                self.sojourn_sum += now - w0
+        self.wait_sum += t_start - t_arrive
+        self.service_sum += now - t_start
+        if not handed_on:
+            self.busy += self.held * (now - self.held_since)
+            self.held_since = now
+            self.held -= 1
+
     def reset(self, now: float) -> None:
         """Start a new measurement window at ``now`` (end of warm-up)."""
         self.area = 0.0
         self.t_last = now
         self.busy = 0.0
-        self.arrivals = 0
+        self.n_start = self.n
         self.completions = 0
         self.rejected = 0
         self.wait_sum = 0.0
@@ -250,14 +292,13 @@ class SlotPool:
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """Give a slot back; record the holder's wait and holding time."""
-        st = self.station
-        st.depart(now, t_arrive, t_start, now)
         cap = self.capacity
         if self.waiters and (cap is None or self.held <= cap):
+            self.station.leave(now, t_arrive, t_start, True)
             self.waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
-            st.hold(now, -1)
+            self.station.leave(now, t_arrive, t_start, False)
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""

@@ -61,13 +61,12 @@ def test_a_run_raises_them_while_it_simulates_and_puts_them_back(
 ) -> None:
     sim = simulation()
     seen: list[tuple[int, int, int]] = []
-    run = sim.env.run
 
-    def watched(until: Any = None) -> None:
+    def watch() -> Iterator[Any]:  # a process of the run: it sees the run's thresholds
+        yield sim.env.timeout(1e-4)
         seen.append(gc.get_threshold())
-        run(until=until)
 
-    sim.env.run = watched  # type: ignore[method-assign]
+    sim.env.process(watch())
     result = sim.run()
     assert result.ios == SHORT["run.ios"]
     assert seen == [(collector.YOUNG, 11, collector.FULL_EVERY)]
@@ -76,13 +75,7 @@ def test_a_run_raises_them_while_it_simulates_and_puts_them_back(
 
 def test_a_run_that_fails_puts_them_back(thresholds: tuple[int, int, int]) -> None:
     sim = simulation()
-    run = sim.env.run
-
-    def failing(until: Any = None) -> None:
-        sim.env.timeout(1e-4).callbacks.append(lambda _: 1 / 0)  # fails mid-run
-        run(until=until)
-
-    sim.env.run = failing  # type: ignore[method-assign]
+    sim.env.timeout(1e-4).callbacks.append(lambda _: 1 / 0)  # fails mid-run
     with pytest.raises(ZeroDivisionError):
         sim.run()
     assert gc.get_threshold() == thresholds

@@ -154,6 +154,11 @@ class Hdd(Drive):
         self.capacity = spec.capacity
         self.rev = 60.0 / spec.rpm
         self.track, self.seek_a, self.seek_b = seek_curve(spec)
+        # sqrt(d) >= d on the stroke (0 <= d <= 1), so track + (A + B) d bounds the seek from
+        # below when A and B are not negative; shaved by a relative 1e-9 so that rounding
+        # can never make the bound exceed the seek itself. -1 when there is no such bound.
+        floor = (self.seek_a + self.seek_b) * (1.0 - 1e-9)
+        self.seek_floor = floor if self.seek_a >= 0.0 and self.seek_b >= 0.0 else -1.0
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
         self.scheduler = _SCHEDULERS[spec.scheduler]
@@ -276,6 +281,7 @@ class Hdd(Drive):
         head, rev, overhead = self.head, self.rev, self.overhead
         track, a, b = self.track, self.seek_a, self.seek_b
         aging = self.aging
+        floor = self.seek_floor
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         best_op = tcq[0]
@@ -288,7 +294,12 @@ class Hdd(Drive):
                 d = op.x - head
                 if d < 0.0:
                     d = -d
-                seek = track + a * d + b * math.sqrt(d) if d * CYLINDERS >= 1.0 else 0.0
+                if d * CYLINDERS >= 1.0:
+                    if floor >= 0.0 and track + floor * d - credit >= best_score:
+                        continue  # even the seek's lower bound is too long (no square root)
+                    seek = track + a * d + b * math.sqrt(d)
+                else:
+                    seek = 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
                 p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev

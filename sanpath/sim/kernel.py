@@ -1,0 +1,395 @@
+"""The event kernel: SimPy's environment with its per-event cost taken out.
+
+:class:`Kernel` is the simulation's ``simpy.Environment``. It keeps SimPy's contract to the
+letter: events are processed in the order of (time, priority, the order they were
+scheduled), a process starts with an urgent event at the time it is made, a processed
+event's callbacks run in the order they were added, and :meth:`Kernel.run` stops when its
+``until`` event is processed. SimPy's own events (``simpy.Event``, conditions such as
+``any_of``) work with it unchanged, so a scenario and seed give the same numbers as with a
+plain ``simpy.Environment``, to the last bit.
+
+What it saves is SimPy's cost per event, most of a compiled core's time:
+
+* :meth:`Kernel.timeout` makes a :class:`Wake`, a small event that holds the one process
+  waiting for it, where SimPy makes a ``Timeout`` and a list of callbacks;
+* :meth:`Kernel.process` makes a :class:`Task`, which drives its generator as
+  ``simpy.Process`` does, and waits on a :class:`Wake` without a callback;
+* :meth:`Kernel.run` processes events in one loop, and the compiled core keeps the event
+  queue with its own heap functions (:func:`_push`, :func:`_pop`), which compare the
+  (time, priority, order) keys without going through Python's comparisons.
+
+A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
+carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
+``_value``), so code written for SimPy treats them as such. A :class:`Task` cannot be
+interrupted, and an exception in its generator stops the run at once.
+
+Times are seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from heapq import heappop, heappush
+from typing import Any, Final, cast
+
+import simpy
+
+URGENT: Final = 0
+"""Priority of a process's start, before the ordinary events of the same instant."""
+NORMAL: Final = 1
+"""Priority of every other event."""
+
+NATIVE_HEAP: Final = not __file__.endswith(".py")
+"""True in the compiled core: the queue uses :func:`_push` and :func:`_pop`, which compare
+keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there. Both
+order events the same way (every key is distinct)."""
+
+Callback = Callable[[Any], None]
+
+
+class _Event:
+    """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
+    processed), ``_ok`` and ``_value``."""
+
+    __slots__ = ("_ok", "_value", "callbacks", "env")
+
+    def __init__(self, env: Kernel, value: object) -> None:
+        self.env = env
+        self.callbacks: list[Callback] | None = []
+        self._ok = True
+        self._value = value
+
+    @property
+    def processed(self) -> bool:
+        """True once its callbacks have run."""
+        return self.callbacks is None
+
+    @property
+    def ok(self) -> bool:
+        """Always True (an exception in a process stops the run)."""
+        return self._ok
+
+    @property
+    def value(self) -> object:
+        """A timeout's value; a process's return value."""
+        return self._value
+
+
+class Wake(_Event):
+    """A timeout: an event triggered when made and processed when its time comes.
+
+    ``task`` is the process waiting for it, when it was the first to wait; ``callbacks``
+    holds any other functions to call, as a SimPy event does (None once processed).
+    """
+
+    __slots__ = ("task",)
+
+    def __init__(self, env: Kernel, value: object = None) -> None:
+        super().__init__(env, value)
+        self.task: Task | None = None
+
+    @property
+    def triggered(self) -> bool:
+        """Always True: a timeout is triggered when it is made."""
+        return True
+
+
+_PENDING: Final = object()
+"""The value of a :class:`Task` still running."""
+
+
+class Task(_Event):
+    """A process: runs a generator of events, resuming it when each event is processed.
+
+    Like ``simpy.Process`` it is an event too, triggered when the generator returns (its
+    ``value`` is then the return value), so that another process may wait for it.
+    """
+
+    __slots__ = ("generator",)
+
+    def __init__(self, env: Kernel, generator: Generator[Any, Any, Any]) -> None:
+        super().__init__(env, _PENDING)
+        self.generator = generator
+        start = Wake(env)
+        start.task = self
+        env.schedule(start, URGENT)
+
+    @property
+    def triggered(self) -> bool:
+        """True once the generator has returned."""
+        return self._value is not _PENDING
+
+    @property
+    def is_alive(self) -> bool:
+        """True until the generator returns."""
+        return self._value is _PENDING
+
+    def resume(self, event: Any) -> None:
+        """Send processed ``event``'s value into the generator and wait for the event it
+        yields; one already processed is answered at once, as SimPy does. A failed event's
+        exception is thrown into the generator."""
+        generator = self.generator
+        while True:
+            try:
+                if isinstance(event, Wake) or event._ok:
+                    event = generator.send(event._value)
+                else:
+                    event._defused = True
+                    error = event._value
+                    copy = type(error)(*error.args)
+                    copy.__cause__ = error
+                    event = generator.throw(copy)
+            except StopIteration as stop:
+                self._finish(stop.value)
+                return
+            if isinstance(event, Wake):
+                waiting = event.callbacks
+                if waiting is not None:
+                    if event.task is None and not waiting:
+                        event.task = self
+                    else:
+                        waiting.append(self.resume)
+                    return
+            else:
+                callbacks = event.callbacks
+                if callbacks is not None:
+                    callbacks.append(self.resume)
+                    return
+
+    def _finish(self, value: object) -> None:
+        """The generator returned ``value``: trigger the process's own event."""
+        self._value = value
+        self.env.schedule(self, NORMAL)
+
+
+class _Stop:
+    """The callback that ends :meth:`Kernel.run` when its ``until`` event is processed."""
+
+    __slots__ = ("event",)
+
+    def __init__(self) -> None:
+        self.event: Any = None
+
+    def __call__(self, event: Any) -> None:
+        self.event = event
+
+
+class _Entry:
+    """An event in the compiled core's queue, with its key: time (s), priority, order."""
+
+    __slots__ = ("event", "order", "priority", "time")
+
+    def __init__(self, time: float, priority: int, order: int, event: Any) -> None:
+        self.time = time
+        self.priority = priority
+        self.order = order
+        self.event = event
+
+
+class Kernel(simpy.Environment):
+    """The simulation's environment (see the module docstring); ``now`` in seconds."""
+
+    _now: float
+
+    def __init__(self, initial_time: float = 0.0) -> None:
+        self._now = initial_time
+        self._entries: list[_Entry] = []
+        """The queue of the compiled core (a heap of :class:`_Entry`)."""
+        self._tuples: list[tuple[float, int, int, Any]] = []
+        """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
+        event) tuples)."""
+        self._order = 0
+        self._active_proc = None
+        self._stop: _Stop | None = None
+
+    @property
+    def now(self) -> float:
+        """The current simulated time (s)."""
+        return self._now
+
+    def schedule(self, event: Any, priority: int = NORMAL, delay: float = 0.0) -> None:
+        """Schedule ``event`` for processing ``delay`` seconds from now."""
+        order = self._order
+        self._order = order + 1
+        if NATIVE_HEAP:
+            _push(self._entries, _Entry(self._now + delay, priority, order, event))
+        else:
+            heappush(self._tuples, (self._now + delay, priority, order, event))
+
+    def timeout(self, delay: float = 0.0, value: Any = None) -> simpy.Timeout:
+        """An event processed ``delay`` seconds from now (a :class:`Wake`)."""
+        if delay < 0:
+            raise ValueError(f"Negative delay {delay}")
+        wake = Wake(self, value)
+        order = self._order
+        self._order = order + 1
+        if NATIVE_HEAP:
+            _push(self._entries, _Entry(self._now + delay, NORMAL, order, wake))
+        else:
+            heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
+        return cast(simpy.Timeout, wake)
+
+    def process(self, generator: Generator[Any, Any, Any]) -> simpy.Process:
+        """Start a process running ``generator`` now, before the instant's other events
+        (a :class:`Task`)."""
+        return cast(simpy.Process, Task(self, generator))
+
+    def peek(self) -> float:
+        """The time of the next event (infinity when there is none)."""
+        if NATIVE_HEAP:
+            return self._entries[0].time if self._entries else math.inf
+        return self._tuples[0][0] if self._tuples else math.inf
+
+    def _next(self) -> Any:
+        """Take the next event off the queue and make its time now; None when there is none."""
+        if NATIVE_HEAP:
+            if not self._entries:
+                return None
+            entry = _pop(self._entries)
+            self._now = entry.time
+            return entry.event
+        if not self._tuples:
+            return None
+        self._now, _, _, event = heappop(self._tuples)
+        return event
+
+    def step(self) -> None:
+        """Process the next event (``simpy.core.EmptySchedule`` when there is none)."""
+        event = self._next()
+        if event is None:
+            raise simpy.core.EmptySchedule()
+        self._process(event)
+
+    def run(self, until: Any = None) -> Any:
+        """Process events until ``until``: an event processed, a time (s) reached, or (None)
+        no event left. Returns the ``until`` event's value.
+
+        Raises RuntimeError when no event is left before the ``until`` event was triggered.
+        """
+        stop = _Stop()
+        if until is not None:
+            if not hasattr(until, "callbacks"):
+                at = float(until)
+                if at <= self._now:
+                    raise ValueError(
+                        f"until ({at}) must be greater than the current simulation time"
+                    )
+                until = Wake(self)
+                self.schedule(until, URGENT, at - self._now)
+            elif until.callbacks is None:
+                return until._value
+            until.callbacks.append(stop)
+        self._stop = stop
+        entries, tuples = self._entries, self._tuples
+        try:
+            while True:
+                # the next event (as _next, written out: this loop runs for every event)
+                if NATIVE_HEAP:
+                    if not entries:
+                        break
+                    entry = _pop(entries)
+                    self._now = entry.time
+                    event = entry.event
+                else:
+                    if not tuples:
+                        break
+                    self._now, _, _, event = heappop(tuples)
+                if isinstance(event, Wake):
+                    # the common event: a timeout some process waits for
+                    task = event.task
+                    callbacks = event.callbacks
+                    event.callbacks = None
+                    if task is not None:
+                        task.resume(event)
+                    if callbacks:
+                        self._callbacks(event, callbacks)
+                else:
+                    self._process(event)
+                if stop.event is not None:
+                    if not until._ok:
+                        raise until._value
+                    return until._value
+        finally:
+            self._stop = None
+        if until is not None:
+            raise RuntimeError(
+                f'No scheduled events left but "until" event was not triggered: {until}'
+            )
+        return None
+
+    def _process(self, event: Any) -> None:
+        """Process ``event``, taken off the queue: its callbacks run, in order; a failed event
+        nobody handled stops the run with its exception."""
+        if isinstance(event, Wake):
+            task = event.task
+            callbacks = event.callbacks
+            event.callbacks = None
+            if task is not None:
+                task.resume(event)
+            if callbacks:
+                self._callbacks(event, callbacks)
+            return
+        callbacks = event.callbacks
+        event.callbacks = None
+        self._callbacks(event, callbacks)
+        if not event._ok and not hasattr(event, "_defused"):
+            error = event._value
+            copy = type(error)(*error.args)
+            copy.__cause__ = error
+            raise copy
+
+    def _callbacks(self, event: Any, callbacks: list[Callback]) -> None:
+        """Call ``callbacks`` with ``event``, in order; the run's stop ends them."""
+        stop = self._stop
+        for callback in callbacks:
+            callback(event)
+            if callback is stop:
+                return
+
+
+def _before(a: _Entry, b: _Entry) -> bool:
+    """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
+    if a.time != b.time:
+        return a.time < b.time
+    if a.priority != b.priority:
+        return a.priority < b.priority
+    return a.order < b.order
+
+
+def _push(heap: list[_Entry], entry: _Entry) -> None:
+    """Add ``entry`` to the binary heap ``heap``."""
+    heap.append(entry)
+    i = len(heap) - 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        above = heap[parent]
+        if not _before(entry, above):
+            break
+        heap[i] = above
+        i = parent
+    heap[i] = entry
+
+
+def _pop(heap: list[_Entry]) -> _Entry:
+    """Remove and return the first entry of the non-empty binary heap ``heap``."""
+    last = heap.pop()
+    n = len(heap)
+    if n == 0:
+        return last
+    first = heap[0]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= n:
+            break
+        other = child + 1
+        if other < n and _before(heap[other], heap[child]):
+            child = other
+        low = heap[child]
+        if not _before(low, last):
+            break
+        heap[i] = low
+        i = child
+    heap[i] = last
+    return first
