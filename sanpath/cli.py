@@ -65,26 +65,14 @@ def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
 
 def _fraction(text: str) -> float:
     try:
-        value = float(text)
-    except ValueError:
+        return _positive_float(text)
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1, got {text!r}") from None
-    if not 0.0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive fraction, got {text!r}")
-    return value
 
 
 class _Version(argparse.Action):
     """``--version``: the version and the core that runs, on one line (argparse's own
     version action wraps it to the terminal's width)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
-        super().__init__(
-            option_strings,
-            dest=dest,
-            default=argparse.SUPPRESS,
-            nargs=0,
-            help="print the version and which core runs (compiled or pure Python), then exit",
-        )
 
     def __call__(
         self,
@@ -104,7 +92,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="sanpath",
         description="Simulate the SAN I/O path as a network of queues.",
     )
-    parser.add_argument("--version", action=_Version)
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        help="print the version and which core runs (compiled or pure Python), then exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
