@@ -1,15 +1,15 @@
 """The simulation core, compiled with mypyc, or its pure-Python source.
 
 The modules on a simulated command's path (:data:`CORE_MODULES`: the event kernel, stations,
-the engine, the components, workloads, random streams and the streaming statistics) are
-ordinary typed Python. Every install compiles them with mypyc (https://mypyc.readthedocs.io)
-where a C compiler works, the way mypy and black ship: ``pip install .``, a wheel from
-``pip wheel .`` or ``python -m build``, and ``make`` (in place, ``make core``). Each module
-gets an extension module beside its source, and the generated code of all of them lives in
-one shared library, ``sanpath/core__mypyc.*.so``. Python imports an extension module in
-preference to the source, so the compiled core then runs, several times faster (``make
-bench`` prints both cores' figures). Both cores give the same numbers to the last bit
-(``tests/test_compiled.py``).
+the engine, the components, the routes made on first use, workloads, random streams and the
+streaming statistics) are ordinary typed Python. Every install compiles them with mypyc
+(https://mypyc.readthedocs.io) where a C compiler works, the way mypy and black ship:
+``pip install .``, a wheel from ``pip wheel .`` or ``python -m build``, and ``make`` (in
+place, ``make core``). Each module gets an extension module beside its source, and the
+generated code of all of them lives in one shared library, ``sanpath/core__mypyc.*.so``.
+Python imports an extension module in preference to the source, so the compiled core then
+runs, several times faster (``make bench`` prints both cores' figures). Both cores give the
+same numbers to the last bit (``tests/test_compiled.py``).
 
 Where no C compiler works the build installs the same modules as pure Python and says so
 in one line (``pip install -v`` shows it); ``sanpath --version`` names the core that runs
@@ -70,6 +70,7 @@ CORE_MODULES = (
     "sanpath.sim.streams",
     "sanpath.sim.devices",
     "sanpath.sim.replay",
+    "sanpath.sim.routes",
     "sanpath.sim.load",
     "sanpath.sim.components.array",
     "sanpath.sim.components.cache",

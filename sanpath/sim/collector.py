@@ -11,9 +11,13 @@ collector (0.3 s of the one-host run's 5). :func:`few_collections` raises the th
 while the simulation runs: a young collection every :data:`YOUNG` net allocations rather
 than 700, a full one after at least :data:`FULL_EVERY` middle-generation collections (tens
 of millions of allocations), and puts them back afterwards, so the next full collection
-(which also frees the finished run) happens in the caller's time. They are put back
-however the block ends (an exception included), and a caller that switched automatic
-collection off (a first threshold of 0) keeps it off.
+(which also frees the finished run) happens in the caller's time. Before they are put
+back, the young generation is collected (a few thousand objects, milliseconds): up to
+:data:`YOUNG` allocations are counted since the last young collection, and CPython's
+default threshold of 700 would otherwise start the postponed collections, the full one
+included (a second or more at a thousand hosts), at the block's next allocation, inside
+the run. They are put back however the block ends (an exception included), and a caller
+that switched automatic collection off (a first threshold of 0) keeps it off.
 """
 
 from __future__ import annotations
@@ -42,4 +46,6 @@ def few_collections(young: int = YOUNG, every: int = FULL_EVERY) -> Iterator[Non
     try:
         yield
     finally:
+        if first > 0 and gc.isenabled():
+            gc.collect(0)  # nothing due when the thresholds go back (module docstring)
         gc.set_threshold(*old)

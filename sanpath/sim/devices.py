@@ -11,8 +11,6 @@ complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from sanpath.results import LAYERS, DeviceFigures
 
 _HOST = LAYERS.index("host")
@@ -20,8 +18,7 @@ _HOST_QUEUE = LAYERS.index("host_queue")
 
 
 class DeviceCounter:
-    """The commands from host ``host`` to LUN ``lun``; ``depth`` gives the sum of the host's
-    per-LUN queue depths over its paths now (esxtop's DQLEN; None when unlimited)."""
+    """The commands from host ``host`` to LUN ``lun``."""
 
     __slots__ = (
         "active",
@@ -31,7 +28,6 @@ class DeviceCounter:
         "busy_since",
         "bytes_read",
         "bytes_written",
-        "depth",
         "host",
         "host_queue_time",
         "host_time",
@@ -43,10 +39,9 @@ class DeviceCounter:
         "writes",
     )
 
-    def __init__(self, host: str, lun: str, depth: Callable[[], float | None]) -> None:
+    def __init__(self, host: str, lun: str) -> None:
         self.host = host
         self.lun = lun
-        self.depth = depth
         self.active = 0
         """Commands outstanding now (measured or not)."""
         self.busy_since = 0.0
@@ -107,10 +102,11 @@ class DeviceCounter:
             self.bytes_read += size
             self.read_time += latency
 
-    def figures(self, now: float, span: float) -> DeviceFigures:
-        """The figures of the window that ends at ``now`` and lasted ``span`` seconds."""
+    def figures(self, now: float, span: float, depth: float | None) -> DeviceFigures:
+        """The figures of the window that ends at ``now`` and lasted ``span`` seconds;
+        ``depth`` is the sum of the host's per-LUN queue depths over its paths now, after
+        any throttle or schedule changed them (esxtop's DQLEN; None when unlimited)."""
         busy = self.busy + (now - self.busy_since if self.active else 0.0)
-        depth = self.depth()  # now, after any throttle or schedule changed it
         return DeviceFigures(
             host=self.host,
             lun=self.lun,

@@ -160,9 +160,10 @@ class IoSource:
         self.pattern = spec.pattern
         # None: the pattern alone decides (random or sequential), as without random_fraction
         self.random_share: float | None = spec.random_fraction
-        largest = max(spec.sizes)
+        sizes = spec.sizes
+        largest = sizes[-1]
         self.span_bytes = max(int(lun_size * spec.span), largest)
-        self._unit = min(spec.sizes)
+        self._unit = sizes[0]
         self._blocks = blocks
         self.think: Callable[[], float] | None = None
         """Draws a closed-loop slot's think time (s) after each I/O; None = no think time."""

@@ -15,12 +15,18 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import simpy
 
-from sanpath.results import LAYERS, GroupFigures, RunResult, starvation_warning, starving
+from sanpath.results import (
+    LAYERS,
+    DeviceFigures,
+    GroupFigures,
+    RunResult,
+    starvation_warning,
+    starving,
+)
 from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
@@ -144,9 +150,7 @@ class Measurement:
         key = (host.index, lun.index)
         device = self.devices.get(key)
         if device is None:
-            maker = self.topology.routes
-            assert maker is not None
-            device = DeviceCounter(host.name, lun.name, partial(maker.depth, host, lun.index))
+            device = DeviceCounter(host.name, lun.name)
             if self.measuring:
                 device.reset(self.env.now)
             self.devices[key] = device
@@ -289,8 +293,8 @@ class Measurement:
         counters = dict(self.counters)
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)
-        devices = tuple(self.devices[key].figures(now, span) for key in sorted(self.devices))
-        hungry = tuple(starving(devices, self._configured_depths()))
+        devices = self._device_figures(now, span)
+        hungry = tuple(starving(devices, self._configured_depths(devices)))
         starved = starvation_warning(hungry)
         return RunResult(
             name=scenario.name,
@@ -330,15 +334,37 @@ class Measurement:
             starving=hungry,
         )
 
-    def _configured_depths(self) -> dict[tuple[str, str], float]:
-        """Per host and LUN it used: its per-LUN queue depth over all its paths, as
+    def _device_figures(self, now: float, span: float) -> tuple[DeviceFigures, ...]:
+        """Each host's view of each LUN it used, by host and LUN index, with the host's
+        queue depths for the LUN now (after any throttle or schedule changed them)."""
+        hosts = self.topology.hosts
+        maker = self.topology.routes
+        assert maker is not None
+        devices = self.devices
+        return tuple(
+            devices[key].figures(now, span, maker.depth(hosts[key[0]], key[1]))
+            for key in sorted(devices)
+        )
+
+    def _configured_depths(
+        self, devices: tuple[DeviceFigures, ...]
+    ) -> dict[tuple[str, str], float]:
+        """Per host and LUN it used, on the LUNs where a starving host can be (shared by two
+        hosts or more, some command refused): its per-LUN queue depth over all its paths, as
         configured (before any throttle lowered it; ``math.inf`` without a limit)."""
+        users: dict[str, int] = {}
+        refused: set[str] = set()
+        for d in devices:
+            users[d.lun] = users.get(d.lun, 0) + 1
+            if d.qfull:
+                refused.add(d.lun)
         topo = self.topology
         maker = topo.routes
         assert maker is not None
         return {
             (topo.hosts[hi].name, topo.luns[li].name): maker.configured_depth(topo.hosts[hi], li)
             for hi, li in self.devices
+            if topo.luns[li].name in refused and users[topo.luns[li].name] > 1
         }
 
     def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:

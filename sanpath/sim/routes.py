@@ -195,6 +195,10 @@ class RouteMaker:
         """The build order of each throttle's queues."""
         self._legs: dict[tuple[int, int, int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
         """Per (host, host port, array port, LUN owner): the links of writes and reads."""
+        self._host_legs: dict[tuple[int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
+        """Per (host, host port): the host's links of writes and of reads (shared legs)."""
+        self._array_legs: dict[tuple[int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
+        """Per (array port, LUN owner): the array's links of writes and of reads."""
 
     @staticmethod
     def rank(host: int, lun: int, k: int) -> Rank:
@@ -248,7 +252,9 @@ class RouteMaker:
         legs_key = (host.index, path.port, path.array_port, lun.owner)
         legs = self._legs.get(legs_key)
         if legs is None:
-            legs = self._legs[legs_key] = self._make_legs(hba, port, array_port, lun)
+            legs = self._legs[legs_key] = self._make_legs(
+                host.index, path.port, hba, port, array_port, lun
+            )
         route.write_legs, route.read_legs = legs
         return route
 
@@ -318,26 +324,38 @@ class RouteMaker:
         return total
 
     def _make_legs(
-        self, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
+        self, host: int, port_number: int, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
     ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
         """The links the data of a write and of a read cross, in order (shared by every
         route of one host port to one array port for LUNs of one owner).
 
         A write's data goes host memory -> PCIe -> host link -> fabric -> array link (-> the
         link between controllers when the port's controller does not own the LUN -> the
-        controllers' data bandwidth); a read's comes back the same way reversed.
+        controllers' data bandwidth); a read's comes back the same way reversed. The host's
+        legs are made once per host port and the array's once per array port and LUN owner,
+        shared by every route that crosses them.
         """
-        one_way, cross_link, controller_link = self.one_way, self.cross_link, self.controller_link
-        write = [
-            Leg(hba.pcie_down, False, 0.0, PCIE),
-            Leg(hba_port.link_out, True, 0.0, FABRIC),
-            Leg(port.link_in, True, one_way, FABRIC),
-        ]
-        read = [
-            Leg(port.link_out, True, 0.0, FABRIC),
-            Leg(hba_port.link_in, True, one_way, FABRIC),
-            Leg(hba.pcie_up, False, 0.0, PCIE),
-        ]
+        host_key = (host, port_number)
+        host_legs = self._host_legs.get(host_key)
+        if host_legs is None:
+            host_legs = self._host_legs[host_key] = (
+                (Leg(hba.pcie_down, False, 0.0, PCIE), Leg(hba_port.link_out, True, 0.0, FABRIC)),
+                (
+                    Leg(hba_port.link_in, True, self.one_way, FABRIC),
+                    Leg(hba.pcie_up, False, 0.0, PCIE),
+                ),
+            )
+        array_key = (port.index, lun.owner)
+        array_legs = self._array_legs.get(array_key)
+        if array_legs is None:
+            array_legs = self._array_legs[array_key] = self._array_side(port, lun)
+        return host_legs[0] + array_legs[0], array_legs[1] + host_legs[1]
+
+    def _array_side(self, port: ArrayPort, lun: Lun) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
+        """The array's links of a write (from its port inwards) and of a read (outwards)."""
+        cross_link, controller_link = self.cross_link, self.controller_link
+        write = [Leg(port.link_in, True, self.one_way, FABRIC)]
+        read = [Leg(port.link_out, True, 0.0, FABRIC)]
         if cross_link is not None and port.controller != lun.owner:
             write.append(Leg(cross_link, False, 0.0, CONTROLLER))
             read.insert(0, Leg(cross_link, False, 0.0, CONTROLLER))

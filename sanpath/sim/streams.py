@@ -11,6 +11,15 @@ generator is seeded from ``SeedSequence(seed, spawn_key=(replicate, crc32(name))
 
 ``zlib.crc32`` names the source stably; Python's ``hash(str)`` is salted per process and
 must never be used for this.
+
+The buffered streams of a run (:meth:`Streams.uniform`, :meth:`Streams.sampler`,
+:meth:`Streams.lazy`) do not each own a numpy generator: a thousand hosts on 64 LUNs have
+tens of thousands of sources, most of which draw a block or two. Each is a
+:class:`Substream`, the state of its own PCG64 stream (computed from the seed pool at its
+first draw, as ``PCG64(SeedSequence(...))`` seeds it), and the run's one :class:`Hub`
+generator draws its blocks: the hub is loaded with a substream's state before it draws for
+it, and the state of the substream it held before is saved. A PCG64's numbers depend on
+its state alone, so every source draws exactly the numbers of a generator of its own.
 """
 
 from __future__ import annotations
@@ -18,8 +27,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
-from functools import partial
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +46,8 @@ source that draws only a few numbers (one host of a thousand on one LUN) holds a
 rather than a block of 2,048 (64 KiB as a list)."""
 
 RngSource = np.random.Generator | Callable[[], np.random.Generator]
-"""A generator, or a function that makes it when the first number is drawn."""
+"""A generator, or a function that makes it when the first number is drawn (a
+:class:`Substream` is called again at every refill: see :func:`_rng`)."""
 
 
 def _next_block(n: int) -> int:
@@ -113,10 +122,8 @@ class _Pool:
     def copy(self) -> _Pool:
         return _Pool(list(self.pool), self.hash)
 
-    def generate_state(self, n_words: int, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
-        """``SeedSequence.generate_state``: ``n_words`` words of ``dtype`` (uint32, uint64)."""
-        wide = np.dtype(dtype) == np.dtype(np.uint64)
-        count = 2 * n_words if wide else n_words
+    def words(self, count: int) -> list[int]:
+        """The first ``count`` 32-bit words of ``generate_state``, as integers."""
         hash_const = _INIT_B
         pool = self.pool
         words = []
@@ -125,6 +132,12 @@ class _Pool:
             hash_const = (hash_const * _MULT_B) & _MASK32
             value = (value * hash_const) & _MASK32
             words.append(value ^ (value >> 16))
+        return words
+
+    def generate_state(self, n_words: int, dtype: npt.DTypeLike = np.uint32) -> np.ndarray:
+        """``SeedSequence.generate_state``: ``n_words`` words of ``dtype`` (uint32, uint64)."""
+        wide = np.dtype(dtype) == np.dtype(np.uint64)
+        words = self.words(2 * n_words if wide else n_words)
         if wide:  # little-endian word pairs, as numpy views them
             return np.array(
                 [words[2 * i] | (words[2 * i + 1] << 32) for i in range(n_words)], dtype=np.uint64
@@ -139,6 +152,79 @@ def _mix(x: int, y: int) -> int:
 
 np.random.bit_generator.ISeedSequence.register(_Pool)
 
+PcgState = Any
+"""A PCG64 ``state`` dict (numpy types it with a TypedDict that exists only for type
+checkers)."""
+
+_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
+"""PCG64's 128-bit multiplier (PCG_DEFAULT_MULTIPLIER_128)."""
+_MASK128 = (1 << 128) - 1
+
+
+def _pcg64_state(pool: _Pool) -> PcgState:
+    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property).
+
+    numpy seeds PCG64 from four 64-bit words of ``generate_state``: the first two are the
+    initial state, the last two the stream (``pcg64_set_seed``, then PCG's
+    ``srandom_r``: state 0, increment ``2 * stream + 1``, a step, the initial state
+    added, another step)."""
+    w = pool.words(8)  # four 64-bit words, each two 32-bit ones, low first
+    initial = (((w[1] << 32) | w[0]) << 64) | (w[3] << 32) | w[2]
+    stream = (((w[5] << 32) | w[4]) << 64) | (w[7] << 32) | w[6]
+    inc = ((stream << 1) | 1) & _MASK128
+    state = (((inc + initial) & _MASK128) * _PCG_MULT + inc) & _MASK128
+    return {
+        "bit_generator": "PCG64",
+        "state": {"state": state, "inc": inc},
+        "has_uint32": 0,
+        "uinteger": 0,
+    }
+
+
+class Hub:
+    """The numpy generator that draws for every :class:`Substream` of a run, holding the
+    state of one of them at a time (its ``owner``)."""
+
+    __slots__ = ("bits", "owner", "rng")
+
+    def __init__(self) -> None:
+        self.bits = np.random.PCG64(0)
+        self.rng = np.random.Generator(self.bits)
+        self.owner: Substream | None = None
+
+
+class Substream:
+    """The PCG64 stream of one named source, drawn through the run's :class:`Hub`.
+
+    Calling it returns the hub's generator loaded with this stream's state: draw from it at
+    once, before any other substream is called.
+    """
+
+    __slots__ = ("_crc", "_hub", "_run", "_state")
+
+    def __init__(self, hub: Hub, run: _Pool, crc: int) -> None:
+        self._hub = hub
+        self._run = run
+        self._crc = crc
+        self._state: PcgState | None = None
+
+    def __call__(self) -> np.random.Generator:
+        hub = self._hub
+        owner = hub.owner
+        if owner is not self:
+            bits = hub.bits
+            if owner is not None:
+                owner._state = bits.state
+            state = self._state
+            if state is None:
+                pool = self._run.copy()
+                pool.add(self._crc)
+                state = _pcg64_state(pool)
+            bits.state = state
+            self._state = None  # the hub holds it now
+            hub.owner = self
+        return hub.rng
+
 
 class Streams:
     """Factory of named generators for one run (``seed``, ``replicate``)."""
@@ -152,6 +238,7 @@ class Streams:
         for word in _words(replicate):
             run.add(word)
         self._run = run
+        self._hub = Hub()
 
     def generator(self, name: str) -> np.random.Generator:
         """A fresh generator for the source called ``name``: the generator of
@@ -161,10 +248,11 @@ class Streams:
         # numpy takes any ISeedSequence; its stubs name only SeedSequence
         return np.random.Generator(np.random.PCG64(cast(np.random.SeedSequence, pool)))
 
-    def lazy(self, name: str) -> Callable[[], np.random.Generator]:
-        """A function making the generator of ``name`` when called (seeding costs tens of
-        microseconds: a source that never draws never pays it)."""
-        return partial(self.generator, name)
+    def lazy(self, name: str) -> Substream:
+        """The stream of ``name`` for a buffered stream to draw its blocks from (the numbers
+        of :meth:`generator`; seeded at the first draw: a source that never draws never
+        pays for it)."""
+        return Substream(self._hub, self._run, zlib.crc32(name.encode("utf-8")))
 
     def uniform(self, name: str) -> UniformStream:
         """A buffered stream of U(0, 1) draws for the source called ``name`` (its generator
@@ -181,6 +269,20 @@ def _rng(source: RngSource | None) -> np.random.Generator:
     """The generator of ``source`` (made now if it is a function)."""
     assert source is not None
     return source if isinstance(source, np.random.Generator) else source()
+
+
+def _draw_from(
+    source: RngSource | None, rng: np.random.Generator | None
+) -> tuple[np.random.Generator, RngSource | None, np.random.Generator | None]:
+    """The generator to draw a block from, and what to keep for the next block (source,
+    generator): a :class:`Substream` is kept and called at every block; a function is
+    called once and its generator kept."""
+    if rng is not None:
+        return rng, None, rng
+    if isinstance(source, Substream):
+        return source(), source, None
+    made = _rng(source)
+    return made, None, made
 
 
 class UniformStream:
@@ -209,10 +311,7 @@ class UniformStream:
         return self._buf[i]
 
     def _refill(self) -> None:
-        rng = self._rng
-        if rng is None:
-            rng = self._rng = _rng(self._source)
-            self._source = None  # the seeding function is not needed again
+        rng, self._source, self._rng = _draw_from(self._source, self._rng)
         n = self._n
         self._buf = rng.random(n).tolist()
         self._n = _next_block(n)
@@ -245,10 +344,7 @@ class BlockStream:
         return self._buf[i]
 
     def _refill(self) -> None:
-        rng = self._rng
-        if rng is None:
-            rng = self._rng = _rng(self._source)
-            self._source = None  # the seeding function is not needed again
+        rng, self._source, self._rng = _draw_from(self._source, self._rng)
         n = self._n
         self._buf = self._model.blocks_of(rng.random(n)).tolist()
         self._n = _next_block(n)
@@ -278,10 +374,7 @@ class _BlockSampler:
         return self._buf[i]
 
     def _refill(self) -> None:
-        rng = self._rng
-        if rng is None:
-            rng = self._rng = _rng(self._source)
-            self._source = None  # the seeding function is not needed again
+        rng, self._source, self._rng = _draw_from(self._source, self._rng)
         n = self._n
         self._buf = self._draw(rng, n).tolist()
         self._n = _next_block(n)

@@ -79,3 +79,14 @@ def test_a_run_that_fails_puts_them_back(thresholds: tuple[int, int, int]) -> No
     with pytest.raises(ZeroDivisionError):
         sim.run()
     assert gc.get_threshold() == thresholds
+
+
+def test_no_collection_is_due_when_they_are_put_back(thresholds: tuple[int, int, int]) -> None:
+    """The block's allocations since its last young collection are collected before the
+    thresholds go back, so the postponed collections do not start at its next allocation."""
+    with collector.few_collections():
+        gc.collect(0)
+        kept = [[i] for i in range(5_000)]  # more tracked objects than the usual threshold
+        assert gc.get_count()[0] > thresholds[0]
+    assert gc.get_count()[0] < thresholds[0]
+    assert len(kept) == 5_000

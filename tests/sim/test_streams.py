@@ -79,3 +79,29 @@ def test_a_constant_sampler_seeds_nothing() -> None:
     sample = make_sampler(spec, lambda: made.append(1) or numpy_generator(0, 0, ""))
     assert [sample(), sample()] == [5e-6, 5e-6]
     assert made == []
+
+
+@given(
+    seed=st.integers(0, 2**70),
+    replicate=st.integers(0, 2**40),
+    order=st.lists(st.integers(0, 5), min_size=1, max_size=400),
+)
+def test_streams_sharing_the_run_s_generator_draw_their_own_generators_numbers(
+    seed: int, replicate: int, order: list[int]
+) -> None:
+    """Six buffered streams of one run, drawn in any interleaving (each refill loads its
+    own state into the run's one generator), give the numbers of six generators."""
+    streams = Streams(seed, replicate)
+    names = [f"workload.oltp.db{i}.lun{i % 3}" for i in range(6)]
+    spec = DistSpec.model_validate({"dist": "exponential", "mean": "1ms"})
+    sources: list[Callable[[], float]] = [streams.uniform(n) for n in names[:4]]
+    sources += [streams.sampler(spec, n) for n in names[4:]]
+    drawn: list[list[float]] = [[] for _ in names]
+    for i in order:
+        for _ in range(1 + 7 * i):  # unequal draws: the streams refill at different times
+            drawn[i].append(sources[i]())
+    for i, name in enumerate(names):
+        expected = numpy_generator(seed, replicate, name)
+        n = len(drawn[i])
+        want = expected.random(n) if i < 4 else expected.exponential(1e-3, n)
+        assert drawn[i] == want.tolist()
