@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 import scale_bench  # tests/benchmarks/scale_bench.py, beside this script
 import simpy
+from common import same_tables, say  # tests/benchmarks/common.py, beside this script
 
 import sanpath
 from sanpath import compiled
@@ -111,11 +112,6 @@ SANPATH_STATIONS = (
     "host.pcie.up",
 )
 """sanpath's station for each of STAGES."""
-
-
-def say(text: str = "") -> None:
-    """Print at once (the full run takes minutes)."""
-    print(text, flush=True)
 
 
 def fmt_int(x: float) -> str:
@@ -651,9 +647,7 @@ def bench_sweep(ios: int) -> dict[str, Any]:
     )
     serial, t_serial = timed(lambda: sweep(base, grid, cache=None))
     parallel, t_parallel = timed(lambda: sweep(base, grid, cache=None, jobs=2))
-    same = serial.table.drop(columns="wall_seconds").equals(
-        parallel.table.drop(columns="wall_seconds")
-    )
+    same = same_tables(serial, parallel)
     speedup = t_serial / t_parallel
     say(
         f"   serial {t_serial:.1f} s, jobs=2 {t_parallel:.1f} s: speed-up {speedup:.2f}x; "

@@ -38,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import sanpath  # noqa: E402
+from tests.benchmarks.common import say  # noqa: E402
 
 RATE = 20_000.0
 """Arrivals per second of the generated trace (and of the synthetic open loop)."""
@@ -51,10 +52,6 @@ SPEED_TARGET = 0.5
 """Trace replay I/Os per wall second over the synthetic workload's, at least."""
 FLAT_TARGET = 1.5
 """Largest growth of the trace's tracemalloc peak over a 10x longer trace."""
-
-
-def say(text: str = "") -> None:
-    print(text, flush=True)
 
 
 def make_trace(path: Path, records: int, chunk: int = 200_000) -> None:

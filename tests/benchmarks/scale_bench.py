@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import same_tables, say  # tests/benchmarks/common.py, beside this script
+
 ROOT = Path(__file__).resolve().parents[2]
 ENTERPRISE = ROOT / "scenarios" / "enterprise.yaml"
 QUICKSTART = ROOT / "scenarios" / "quickstart.yaml"
@@ -54,10 +56,6 @@ TWIN_TARGET_MS = 100.0
 DASK_TARGET = 1.7
 DASK_REPLICATES = 25
 """Replicates of each of the enterprise sweep's 8 points: 200 runs."""
-
-
-def say(text: str = "") -> None:
-    print(text, flush=True)
 
 
 # ---------------------------------------------------------------------------------------
@@ -268,9 +266,7 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
         distributed = sweep(base, replicates=replicates, cache=None, executor=client.get_executor())
         t_dask = time.perf_counter() - t0
         load_dask = machine_load(busy0, t_dask)
-    same = serial.table.drop(columns="wall_seconds").equals(
-        distributed.table.drop(columns="wall_seconds")
-    )
+    same = same_tables(serial, distributed)
     speedup = t_serial / t_dask
     say(
         f"   serial {t_serial:.1f} s, Dask {t_dask:.1f} s: speed-up x{speedup:.2f}; "
