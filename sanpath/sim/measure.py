@@ -361,11 +361,13 @@ class Measurement:
         topo = self.topology
         maker = topo.routes
         assert maker is not None
-        return {
-            (topo.hosts[hi].name, topo.luns[li].name): maker.configured_depth(topo.hosts[hi], li)
-            for hi, li in self.devices
-            if topo.luns[li].name in refused and users[topo.luns[li].name] > 1
-        }
+        out: dict[tuple[str, str], float] = {}
+        for hi, li in self.devices:
+            lun = topo.luns[li].name
+            if lun in refused and users[lun] > 1:
+                depth = maker.depth(topo.hosts[hi], li, configured=True)
+                out[(topo.hosts[hi].name, lun)] = math.inf if depth is None else depth
+        return out
 
     def _group_figures(self, span: float) -> dict[str, dict[str, GroupFigures]]:
         """Per host, host group, workload and LUN: the ``groups`` of the result."""

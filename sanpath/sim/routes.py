@@ -265,9 +265,10 @@ class RouteMaker:
         station.held, station.held_since = held, since  # slots other pools of it hold now
         return pool
 
-    def depth(self, host: HostInstance, lun_index: int) -> float | None:
+    def depth(self, host: HostInstance, lun_index: int, configured: bool = False) -> float | None:
         """The sum of ``host``'s queue depths over every path to a LUN (None: unlimited),
-        counting the paths not used yet at the depth they would have now."""
+        counting the paths not used yet at the depth they would have now; ``configured``:
+        as configured, before any throttle lowered them."""
         plan = self.groups[host.group]
         paths = plan.paths[lun_index]
         routes = host.routes.get(lun_index)
@@ -279,7 +280,11 @@ class RouteMaker:
                 if route is None:
                     unused.append(path)
                     continue
-                capacity = route.host_queue.capacity
+                throttle = route.throttle
+                if configured and throttle is not None:
+                    capacity = throttle.original
+                else:
+                    capacity = route.host_queue.capacity
                 if capacity is None:
                     return None
                 total += capacity
@@ -288,40 +293,23 @@ class RouteMaker:
         kind = plan.spec.qfull.throttle
         if kind == "linux":  # a throttle per target port: each path's own
             for path in unused:
-                capacity = plan.queue_knob.value
-                throttle = self._throttles.get((host.index, path.array_port))
-                if throttle is not None:
-                    capacity = throttle.pools[0].capacity
+                capacity = self._throttled(host.index, path.array_port, plan, configured)
                 if capacity is None:
                     return None
                 total += capacity
             return total
         capacity = plan.queue_knob.value  # the same for every unused path
         if kind != "none":  # one throttle per LUN
-            throttle = self._throttles.get((host.index, lun_index))
-            if throttle is not None:
-                capacity = throttle.pools[0].capacity
+            capacity = self._throttled(host.index, lun_index, plan, configured)
         return None if capacity is None else total + capacity * len(unused)
 
-    def configured_depth(self, host: HostInstance, lun_index: int) -> float:
-        """The sum of ``host``'s queue depths over every path to a LUN as configured, before
-        any throttle lowered them (``math.inf``: unlimited); unused paths count too."""
-        plan = self.groups[host.group]
-        routes = host.routes.get(lun_index) or [None] * len(plan.paths[lun_index])
-        per_lun = plan.spec.qfull.throttle not in ("none", "linux")
-        total = 0.0
-        for route, path in zip(routes, plan.paths[lun_index], strict=True):
-            if route is not None:
-                throttle = route.throttle
-                cap = throttle.original if throttle is not None else route.host_queue.capacity
-            else:
-                key = (host.index, lun_index if per_lun else path.array_port)
-                throttle = self._throttles.get(key)
-                cap = throttle.original if throttle is not None else plan.queue_knob.value
-            if cap is None:
-                return math.inf
-            total += cap
-        return total
+    def _throttled(self, host: int, governs: int, plan: GroupPaths, configured: bool) -> int | None:
+        """An unused path's queue depth under the throttle of (``host``, ``governs``), if
+        one was made yet: its depth now, or as configured."""
+        throttle = self._throttles.get((host, governs))
+        if throttle is None:
+            return plan.queue_knob.value
+        return throttle.original if configured else throttle.pools[0].capacity
 
     def _make_legs(
         self, host: int, port_number: int, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
