@@ -84,7 +84,7 @@ docs: $(CORE)
 test: lint unit notebooks docs
 
 bench: $(CORE)
-	$(BIN)/python tests/benchmarks/bench.py
+	$(BIN)/python tests/benchmarks/bench.py --json docs/benchmarks.json
 
 clean:
 	-$(PYTHON) sanpath/compiled.py --clean

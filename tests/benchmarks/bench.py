@@ -775,6 +775,8 @@ def main(argv: list[str] | None = None) -> int:
     say("Wall-clock figures from a possibly shared machine: read the ratios.")
     say()
     report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": " ".join(["bench.py", *(argv if argv is not None else sys.argv[1:])]),
         "mode": "quick" if args.quick else "full",
         "python": platform.python_version(),
         "simpy": simpy.__version__,
