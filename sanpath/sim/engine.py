@@ -29,7 +29,8 @@ of the command passes through, so the trip keeps few. The others are named metho
 :meth:`Simulation._admit` (2-5, with QUEUE FULL and its retry in
 :meth:`Simulation._queue_full`), :meth:`Simulation._write_data` (6),
 :meth:`Simulation._read_data` (7) and :meth:`Simulation._release` (8). The links a transfer
-crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`).
+crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
+over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
@@ -47,11 +48,11 @@ from typing import Any
 
 import simpy
 
-from sanpath.layout.wiring import split_sizes, wire_bytes
+from sanpath.layout.wiring import split_sizes
 from sanpath.results import RunResult
 from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
-from sanpath.sim.components.host import HostInstance, Leg, Route
+from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -67,18 +68,11 @@ from sanpath.sim.station import (
     HOST,
     HOST_QUEUE,
     LUN_QUEUE,
-    Station,
 )
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
+from sanpath.sim.transfer import Transfers
 from sanpath.spec import Scenario
-
-RESERVE_AHEAD = 2e-6
-"""How far ahead (s) a transfer may reserve the next link of its way without waking up first.
-
-A multi-link transfer is pipelined: the next link is reserved when the first frame reaches
-it. Reserving slightly early saves an event per link at the cost of at most this much idle
-time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
 
@@ -110,8 +104,8 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.frame_payload = fabric.frame_payload
-        self.frame_overhead = fabric.frame_overhead
+        self.transfers = Transfers(self.env, fabric.frame_payload, fabric.frame_overhead)
+        """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
@@ -139,7 +133,7 @@ class Simulation:
 
     def wire_bytes(self, nbytes: int) -> int:
         """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
-        return wire_bytes(nbytes, self.frame_payload, self.frame_overhead)
+        return self.transfers.wire_bytes(nbytes)
 
     def command(
         self, cmd: Command, fork: _ChildJoin | None = None
@@ -309,7 +303,7 @@ class Simulation:
         if one_way > 0:
             yield env.timeout(one_way)
             layers[FABRIC] += one_way
-        now = t = yield from self._transfer(layers, route.write_legs, size, env._now)
+        now = t = yield from self.transfers.move(layers, route.write_legs, size, env._now)
         if self.cache.absorbs(size):
             self.measure.counters["cached_writes"] += 1
             hit = lun.write_hit
@@ -372,7 +366,7 @@ class Simulation:
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
         lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
-        now = yield from self._transfer(layers, route.read_legs, size, now)
+        now = yield from self.transfers.move(layers, route.read_legs, size, now)
         return now
 
     def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
@@ -401,41 +395,6 @@ class Simulation:
                 fork.last_layers = layers
                 if fork.event is not None:
                     fork.event.succeed()
-
-    def _transfer(
-        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
-    ) -> Generator[simpy.Event, Any, float]:
-        """Move ``size`` bytes over ``legs``, pipelined; return the time the data arrived.
-
-        A framed leg is an FC link: it carries the data in frames plus the status frame
-        (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
-        first frame reaches it (``latency`` after the previous link started sending); the
-        data has fully arrived when the slowest link has sent it.
-        """
-        env = self.env
-        t0 = now
-        wire = self.wire_bytes(size)
-        prev_start = prev_done = t0
-        booked: list[tuple[Station, float, float, float]] = []
-        for link, framed, latency, layer in legs:
-            arrive = prev_start + latency
-            if arrive - now > RESERVE_AHEAD:
-                yield env.timeout(arrive - now)
-                now = env._now
-            if link.rate is None:
-                start = end = arrive
-            else:
-                start, end = link.reserve(now, arrive, wire if framed else size)
-                booked.append((link.station, now, start, end))
-            done = end if end > prev_done + latency else prev_done + latency
-            layers[layer] += done - prev_done
-            prev_start, prev_done = start, done
-        if prev_done > now:
-            yield env.timeout(prev_done - now)
-            now = env._now
-        for station, t_booked, start, end in booked:
-            station.depart(now, t_booked, start, end)
-        return now
 
     # -- application I/Os -------------------------------------------------------------------
 

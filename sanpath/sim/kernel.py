@@ -86,7 +86,11 @@ class Wake(_Event):
     __slots__ = ("task",)
 
     def __init__(self, env: Kernel, value: object = None) -> None:
-        super().__init__(env, value)
+        # _Event.__init__ written out: a timeout is made several times per command
+        self.env = env
+        self.callbacks = []
+        self._ok = True
+        self._value = value
         self.task: Task | None = None
 
     @property
@@ -228,7 +232,9 @@ class Kernel(simpy.Environment):
             _push(self._entries, _Entry(self._now + delay, NORMAL, order, wake))
         else:
             heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
-        return cast(simpy.Timeout, wake)
+        # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
+        # the pure-Python core would call for every timeout.
+        return wake  # type: ignore[return-value]
 
     def process(self, generator: Generator[Any, Any, Any]) -> simpy.Process:
         """Start a process running ``generator`` now, before the instant's other events
@@ -305,7 +311,16 @@ class Kernel(simpy.Environment):
                     if callbacks:
                         self._callbacks(event, callbacks)
                 else:
-                    self._process(event)
+                    # SimPy's own events (a condition, an event a component fires), as
+                    # _process, written out
+                    handlers: list[Callback] = event.callbacks
+                    event.callbacks = None
+                    for callback in handlers:
+                        callback(event)
+                        if callback is stop:
+                            break
+                    if not event._ok and not hasattr(event, "_defused"):
+                        self._fail(event)
                 if stop.event is not None:
                     if not until._ok:
                         raise until._value
@@ -334,10 +349,14 @@ class Kernel(simpy.Environment):
         event.callbacks = None
         self._callbacks(event, callbacks)
         if not event._ok and not hasattr(event, "_defused"):
-            error = event._value
-            copy = type(error)(*error.args)
-            copy.__cause__ = error
-            raise copy
+            self._fail(event)
+
+    def _fail(self, event: Any) -> None:
+        """Stop the run with the exception of ``event``, a failed event nobody handled."""
+        error = event._value
+        copy = type(error)(*error.args)
+        copy.__cause__ = error
+        raise copy
 
     def _callbacks(self, event: Any, callbacks: list[Callback]) -> None:
         """Call ``callbacks`` with ``event``, in order; the run's stop ends them."""
