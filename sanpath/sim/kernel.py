@@ -48,9 +48,25 @@ order events the same way (every key is distinct)."""
 Callback = Callable[[Any], None]
 
 
-class _Event:
+class _Keyed:
+    """A place in the compiled core's queue: its key, time (s), priority and order (set when
+    it is scheduled)."""
+
+    __slots__ = ("order", "priority", "time")
+
+    time: float
+    priority: int
+    order: int
+
+
+class _Event(_Keyed):
     """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
-    processed), ``_ok`` and ``_value``."""
+    processed), ``_ok`` and ``_value``.
+
+    In the compiled core the kernel's own events are their own places in the queue (no
+    :class:`_Entry` to make for them: a timeout is made several times per command); each is
+    scheduled once, a timeout when it is made and a process when it finishes.
+    """
 
     __slots__ = ("_ok", "_value", "callbacks", "env")
 
@@ -179,10 +195,11 @@ class _Stop:
         self.event = event
 
 
-class _Entry:
-    """An event in the compiled core's queue, with its key: time (s), priority, order."""
+class _Entry(_Keyed):
+    """Another event (one of SimPy's) in the compiled core's queue, with its key: time (s),
+    priority, order."""
 
-    __slots__ = ("event", "order", "priority", "time")
+    __slots__ = ("event",)
 
     def __init__(self, time: float, priority: int, order: int, event: Any) -> None:
         self.time = time
@@ -198,8 +215,9 @@ class Kernel(simpy.Environment):
 
     def __init__(self, initial_time: float = 0.0) -> None:
         self._now = initial_time
-        self._entries: list[_Entry] = []
-        """The queue of the compiled core (a heap of :class:`_Entry`)."""
+        self._entries: list[_Keyed] = []
+        """The queue of the compiled core (a heap of the kernel's events and of
+        :class:`_Entry` for the others)."""
         self._tuples: list[tuple[float, int, int, Any]] = []
         """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
         event) tuples)."""
@@ -217,7 +235,13 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
-            _push(self._entries, _Entry(self._now + delay, priority, order, event))
+            if isinstance(event, _Event):
+                event.time = self._now + delay
+                event.priority = priority
+                event.order = order
+                _push(self._entries, event)
+            else:
+                _push(self._entries, _Entry(self._now + delay, priority, order, event))
         else:
             heappush(self._tuples, (self._now + delay, priority, order, event))
 
@@ -229,7 +253,10 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
-            _push(self._entries, _Entry(self._now + delay, NORMAL, order, wake))
+            wake.time = self._now + delay
+            wake.priority = NORMAL
+            wake.order = order
+            _push(self._entries, wake)
         else:
             heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
         # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
@@ -254,7 +281,7 @@ class Kernel(simpy.Environment):
                 return None
             entry = _pop(self._entries)
             self._now = entry.time
-            return entry.event
+            return entry.event if isinstance(entry, _Entry) else entry
         if not self._tuples:
             return None
         self._now, _, _, event = heappop(self._tuples)
@@ -296,7 +323,7 @@ class Kernel(simpy.Environment):
                         break
                     entry = _pop(entries)
                     self._now = entry.time
-                    event = entry.event
+                    event: Any = entry.event if isinstance(entry, _Entry) else entry
                 else:
                     if not tuples:
                         break
@@ -367,7 +394,7 @@ class Kernel(simpy.Environment):
                 return
 
 
-def _before(a: _Entry, b: _Entry) -> bool:
+def _before(a: _Keyed, b: _Keyed) -> bool:
     """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
     if a.time != b.time:
         return a.time < b.time
@@ -376,7 +403,7 @@ def _before(a: _Entry, b: _Entry) -> bool:
     return a.order < b.order
 
 
-def _push(heap: list[_Entry], entry: _Entry) -> None:
+def _push(heap: list[_Keyed], entry: _Keyed) -> None:
     """Add ``entry`` to the binary heap ``heap``."""
     heap.append(entry)
     i = len(heap) - 1
@@ -390,7 +417,7 @@ def _push(heap: list[_Entry], entry: _Entry) -> None:
     heap[i] = entry
 
 
-def _pop(heap: list[_Entry]) -> _Entry:
+def _pop(heap: list[_Keyed]) -> _Keyed:
     """Remove and return the first entry of the non-empty binary heap ``heap``."""
     last = heap.pop()
     n = len(heap)
