@@ -144,8 +144,11 @@ class Measurement:
         """QUEUE FULL answers per host, per workload and per LUN."""
         self.host_issued = [0] * len(topology.hosts)
         """Application I/Os each host issued over the whole run."""
-        self.devices: dict[tuple[int, int], DeviceCounter] = {}
-        """Each host's view of each LUN it sent commands to (by host and LUN index)."""
+        self.devices: dict[int, DeviceCounter] = {}
+        """Each host's view of each LUN it sent commands to, by ``host index * luns + LUN
+        index`` (an integer: looked up for every I/O, it makes no tuple)."""
+        self.luns = len(topology.luns)
+        """The number of LUNs (for the keys of :attr:`devices`)."""
 
     def issue(self, size: int, host: int) -> tuple[float, int]:
         """Count an application I/O of ``size`` bytes issued now by host number ``host``;
@@ -160,7 +163,7 @@ class Measurement:
 
     def device(self, host: HostInstance, lun: Lun) -> DeviceCounter:
         """``host``'s view of ``lun`` (made on first use)."""
-        key = (host.index, lun.index)
+        key = host.index * self.luns + lun.index
         device = self.devices.get(key)
         if device is None:
             device = DeviceCounter(host.name, lun.name)
@@ -363,9 +366,9 @@ class Measurement:
         hosts = self.topology.hosts
         maker = self.topology.routes
         assert maker is not None
-        devices = self.devices
+        devices, luns = self.devices, self.luns
         return tuple(
-            devices[key].figures(now, span, maker.depth(hosts[key[0]], key[1]))
+            devices[key].figures(now, span, maker.depth(hosts[key // luns], key % luns))
             for key in sorted(devices)
         )
 
@@ -385,7 +388,8 @@ class Measurement:
         maker = topo.routes
         assert maker is not None
         out: dict[tuple[str, str], float] = {}
-        for hi, li in self.devices:
+        for key in self.devices:
+            hi, li = divmod(key, self.luns)
             lun = topo.luns[li].name
             if lun in refused and users[lun] > 1:
                 depth = maker.depth(topo.hosts[hi], li, configured=True)
