@@ -80,6 +80,7 @@ CORE_MODULES = (
     "sanpath.sim.components.raid",
     "sanpath.sim.control",
     "sanpath.sim.measure",
+    "sanpath.sim.transfer",
     "sanpath.sim.engine",
 )
 """The modules mypyc compiles, those a simulated command runs through."""

@@ -23,11 +23,14 @@ the path a SCSI command takes:
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
-The steps are named methods: :meth:`Simulation._host_stack` (1), :meth:`Simulation._admit`
-(2-5, with QUEUE FULL and its retry in :meth:`Simulation._queue_full`),
-:meth:`Simulation._write_data` (6), :meth:`Simulation._read_data` (7) and
-:meth:`Simulation._release` (8). The links a transfer crosses are built by the topology
-(:class:`~sanpath.sim.components.host.Leg`).
+Step 1 is written out in :meth:`Simulation.command` (a host's processors, when modelled,
+in :meth:`Simulation._host_work`): every step that can wait is a generator level each wake-up
+of the command passes through, so the trip keeps few. The others are named methods:
+:meth:`Simulation._admit` (2-5, with QUEUE FULL and its retry in
+:meth:`Simulation._queue_full`), :meth:`Simulation._write_data` (6),
+:meth:`Simulation._read_data` (7) and :meth:`Simulation._release` (8). The links a transfer
+crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
+over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
@@ -45,11 +48,11 @@ from typing import Any
 
 import simpy
 
-from sanpath.layout.wiring import split_sizes, wire_bytes
+from sanpath.layout.wiring import split_sizes
 from sanpath.results import RunResult
 from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
-from sanpath.sim.components.host import HostInstance, Leg, Route
+from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -65,18 +68,11 @@ from sanpath.sim.station import (
     HOST,
     HOST_QUEUE,
     LUN_QUEUE,
-    Station,
 )
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
+from sanpath.sim.transfer import Transfers
 from sanpath.spec import Scenario
-
-RESERVE_AHEAD = 2e-6
-"""How far ahead (s) a transfer may reserve the next link of its way without waking up first.
-
-A multi-link transfer is pipelined: the next link is reserved when the first frame reaches
-it. Reserving slightly early saves an event per link at the cost of at most this much idle
-time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
 
@@ -108,8 +104,8 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.frame_payload = fabric.frame_payload
-        self.frame_overhead = fabric.frame_overhead
+        self.transfers = Transfers(self.env, fabric.frame_payload, fabric.frame_overhead)
+        """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
@@ -137,44 +133,53 @@ class Simulation:
 
     def wire_bytes(self, nbytes: int) -> int:
         """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
-        return wire_bytes(nbytes, self.frame_payload, self.frame_overhead)
+        return self.transfers.wire_bytes(nbytes)
 
     def command(
         self, cmd: Command, fork: _ChildJoin | None = None
     ) -> Generator[simpy.Event, Any, float]:
         """One command's trip through the path (see the module docstring).
 
-        ``fork`` is the fork-join of a split I/O the command is part of. Returns the
-        completion time (s).
+        ``fork`` is the fork-join of a split I/O the command is part of; without one the
+        command is a whole application I/O, and counts the I/O's issue and completion
+        itself (one process level less than wrapping it). Returns the completion time (s).
         """
-        route = cmd.host.select(cmd.lun.index, cmd.size)
-        cmd.device.begin(self.env.now)
-        self.measure.counters["commands"] += 1
-        self.measure.totals["commands_issued"] += 1
-        now = yield from self._host_stack(cmd, route)  # 1.
+        env, measure, host, layers = self.env, self.measure, cmd.host, cmd.layers
+        t_issue, key = measure.issue(cmd.size, host.index) if fork is None else (0.0, -1)
+        route = host.select(cmd.lun.index, cmd.size)
+        now = env._now  # the attribute, not the property: read on every step of the trip
+        cmd.device.begin(now)
+        measure.commands += 1
+        measure.commands_issued += 1
+        # 1. the host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
+        # and completion work) while the command holds its queue slot
+        cmd.t_host = now
+        ev = route.host_queue.acquire(now)
+        if ev is not None:
+            yield ev
+            now = env._now
+        cmd.t_host_start = now
+        layers[HOST_QUEUE] += now - cmd.t_host
+        if host.cpu is None:
+            # _host_work without processors, written out: most hosts, and no process level
+            host_time = host.io_time()
+            if host_time > 0:
+                yield env.timeout(host_time)
+                now = env._now
+                layers[HOST] += host_time
+        else:
+            now, spent = yield from self._host_work(host, now)
+            layers[HOST] += spent
+        route.hba_port.bytes_in_flight += cmd.size
         now = yield from self._admit(cmd, route, now)  # 2. to 5.
         if cmd.write:
             now = yield from self._write_data(cmd, route, now)  # 6.
         else:
             now = yield from self._read_data(cmd, route, now)  # 7.
         self._release(cmd, route, now, fork)  # 8.
-        return now
-
-    def _host_stack(self, cmd: Command, route: Route) -> Generator[simpy.Event, Any, float]:
-        """1. The host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
-        and completion work, :meth:`_host_work`) while the command holds its queue slot."""
-        env = self.env
-        layers = cmd.layers
-        now = cmd.t_host = env.now
-        ev = route.host_queue.acquire(now)
-        if ev is not None:
-            yield ev
-            now = env.now
-        cmd.t_host_start = now
-        layers[HOST_QUEUE] += now - cmd.t_host
-        now, spent = yield from self._host_work(cmd.host, now)
-        layers[HOST] += spent
-        route.hba_port.bytes_in_flight += cmd.size
+        if fork is None:
+            lun, size = cmd.lun, cmd.size
+            measure.complete(now, key, t_issue, host, lun, cmd.workload, size, cmd.write, layers)
         return now
 
     def _host_work(
@@ -187,13 +192,13 @@ class Simulation:
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
                 yield env.timeout(done - now)
-                now = env.now
+                now = env._now
             cpu.station.depart(now, t0, start, done)
             spent = done - t0
         host_time = host.io_time()
         if host_time > 0:
             yield env.timeout(host_time)
-            now = env.now
+            now = env._now
             spent += host_time
         return now, spent
 
@@ -216,13 +221,13 @@ class Simulation:
             ev = hba_slots.acquire(now)
             if ev is not None:
                 yield ev
-                now = env.now
+                now = env._now
             t_slot_start = cmd.t_slot_start = now
             start, done = hba_cpu.reserve(now, hba_port.command_time())
             arrive = done + one_way
             if arrive > now:
                 yield env.timeout(arrive - now)
-                now = env.now
+                now = env._now
             hba_cpu.station.depart(now, t_slot_start, start, done)
             cmd.t_sent = done  # the command frame leaves the HBA: an exchange begins
             layers[HBA] += done - t_slot
@@ -232,13 +237,13 @@ class Simulation:
             if not port.queue.try_acquire(now):
                 counters["port_qfull"] += 1
                 yield from self._queue_full(cmd, route, ARRAY_PORT)
-                now = env.now
+                now = env._now
                 continue
             if not lun.queue.try_acquire(now):
                 port.queue.release(now, t_port, t_port)
                 counters["lun_qfull"] += 1
                 yield from self._queue_full(cmd, route, LUN_QUEUE)
-                now = env.now
+                now = env._now
                 continue
             # 5. controller
             start, done = controller.reserve(
@@ -246,12 +251,12 @@ class Simulation:
             )
             if done > now:
                 yield env.timeout(done - now)
-                now = env.now
+                now = env._now
             controller.station.depart(now, t_port, start, done)
             layers[CONTROLLER] += done - t_port
             if self.cross_time > 0.0 and port.controller != lun.owner:
                 yield env.timeout(self.cross_time)
-                now = env.now
+                now = env._now
                 layers[CONTROLLER] += self.cross_time
             return now
 
@@ -264,7 +269,7 @@ class Simulation:
         (its frame left the HBA) to the status; the retry is a new exchange."""
         env = self.env
         measure = self.measure
-        t = env.now
+        t = env._now
         measure.counters["qfull"] += 1
         measure.count_qfull(cmd.host.index, cmd.workload, cmd.lun.index)
         cmd.device.qfull += 1
@@ -273,9 +278,9 @@ class Simulation:
         if self.qfull_time > 0.0:
             start, done = self.controller.reserve(t, self.qfull_time)
             yield env.timeout(done - t)
-            self.controller.station.depart(env.now, t, start, done)
+            self.controller.station.depart(env._now, t, start, done)
         yield env.timeout(self.one_way)
-        now = env.now
+        now = env._now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
@@ -284,7 +289,7 @@ class Simulation:
         yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1
-        cmd.layers[layer] += env.now - t
+        cmd.layers[layer] += env._now - t
 
     def _write_data(
         self, cmd: Command, route: Route, now: float
@@ -298,7 +303,7 @@ class Simulation:
         if one_way > 0:
             yield env.timeout(one_way)
             layers[FABRIC] += one_way
-        now = t = yield from self._transfer(layers, route.write_legs, size, env.now)
+        now = t = yield from self.transfers.move(layers, route.write_legs, size, env._now)
         if self.cache.absorbs(size):
             self.measure.counters["cached_writes"] += 1
             hit = lun.write_hit
@@ -312,18 +317,18 @@ class Simulation:
                     yield ev
             if self.write_time > 0:
                 yield env.timeout(self.write_time)
-            now = env.now
+            now = env._now
             layers[CACHE] += now - t
         else:
             self.measure.counters["write_aside"] += 1
             wait = yield from lun.pool.write(lun.base + cmd.offset, size)
-            now = env.now
+            now = env._now
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
         lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
         if one_way > 0:
             yield env.timeout(one_way)
-            now = env.now
+            now = env._now
             layers[FABRIC] += one_way
         return now
 
@@ -344,24 +349,24 @@ class Simulation:
                     yield ev
             if self.hit_time > 0:
                 yield env.timeout(self.hit_time)
-            now = env.now
+            now = env._now
             layers[CACHE] += now - t
         elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
             self.measure.counters["cache_hits"] += 1
             if self.hit_time > 0:
                 yield env.timeout(self.hit_time)
-                now = env.now
+                now = env._now
             layers[CACHE] += now - t
         else:
             join = lun.pool.start_read(lun.base + cmd.offset, size, now)
             yield join
-            now = env.now
+            now = env._now
             join.settle(now)
             wait = join.queue_wait
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
         lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
-        now = yield from self._transfer(layers, route.read_legs, size, now)
+        now = yield from self.transfers.move(layers, route.read_legs, size, now)
         return now
 
     def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
@@ -373,9 +378,8 @@ class Simulation:
         if route.throttle is not None:
             route.throttle.on_good(now)
         measure = self.measure
-        totals = measure.totals
-        totals["commands_completed"] += 1
-        totals["command_bytes_completed"] += cmd.size
+        measure.commands_completed += 1
+        measure.command_bytes_completed += cmd.size
         layers = cmd.layers
         latency = sum(layers)
         cmd.device.end(now, cmd.write, cmd.size, latency, layers, measure.measuring)
@@ -392,60 +396,28 @@ class Simulation:
                 if fork.event is not None:
                     fork.event.succeed()
 
-    def _transfer(
-        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float
-    ) -> Generator[simpy.Event, Any, float]:
-        """Move ``size`` bytes over ``legs``, pipelined; return the time the data arrived.
-
-        A framed leg is an FC link: it carries the data in frames plus the status frame
-        (:meth:`wire_bytes`); the others carry the bare data. Each link is reserved when the
-        first frame reaches it (``latency`` after the previous link started sending); the
-        data has fully arrived when the slowest link has sent it.
-        """
-        env = self.env
-        t0 = now
-        wire = self.wire_bytes(size)
-        prev_start = prev_done = t0
-        booked: list[tuple[Station, float, float, float]] = []
-        for link, framed, latency, layer in legs:
-            arrive = prev_start + latency
-            if arrive - now > RESERVE_AHEAD:
-                yield env.timeout(arrive - now)
-                now = env.now
-            if link.rate is None:
-                start = end = arrive
-            else:
-                start, end = link.reserve(now, arrive, wire if framed else size)
-                booked.append((link.station, now, start, end))
-            done = end if end > prev_done + latency else prev_done + latency
-            layers[layer] += done - prev_done
-            prev_start, prev_done = start, done
-        if prev_done > now:
-            yield env.timeout(prev_done - now)
-            now = env.now
-        for station, t_booked, start, end in booked:
-            station.depart(now, t_booked, start, end)
-        return now
-
     # -- application I/Os -------------------------------------------------------------------
 
     def io(
         self, host: HostInstance, lun: Lun, offset: int, size: int, write: bool, workload: int
     ) -> Proc:
-        """One application I/O of workload number ``workload``, split into commands when
-        larger than the host's limit."""
-        measure = self.measure
-        t_issue, key = measure.issue(size, host.index)
-        device = measure.device(host, lun)
-        cmd = Command(host, lun, offset, size, write, workload, device)
+        """The process of one application I/O of workload number ``workload``: one command
+        (:meth:`command`), or several when larger than the host's limit (:meth:`_split_io`)."""
+        cmd = Command(host, lun, offset, size, write, workload, self.measure.device(host, lun))
         limit = host.split_limit
         if limit is None or size <= limit:
-            now = yield from self.command(cmd)
-            layers = cmd.layers
-        else:
-            layers = yield from self._split(cmd, limit)
-            now = self.env.now
-        measure.complete(now, key, t_issue, host, lun, workload, size, write, layers)
+            return self.command(cmd)
+        return self._split_io(cmd, limit)
+
+    def _split_io(self, cmd: Command, limit: int) -> Proc:
+        """An application I/O (``cmd``) larger than ``limit``, split (:meth:`_split`)."""
+        measure = self.measure
+        t_issue, key = measure.issue(cmd.size, cmd.host.index)
+        size = cmd.size
+        layers = yield from self._split(cmd, limit)
+        measure.complete(
+            self.env._now, key, t_issue, cmd.host, cmd.lun, cmd.workload, size, cmd.write, layers
+        )
 
     def _split(self, cmd: Command, limit: int) -> Generator[simpy.Event, Any, list[float]]:
         """Run the commands an I/O (``cmd``) larger than ``limit`` becomes, in parallel

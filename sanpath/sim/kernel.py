@@ -48,9 +48,25 @@ order events the same way (every key is distinct)."""
 Callback = Callable[[Any], None]
 
 
-class _Event:
+class _Keyed:
+    """A place in the compiled core's queue: its key, time (s), priority and order (set when
+    it is scheduled)."""
+
+    __slots__ = ("order", "priority", "time")
+
+    time: float
+    priority: int
+    order: int
+
+
+class _Event(_Keyed):
     """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
-    processed), ``_ok`` and ``_value``."""
+    processed), ``_ok`` and ``_value``.
+
+    In the compiled core the kernel's own events are their own places in the queue (no
+    :class:`_Entry` to make for them: a timeout is made several times per command); each is
+    scheduled once, a timeout when it is made and a process when it finishes.
+    """
 
     __slots__ = ("_ok", "_value", "callbacks", "env")
 
@@ -86,7 +102,11 @@ class Wake(_Event):
     __slots__ = ("task",)
 
     def __init__(self, env: Kernel, value: object = None) -> None:
-        super().__init__(env, value)
+        # _Event.__init__ written out: a timeout is made several times per command
+        self.env = env
+        self.callbacks = []
+        self._ok = True
+        self._value = value
         self.task: Task | None = None
 
     @property
@@ -175,10 +195,11 @@ class _Stop:
         self.event = event
 
 
-class _Entry:
-    """An event in the compiled core's queue, with its key: time (s), priority, order."""
+class _Entry(_Keyed):
+    """Another event (one of SimPy's) in the compiled core's queue, with its key: time (s),
+    priority, order."""
 
-    __slots__ = ("event", "order", "priority", "time")
+    __slots__ = ("event",)
 
     def __init__(self, time: float, priority: int, order: int, event: Any) -> None:
         self.time = time
@@ -194,8 +215,9 @@ class Kernel(simpy.Environment):
 
     def __init__(self, initial_time: float = 0.0) -> None:
         self._now = initial_time
-        self._entries: list[_Entry] = []
-        """The queue of the compiled core (a heap of :class:`_Entry`)."""
+        self._entries: list[_Keyed] = []
+        """The queue of the compiled core (a heap of the kernel's events and of
+        :class:`_Entry` for the others)."""
         self._tuples: list[tuple[float, int, int, Any]] = []
         """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
         event) tuples)."""
@@ -213,7 +235,13 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
-            _push(self._entries, _Entry(self._now + delay, priority, order, event))
+            if isinstance(event, _Event):
+                event.time = self._now + delay
+                event.priority = priority
+                event.order = order
+                _push(self._entries, event)
+            else:
+                _push(self._entries, _Entry(self._now + delay, priority, order, event))
         else:
             heappush(self._tuples, (self._now + delay, priority, order, event))
 
@@ -225,10 +253,15 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
-            _push(self._entries, _Entry(self._now + delay, NORMAL, order, wake))
+            wake.time = self._now + delay
+            wake.priority = NORMAL
+            wake.order = order
+            _push(self._entries, wake)
         else:
             heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
-        return cast(simpy.Timeout, wake)
+        # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
+        # the pure-Python core would call for every timeout.
+        return wake  # type: ignore[return-value]
 
     def process(self, generator: Generator[Any, Any, Any]) -> simpy.Process:
         """Start a process running ``generator`` now, before the instant's other events
@@ -248,7 +281,7 @@ class Kernel(simpy.Environment):
                 return None
             entry = _pop(self._entries)
             self._now = entry.time
-            return entry.event
+            return entry.event if isinstance(entry, _Entry) else entry
         if not self._tuples:
             return None
         self._now, _, _, event = heappop(self._tuples)
@@ -290,7 +323,7 @@ class Kernel(simpy.Environment):
                         break
                     entry = _pop(entries)
                     self._now = entry.time
-                    event = entry.event
+                    event: Any = entry.event if isinstance(entry, _Entry) else entry
                 else:
                     if not tuples:
                         break
@@ -305,7 +338,16 @@ class Kernel(simpy.Environment):
                     if callbacks:
                         self._callbacks(event, callbacks)
                 else:
-                    self._process(event)
+                    # SimPy's own events (a condition, an event a component fires), as
+                    # _process, written out
+                    handlers: list[Callback] = event.callbacks
+                    event.callbacks = None
+                    for callback in handlers:
+                        callback(event)
+                        if callback is stop:
+                            break
+                    if not event._ok and not hasattr(event, "_defused"):
+                        self._fail(event)
                 if stop.event is not None:
                     if not until._ok:
                         raise until._value
@@ -334,10 +376,14 @@ class Kernel(simpy.Environment):
         event.callbacks = None
         self._callbacks(event, callbacks)
         if not event._ok and not hasattr(event, "_defused"):
-            error = event._value
-            copy = type(error)(*error.args)
-            copy.__cause__ = error
-            raise copy
+            self._fail(event)
+
+    def _fail(self, event: Any) -> None:
+        """Stop the run with the exception of ``event``, a failed event nobody handled."""
+        error = event._value
+        copy = type(error)(*error.args)
+        copy.__cause__ = error
+        raise copy
 
     def _callbacks(self, event: Any, callbacks: list[Callback]) -> None:
         """Call ``callbacks`` with ``event``, in order; the run's stop ends them."""
@@ -348,7 +394,7 @@ class Kernel(simpy.Environment):
                 return
 
 
-def _before(a: _Entry, b: _Entry) -> bool:
+def _before(a: _Keyed, b: _Keyed) -> bool:
     """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
     if a.time != b.time:
         return a.time < b.time
@@ -357,7 +403,7 @@ def _before(a: _Entry, b: _Entry) -> bool:
     return a.order < b.order
 
 
-def _push(heap: list[_Entry], entry: _Entry) -> None:
+def _push(heap: list[_Keyed], entry: _Keyed) -> None:
     """Add ``entry`` to the binary heap ``heap``."""
     heap.append(entry)
     i = len(heap) - 1
@@ -371,7 +417,7 @@ def _push(heap: list[_Entry], entry: _Entry) -> None:
     heap[i] = entry
 
 
-def _pop(heap: list[_Entry]) -> _Entry:
+def _pop(heap: list[_Keyed]) -> _Keyed:
     """Remove and return the first entry of the non-empty binary heap ``heap``."""
     last = heap.pop()
     n = len(heap)

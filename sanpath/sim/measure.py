@@ -64,7 +64,10 @@ TOTALS = (
     "commands_completed",
     "command_bytes_completed",
 )
-"""Whole-run counts, warm-up included (``RunResult.totals``), for conservation checks."""
+"""Whole-run counts, warm-up included (``RunResult.totals``), for conservation checks.
+
+They are kept as attributes of :class:`Measurement` of the same names (updated for every
+command: an attribute costs less than a dictionary entry) and gathered at the end."""
 
 
 class Measurement:
@@ -118,8 +121,19 @@ class Measurement:
         self.write_latency = 0.0
         """Sum of the measured writes' latencies (s)."""
         self.counters = dict.fromkeys(COUNTERS, 0)
+        """The window's event counters; ``commands`` is kept in :attr:`commands` instead."""
+        self.commands = 0
+        """Commands started in the window (``counters["commands"]`` of the result)."""
         self.stop = simpy.Event(env)
-        self.totals = dict.fromkeys(TOTALS, 0)
+        self.stopped = False
+        """True once :attr:`stop` is triggered (read for every I/O: cheaper than the event)."""
+        self.ios_issued = 0
+        self.bytes_issued = 0
+        self.ios_completed = 0
+        self.bytes_completed = 0
+        self.commands_issued = 0
+        self.commands_completed = 0
+        self.command_bytes_completed = 0
         self.in_flight: dict[int, float] = {}
         """Issue time of every application I/O not yet complete (by issue number)."""
         self.workload_names = [w.name for w in scenario.workloads]
@@ -130,24 +144,26 @@ class Measurement:
         """QUEUE FULL answers per host, per workload and per LUN."""
         self.host_issued = [0] * len(topology.hosts)
         """Application I/Os each host issued over the whole run."""
-        self.devices: dict[tuple[int, int], DeviceCounter] = {}
-        """Each host's view of each LUN it sent commands to (by host and LUN index)."""
+        self.devices: dict[int, DeviceCounter] = {}
+        """Each host's view of each LUN it sent commands to, by ``host index * luns + LUN
+        index`` (an integer: looked up for every I/O, it makes no tuple)."""
+        self.luns = len(topology.luns)
+        """The number of LUNs (for the keys of :attr:`devices`)."""
 
     def issue(self, size: int, host: int) -> tuple[float, int]:
         """Count an application I/O of ``size`` bytes issued now by host number ``host``;
         (issue time, issue number)."""
         t_issue = self.env.now
         self.host_issued[host] += 1
-        totals = self.totals
-        key = totals["ios_issued"]
-        totals["ios_issued"] += 1
-        totals["bytes_issued"] += size
+        key = self.ios_issued
+        self.ios_issued = key + 1
+        self.bytes_issued += size
         self.in_flight[key] = t_issue
         return t_issue, key
 
     def device(self, host: HostInstance, lun: Lun) -> DeviceCounter:
         """``host``'s view of ``lun`` (made on first use)."""
-        key = (host.index, lun.index)
+        key = host.index * self.luns + lun.index
         device = self.devices.get(key)
         if device is None:
             device = DeviceCounter(host.name, lun.name)
@@ -176,11 +192,10 @@ class Measurement:
         layers: list[float],
     ) -> None:
         """Account application I/O number ``key``, complete at ``now``."""
-        totals = self.totals
-        totals["ios_completed"] += 1
-        totals["bytes_completed"] += size
+        self.ios_completed += 1
+        self.bytes_completed += size
         del self.in_flight[key]
-        if self.stop.triggered:
+        if self.stopped:
             return  # the run is over; I/Os finishing at the same instant are not measured
         self.completed += 1
         latency = now - t_issue
@@ -193,7 +208,7 @@ class Measurement:
         self.latency.record(latency)
         if self.batches.add(now, latency):
             if self.control.batch_closed(self.measured + 1, self.latency, now - self.window_start):
-                self.stop.succeed()
+                self._stop()
             if self.progress is not None:
                 self.progress(self)
         if self.timeseries is not None:
@@ -208,16 +223,16 @@ class Measurement:
             self.read_latency += latency
         self.groups.add((host.index, workload, lun.index), write, latency, size)
         self.measured += 1
-        if self.measured >= self.stop_after and not self.stop.triggered:
+        if self.measured >= self.stop_after and not self.stopped:
             self.control.info.stopped_by = "unstable" if self.control.info.unstable else "ios"
-            self.stop.succeed()
+            self._stop()
 
     def state(self) -> tuple[float, float, float]:
         """(dirty cache bytes, application I/Os in flight, I/Os issued) now."""
         return (
             float(self.cache.dirty),
             float(len(self.in_flight)),
-            float(self.totals["ios_issued"]),
+            float(self.ios_issued),
         )
 
     def start_window(self, now: float) -> None:
@@ -232,6 +247,7 @@ class Measurement:
             station.reset(now)
         for key in self.counters:
             self.counters[key] = 0
+        self.commands = 0
         self.groups.reset()
         self.group_qfull = [[0] * len(q) for q in self.group_qfull]
         for device in self.devices.values():
@@ -246,14 +262,23 @@ class Measurement:
 
     def end_of_trace(self) -> None:
         """Every trace replay has issued and completed all its records: the run is over."""
-        if not self.stop.triggered:
+        if not self.stopped:
             self.control.info.stopped_by = "trace"
-            self.stop.succeed()
+            self._stop()
 
     def _end_of_duration(self, _event: simpy.Event) -> None:
-        if not self.stop.triggered:
+        if not self.stopped:
             self.control.info.stopped_by = "duration"
-            self.stop.succeed()
+            self._stop()
+
+    def _stop(self) -> None:
+        """Trigger :attr:`stop`: the run is over."""
+        self.stopped = True
+        self.stop.succeed()
+
+    def totals(self) -> dict[str, int]:
+        """The whole-run counts of :data:`TOTALS`, by name."""
+        return {name: getattr(self, name) for name in TOTALS}
 
     def finish(self, stopped: bool) -> None:
         """The run is over (``stopped``: by its own rule rather than ``run.max_time``)."""
@@ -291,6 +316,7 @@ class Measurement:
         notes = trace_notes(self.run_spec, info.stopped_by, self.control.completed, n)
         warnings = [*notes, *warnings]
         counters = dict(self.counters)
+        counters["commands"] = self.commands
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)
         devices = self._device_figures(now, span)
@@ -321,7 +347,7 @@ class Measurement:
             },
             stations=tuple(st.summary(now) for st in self.topology.stations.values()),
             wall_seconds=wall_seconds,
-            totals=dict(self.totals),
+            totals=self.totals(),
             lun_mb_per_s={name: lun.mb_per_s for name, lun in groups["luns"].items()},
             warnings=(*warnings, *self._tail_warnings(now), *((starved,) if starved else ())),
             steady=steady,
@@ -340,9 +366,9 @@ class Measurement:
         hosts = self.topology.hosts
         maker = self.topology.routes
         assert maker is not None
-        devices = self.devices
+        devices, luns = self.devices, self.luns
         return tuple(
-            devices[key].figures(now, span, maker.depth(hosts[key[0]], key[1]))
+            devices[key].figures(now, span, maker.depth(hosts[key // luns], key % luns))
             for key in sorted(devices)
         )
 
@@ -362,7 +388,8 @@ class Measurement:
         maker = topo.routes
         assert maker is not None
         out: dict[tuple[str, str], float] = {}
-        for hi, li in self.devices:
+        for key in self.devices:
+            hi, li = divmod(key, self.luns)
             lun = topo.luns[li].name
             if lun in refused and users[lun] > 1:
                 depth = maker.depth(topo.hosts[hi], li, configured=True)

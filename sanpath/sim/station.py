@@ -167,30 +167,6 @@ class Station:
         if self.held < 0 and t_depart > w0:
             self.busy += service if t_start >= w0 else t_depart - w0
 
-    def leave(self, now: float, t_arrive: float, t_start: float, handed_on: bool) -> None:
-        """A command that arrived at ``t_arrive`` and took its slot at ``t_start`` gives it
-        back at ``now``, to a waiting command (``handed_on``) or to the pool
-        (:meth:`depart` at ``now`` and :meth:`hold` in one; a slot station counts its busy
-        time from the slots held)."""
-        w0 = self.window_start
-        self.area += self.n * (now - self.t_last)
-        self.t_last = now
-        self.n -= 1
-        self.completions += 1
-        if t_arrive > w0:
-            self.present_sum -= t_arrive
-            self.sojourn_sum += now - t_arrive
-        else:
-            self.present_sum -= w0
-            if now > w0:
-                self.sojourn_sum += now - w0
-        self.wait_sum += t_start - t_arrive
-        self.service_sum += now - t_start
-        if not handed_on:
-            self.busy += self.held * (now - self.held_since)
-            self.held_since = now
-            self.held -= 1
-
     def reset(self, now: float) -> None:
         """Start a new measurement window at ``now`` (end of warm-up)."""
         self.area = 0.0
@@ -291,14 +267,35 @@ class SlotPool:
         return False
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
-        """Give a slot back; record the holder's wait and holding time."""
+        """A command that arrived at ``t_arrive`` and took its slot at ``t_start`` gives it
+        back at ``now``, to the first waiter or to the pool; its station records the
+        departure (:meth:`Station.depart` at ``now``, written out here: four slots are given
+        back per command; a slot station counts its busy time from the slots held)."""
         cap = self.capacity
-        if self.waiters and (cap is None or self.held <= cap):
-            self.station.leave(now, t_arrive, t_start, True)
-            self.waiters.popleft().succeed()  # the slot passes to the first waiter
+        waiters = self.waiters
+        handed_on = bool(waiters) and (cap is None or self.held <= cap)
+        st = self.station
+        w0 = st.window_start
+        st.area += st.n * (now - st.t_last)
+        st.t_last = now
+        st.n -= 1
+        st.completions += 1
+        if t_arrive > w0:
+            st.present_sum -= t_arrive
+            st.sojourn_sum += now - t_arrive
+        else:
+            st.present_sum -= w0
+            if now > w0:
+                st.sojourn_sum += now - w0
+        st.wait_sum += t_start - t_arrive
+        st.service_sum += now - t_start
+        if handed_on:
+            waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
-            self.station.leave(now, t_arrive, t_start, False)
+            st.busy += st.held * (now - st.held_since)
+            st.held_since = now
+            st.held -= 1
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
@@ -323,7 +320,11 @@ class FcfsServer:
 
     def reserve(self, now: float, service: float) -> tuple[float, float]:
         """Queue a command needing ``service`` seconds at ``now``; return (start, departure)."""
-        self.station.arrive(now)
+        station = self.station  # station.arrive(now), written out: it runs for every command
+        station.area += station.n * (now - station.t_last)
+        station.t_last = now
+        station.n += 1
+        station.present_sum += now
         if self.servers == 1:
             start = self._free_one if self._free_one > now else now
             self._free_one = start + service
@@ -355,7 +356,11 @@ class Link:
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
-        self.station.arrive(now)
+        station = self.station  # station.arrive(now), written out: it runs for every command
+        station.area += station.n * (now - station.t_last)
+        station.t_last = now
+        station.n += 1
+        station.present_sum += now
         rate = self.rate
         if rate is None:
             return t_arrive, t_arrive
