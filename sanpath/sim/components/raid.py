@@ -12,7 +12,7 @@ from collections.abc import Generator, Sequence
 
 import simpy
 
-from sanpath.layout.raid import Ops, RaidLayout, merge
+from sanpath.layout.raid import Commands, RaidLayout
 from sanpath.sim.components.drive import Drive, DriveOp, Join
 from sanpath.spec import PoolSpec, pool_capacity
 
@@ -24,6 +24,8 @@ class RaidPool:
         self.env = env
         self.spec = spec
         self.drives = drives
+        self.flat = [drive for group in drives for drive in group]
+        """Every drive, numbered ``group x drives + member`` (the layout's drive numbers)."""
         self.layout = RaidLayout(spec)
         self.row_bytes = self.layout.row_bytes
         self.capacity = pool_capacity(spec)
@@ -62,7 +64,7 @@ class RaidPool:
             drive.submit(DriveOp(row * element + within, size, False, join), now)
             join.close(now)
             return join
-        join = self._submit(layout.read_ops(offset, size, self._less_busy), False, now)
+        join = self._submit(layout.read_commands(offset, size, self._less_busy), False, now)
         join.close(now)
         return join
 
@@ -72,7 +74,7 @@ class RaidPool:
         Returns the array-queue wait (s) summed over the read and write phases.
         """
         env = self.env
-        reads, writes = self.layout.write_ops(offset, size)
+        reads, writes = self.layout.write_commands(offset, size)
         wait = 0.0
         if reads:
             join = self._submit(reads, False, env.now)
@@ -84,14 +86,12 @@ class RaidPool:
         join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, ops: Ops, write: bool, now: float) -> Join:
+    def _submit(self, commands: Commands, write: bool, now: float) -> Join:
         join = Join(self.env, now)
-        drives = self.drives
-        for (group, member), ranges in ops.items():
-            drive = drives[group][member]
-            counted = drive.event_driven
-            for start, length in ranges if len(ranges) == 1 else merge(ranges):
-                if counted:
-                    join.remaining += 1
-                drive.submit(DriveOp(start, length, write, join), now)
+        flat = self.flat
+        for number, start, length in commands:
+            drive = flat[number]
+            if drive.event_driven:
+                join.remaining += 1
+            drive.submit(DriveOp(start, length, write, join), now)
         return join
