@@ -34,9 +34,10 @@ from sanpath.spec import PoolSpec
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 Ops = dict[tuple[int, int], list[_Range]]
 """Drive operations by (group, member drive): the byte ranges to read or write."""
-Commands = list[tuple[int, int, int]]
-"""Drive commands in submission order: (drive, offset on the drive, length) in bytes, the
-drive numbered ``group x drives + member``."""
+Spans = dict[int, list[int]]
+"""Drive commands by drive (numbered ``group x drives + member``), drives in the order an I/O
+first reaches them: the byte ranges as a flat ``[start, stop, start, stop, ...]`` list, a
+range that continues the one before already joined to it (:func:`ranges` merges the rest)."""
 
 
 class RaidLayout:
@@ -151,10 +152,9 @@ class RaidLayout:
 
     def read_commands(
         self, offset: int, size: int, pick: Callable[[int, tuple[int, ...]], int] | None = None
-    ) -> Commands:
-        """The drive reads of :meth:`read_ops`, merged, in submission order (drives in the
-        order the I/O first reaches them, each drive's ranges by offset)."""
-        spans: dict[int, list[int]] = {}
+    ) -> Spans:
+        """The drive reads of :meth:`read_ops` by drive number (see :data:`Spans`)."""
+        spans: Spans = {}
         element = self.element
         data_drives = self.data_drives
         width = self.width
@@ -182,13 +182,13 @@ class RaidLayout:
                 j += 1
             j = 0
             row_global += 1
-        return _commands(spans)
+        return spans
 
-    def write_commands(self, offset: int, size: int) -> tuple[Commands, Commands]:
-        """The drive reads (read-modify-write) and writes of :meth:`write_ops`, merged, in
-        submission order."""
-        reads: dict[int, list[int]] = {}
-        writes: dict[int, list[int]] = {}
+    def write_commands(self, offset: int, size: int) -> tuple[Spans, Spans]:
+        """The drive reads (read-modify-write) and writes of :meth:`write_ops` by drive
+        number (see :data:`Spans`)."""
+        reads: Spans = {}
+        writes: Spans = {}
         element = self.element
         row_bytes = self.row_bytes
         width = self.width
@@ -228,10 +228,10 @@ class RaidLayout:
                     if rmw:
                         _add(reads, first + p, p_start, p_stop)
             pos = row_start + b
-        return _commands(reads), _commands(writes)
+        return reads, writes
 
 
-def _add(spans: dict[int, list[int]], drive: int, start: int, stop: int) -> None:
+def _add(spans: Spans, drive: int, start: int, stop: int) -> None:
     """Add bytes [start, stop) to ``drive``'s flat [start, stop, start, stop, ...] list,
     extending the last range when the new one continues it."""
     bounds = spans.get(drive)
@@ -244,17 +244,12 @@ def _add(spans: dict[int, list[int]], drive: int, start: int, stop: int) -> None
         bounds.append(stop)
 
 
-def _commands(spans: dict[int, list[int]]) -> Commands:
-    """Each drive's ranges of ``spans`` merged (:func:`merge`), drive by drive."""
-    out: Commands = []
-    for drive, bounds in spans.items():
-        if len(bounds) == 2:
-            out.append((drive, bounds[0], bounds[1] - bounds[0]))
-        else:
-            ranges = [(bounds[i], bounds[i + 1] - bounds[i]) for i in range(0, len(bounds), 2)]
-            for start, length in merge(ranges):
-                out.append((drive, start, length))
-    return out
+def ranges(bounds: list[int]) -> list[_Range]:
+    """The drive commands of one drive's flat ``[start, stop, ...]`` list of :data:`Spans`:
+    (offset, length) ranges, merged (:func:`merge`)."""
+    if len(bounds) == 2:
+        return [(bounds[0], bounds[1] - bounds[0])]
+    return merge([(bounds[i], bounds[i + 1] - bounds[i]) for i in range(0, len(bounds), 2)])
 
 
 def merge(ranges: list[_Range]) -> list[_Range]:

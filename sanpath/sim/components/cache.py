@@ -56,6 +56,9 @@ class ReadAhead:
         self.lun = lun
         self.depth = depth
         self.chunk = chunk
+        self.reach = max(chunk, depth)
+        """How far (bytes) from where a stream has got to a read may start and continue it:
+        commands of one stream can arrive slightly out of order (split I/Os, several paths)."""
         self.streams: list[_Stream] = []
 
     def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
@@ -66,9 +69,7 @@ class ReadAhead:
         stream is a miss and starts tracking it.
         """
         now = self.env.now
-        # A read continues a stream if it starts near where the stream has got to: commands
-        # of one stream can arrive slightly out of order (split I/Os, several paths).
-        reach = max(self.chunk, self.depth)
+        reach = self.reach
         for stream in self.streams:
             if stream.next_offset - reach <= offset <= stream.next_offset + reach:
                 break

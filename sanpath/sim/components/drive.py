@@ -89,10 +89,13 @@ class Join(simpy.Event):
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
-        self._deferred: list[tuple[Station, float, float, float]] = []
+        self._deferred: list[tuple[Station, float, float, float]] | None = None
+        """The FCFS operations' departures to record (made on the first)."""
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
         """An operation whose departure ``t_done`` is already known."""
+        if self._deferred is None:
+            self._deferred = []
         self._deferred.append((station, t_arrive, t_start, t_done))
         if t_done >= self.latest:
             self.latest = t_done
@@ -121,6 +124,8 @@ class Join(simpy.Event):
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""
+        if self._deferred is None:
+            return
         for station, t_arrive, t_start, t_done in self._deferred:
             station.depart(now, t_arrive, t_start, t_done)
 
@@ -209,18 +214,26 @@ class Hdd(Drive):
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
-        candidates = tcq
-        if len(tcq) > self.window:
-            # A read the look-ahead buffer holds is a cache hit: the drive serves it wherever
-            # it sits in the queue; the window bounds only the mechanical choice.
-            candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
-        if scheduler == SPTF:
-            op, positioning = self._shortest(candidates, now)
-        elif scheduler == ELEVATOR and len(candidates) > 1:
-            op, positioning = self._shortest([self._next_on_sweep(candidates)], now)
+        if len(tcq) == 1 or scheduler == FIFO:
+            # one command (any scheduler chooses it) or FIFO: the oldest
+            op = tcq[0]
+            positioning = self._positioning(op, now)
+            del tcq[0]
         else:
-            op, positioning = self._shortest(tcq[:1], now)
-        tcq.remove(op)
+            candidates = tcq
+            if len(tcq) > self.window:
+                # A read the look-ahead buffer holds is a cache hit: the drive serves it
+                # wherever it sits in the queue; the window bounds only the mechanical choice.
+                candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
+            if scheduler == SPTF:
+                op, positioning = self._shortest(candidates, now)
+            elif len(candidates) > 1:
+                op = self._next_on_sweep(candidates)
+                positioning = self._positioning(op, now)
+            else:
+                op = tcq[0]
+                positioning = self._positioning(op, now)
+            tcq.remove(op)
         self.busy = True
         self.current = op
         op.t_start = now
@@ -307,6 +320,22 @@ class Hdd(Drive):
             if score < best_score:
                 best, best_score, best_op = p, score, op
         return best_op, overhead + best
+
+    def _positioning(self, op: DriveOp, now: float) -> float:
+        """The time (s) from ``now`` until the drive can transfer ``op``'s data: overhead,
+        seek and rotational wait (:meth:`_shortest` for one command, no aging to weigh)."""
+        overhead = self.overhead
+        if self.lookahead and op.read_offset == self.last_read_end:
+            return overhead + 0.0  # the drive's look-ahead buffer already holds it
+        d = op.x - self.head
+        if d < 0.0:
+            d = -d
+        if d * CYLINDERS >= 1.0:
+            seek = self.track + self.seek_a * d + self.seek_b * math.sqrt(d)
+        else:
+            seek = 0.0
+        rev = self.rev
+        return overhead + (seek + ((op.theta - (now + overhead + seek) / rev) % 1.0) * rev)
 
     def _finish(self, _event: simpy.Event) -> None:
         now = self.env.now

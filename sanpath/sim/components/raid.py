@@ -12,7 +12,7 @@ from collections.abc import Generator, Sequence
 
 import simpy
 
-from sanpath.layout.raid import Commands, RaidLayout
+from sanpath.layout.raid import RaidLayout, Spans, ranges
 from sanpath.sim.components.drive import Drive, DriveOp, Join
 from sanpath.spec import PoolSpec, pool_capacity
 
@@ -86,12 +86,19 @@ class RaidPool:
         join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, commands: Commands, write: bool, now: float) -> Join:
+    def _submit(self, spans: Spans, write: bool, now: float) -> Join:
         join = Join(self.env, now)
         flat = self.flat
-        for number, start, length in commands:
+        for number, bounds in spans.items():
             drive = flat[number]
-            if drive.event_driven:
-                join.remaining += 1
-            drive.submit(DriveOp(start, length, write, join), now)
+            counted = drive.event_driven
+            if len(bounds) == 2:
+                if counted:
+                    join.remaining += 1
+                drive.submit(DriveOp(bounds[0], bounds[1] - bounds[0], write, join), now)
+                continue
+            for start, length in ranges(bounds):
+                if counted:
+                    join.remaining += 1
+                drive.submit(DriveOp(start, length, write, join), now)
         return join
