@@ -142,7 +142,6 @@ class RaidLayout:
                     reads.setdefault((group, p), []).append(rng)
         return reads, writes
 
-
     def _place(self, row_global: int) -> tuple[int, int]:
         """(drive number of the group's member 0, row within the group) of pool row
         ``row_global``."""

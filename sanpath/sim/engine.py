@@ -50,6 +50,7 @@ from sanpath.results import RunResult
 from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Leg, Route
+from sanpath.sim.forkjoin import ChildJoin, Signal
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -79,21 +80,6 @@ it. Reserving slightly early saves an event per link at the cost of at most this
 time on that link."""
 
 Proc = Generator[simpy.Event, Any, Any]
-
-
-class _ChildJoin:
-    """Fork-join of the commands a split I/O became.
-
-    ``event`` is made only when the I/O has to wait for commands still running; the last
-    command to finish fires it.
-    """
-
-    __slots__ = ("event", "last_layers", "remaining")
-
-    def __init__(self, n: int) -> None:
-        self.remaining = n
-        self.event: simpy.Event | None = None
-        self.last_layers: list[float] = []
 
 
 class Simulation:
@@ -140,7 +126,7 @@ class Simulation:
         return wire_bytes(nbytes, self.frame_payload, self.frame_overhead)
 
     def command(
-        self, cmd: Command, fork: _ChildJoin | None = None
+        self, cmd: Command, fork: ChildJoin | None = None
     ) -> Generator[simpy.Event, Any, float]:
         """One command's trip through the path (see the module docstring).
 
@@ -354,7 +340,7 @@ class Simulation:
             layers[CACHE] += now - t
         else:
             join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-            yield join
+            yield join.waited()
             now = env.now
             join.settle(now)
             wait = join.queue_wait
@@ -364,7 +350,7 @@ class Simulation:
         now = yield from self._transfer(layers, route.read_legs, size, now)
         return now
 
-    def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
+    def _release(self, cmd: Command, route: Route, now: float, fork: ChildJoin | None) -> None:
         """8. Give every slot back, tell the throttle, count the command, join a split I/O."""
         route.array_port.queue.release(now, cmd.t_port, cmd.t_port)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
@@ -458,7 +444,7 @@ class Simulation:
         counters = self.measure.counters
         counters["split_ios"] += 1
         counters["split_children"] += len(sizes)
-        join = _ChildJoin(len(sizes))
+        join = ChildJoin(len(sizes))
         # The first command runs in this process, the others in their own; they start in
         # order, each as soon as the one before it first waits.
         position = cmd.offset + sizes[0]
@@ -469,8 +455,8 @@ class Simulation:
         cmd.size = sizes[0]
         yield from self.command(cmd, join)
         if join.remaining:
-            join.event = simpy.Event(env)
-            yield join.event
+            event = join.event = Signal(env)
+            yield event.waited()
         return join.last_layers
 
     # -- running ------------------------------------------------------------------------------

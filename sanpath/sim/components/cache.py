@@ -91,8 +91,10 @@ class ReadAhead:
             if length <= 0:
                 break
             join = self.lun.pool.start_read(self.lun.base + start, length, now)
-            join.callbacks.append(_record_departures)
-            stream.chunks.append((start, start + length, join))
+            callbacks = join.callbacks
+            assert callbacks is not None  # just made: not yet processed
+            callbacks.append(_record_departures)
+            stream.chunks.append((start, start + length, join.waited()))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()

@@ -34,6 +34,8 @@ import simpy
 from simpy.events import NORMAL
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.sim.forkjoin import Signal
+from sanpath.sim.kernel import Kernel
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
@@ -76,15 +78,20 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join(simpy.Event):
+class Join(Signal):
     """Waits for every operation of one array I/O: an event that fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
+
+    A :class:`~sanpath.sim.forkjoin.Signal` (the kernel's event), scheduled when the last
+    operation is done, so the kernel resumes the process waiting for it directly.
     """
 
-    def __init__(self, env: simpy.Environment, now: float) -> None:
+    __slots__ = ("_deferred", "latest", "queue_wait", "remaining")
+
+    def __init__(self, env: Kernel, now: float) -> None:
         super().__init__(env)
         self.remaining = 0
         self.latest = now
@@ -118,8 +125,6 @@ class Join(simpy.Event):
 
     def _fire(self, now: float) -> None:
         delay = self.latest - now
-        self._ok = True
-        self._value = None
         self.env.schedule(self, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:

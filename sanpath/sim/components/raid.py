@@ -9,11 +9,13 @@ of a mirrored pair goes to the copy with fewer commands outstanding.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from typing import cast
 
 import simpy
 
 from sanpath.layout.raid import RaidLayout, Spans, ranges
 from sanpath.sim.components.drive import Drive, DriveOp, Join
+from sanpath.sim.kernel import Kernel
 from sanpath.spec import PoolSpec, pool_capacity
 
 
@@ -21,7 +23,8 @@ class RaidPool:
     """A pool of RAID groups over running drives (``drives[group][member]``)."""
 
     def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
-        self.env = env
+        self.env = cast(Kernel, env)
+        """The simulation's kernel (a join is one of its events)."""
         self.spec = spec
         self.drives = drives
         self.flat = [drive for group in drives for drive in group]
@@ -39,7 +42,7 @@ class RaidPool:
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
         join = self.start_read(offset, size, self.env.now)
-        yield join
+        yield join.waited()
         join.settle(self.env.now)
         return join.queue_wait
 
@@ -78,11 +81,11 @@ class RaidPool:
         wait = 0.0
         if reads:
             join = self._submit(reads, False, env.now)
-            yield join.close(env.now)
+            yield join.close(env.now).waited()
             join.settle(env.now)
             wait += join.queue_wait
         join = self._submit(writes, True, env.now)
-        yield join.close(env.now)
+        yield join.close(env.now).waited()
         join.settle(env.now)
         return wait + join.queue_wait
 
