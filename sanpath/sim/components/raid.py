@@ -23,8 +23,9 @@ class RaidPool:
     """A pool of RAID groups over running drives (``drives[group][member]``)."""
 
     def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
-        self.env = cast(Kernel, env)
-        """The simulation's kernel (a join is one of its events)."""
+        self.env = env
+        """The environment: the simulation's kernel when the pool serves I/Os (a join is one
+        of its events)."""
         self.spec = spec
         self.drives = drives
         self.flat = [drive for group in drives for drive in group]
@@ -61,7 +62,7 @@ class RaidPool:
             copies = layout.data_members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
-            join = Join(self.env, now)
+            join = Join(cast(Kernel, self.env), now)
             if drive.event_driven:
                 join.remaining = 1
             drive.submit(DriveOp(row * element + within, size, False, join), now)
@@ -90,7 +91,7 @@ class RaidPool:
         return wait + join.queue_wait
 
     def _submit(self, spans: Spans, write: bool, now: float) -> Join:
-        join = Join(self.env, now)
+        join = Join(cast(Kernel, self.env), now)
         flat = self.flat
         for number, bounds in spans.items():
             drive = flat[number]
