@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import simpy
 from simpy.events import NORMAL
@@ -187,11 +187,10 @@ class Hdd(Drive):
         self.head = 0.0
         self.last_read_end = -1
         self.current: DriveOp | None = None
-        # The end of the current operation: one event, scheduled again for every operation
-        # (the drive serves one at a time), instead of a new Timeout each time.
-        self._served = simpy.Event(env)
-        self._served._ok = True
-        self._served._value = None
+        # The end of the current operation: one event of the kernel, scheduled again for
+        # every operation (the drive serves one at a time), instead of a new Timeout each
+        # time; made when the drive first serves one.
+        self._served: Signal | None = None
         self._on_served: list[Callable[[Any], None]] = [self._finish]
 
     @property
@@ -243,8 +242,10 @@ class Hdd(Drive):
         self.current = op
         op.t_start = now
         served = self._served
-        served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
-        self.env.schedule(served, NORMAL, positioning + op.xfer)
+        if served is None:
+            served = self._served = Signal(cast(Kernel, self.env))
+        served.callbacks = self._on_served  # the kernel sets it to None when it processes it
+        served.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
         """The read of ``ops`` that continues the last one (in the look-ahead buffer), if any."""
