@@ -79,6 +79,10 @@ class RaidLayout:
             return ((p + 1 + j) % width,)
         return ((p + 2 + j) % width,)  # raid6: P at p, Q at p + 1
 
+    def members(self, row: int, j: int) -> tuple[int, ...]:
+        """:meth:`data_members` from the pool's table (made once)."""
+        return self._data[row % self.width][j]
+
     def parity_members(self, row: int) -> tuple[int, ...]:
         """Member drive(s) holding the parity of ``row`` (none for RAID 0 and mirrors)."""
         if self.level == "raid5":

@@ -42,7 +42,7 @@ class _Stream:
     def __init__(self, next_offset: int, now: float) -> None:
         self.next_offset = next_offset
         self.prefetched_to = next_offset
-        self.chunks: deque[tuple[int, int, simpy.Event]] = deque()
+        self.chunks: deque[tuple[int, int, Join]] = deque()
         self.t_used = now
 
 
@@ -94,11 +94,11 @@ class ReadAhead:
             callbacks = join.callbacks
             assert callbacks is not None  # just made: not yet processed
             callbacks.append(_record_departures)
-            stream.chunks.append((start, start + length, join.waited()))
+            stream.chunks.append((start, start + length, join))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()
-        return [ev for lo, hi, ev in stream.chunks if lo < end and not ev.processed]
+        return [join.waited() for lo, _, join in stream.chunks if lo < end and not join.processed]
 
 
 def _record_departures(join: simpy.Event) -> None:

@@ -38,7 +38,13 @@ class RaidPool:
     def _less_busy(self, group: int, copies: tuple[int, ...]) -> int:
         """The mirror copy with fewer commands outstanding."""
         drives = self.drives[group]
-        return min(copies, key=lambda m: drives[m].outstanding)
+        best = copies[0]
+        fewest = drives[best].outstanding
+        for m in copies[1:]:
+            n = drives[m].outstanding
+            if n < fewest:  # ties go to the first copy
+                best, fewest = m, n
+        return best
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
@@ -59,7 +65,7 @@ class RaidPool:
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
             group, row, j = layout.locate(offset // element)
-            copies = layout.data_members(row, j)
+            copies = layout.members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
             join = Join(cast(Kernel, self.env), now)
