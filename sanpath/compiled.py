@@ -61,6 +61,7 @@ CORE_MODULES = (
     "sanpath.layout.raid",
     "sanpath.layout.geometry",
     "sanpath.sim.kernel",
+    "sanpath.sim.forkjoin",
     "sanpath.sim.station",
     "sanpath.stats.histogram",
     "sanpath.stats.intervals",

@@ -18,6 +18,11 @@ a sequential stream stays in one group for a slice.
 
 Operations on the same drive at contiguous offsets are merged (:func:`merge`), so a large
 I/O costs one command per member drive.
+
+:meth:`RaidLayout.read_ops` and :meth:`RaidLayout.write_ops` state the mapping element by
+element; :meth:`RaidLayout.read_commands` and :meth:`RaidLayout.write_commands` give the same
+drive commands, merged and in the order the simulator submits them, row by row with the
+member tables computed once per pool (they run for every back-end I/O of a run).
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ from sanpath.spec import PoolSpec
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 Ops = dict[tuple[int, int], list[_Range]]
 """Drive operations by (group, member drive): the byte ranges to read or write."""
+Spans = dict[int, list[int]]
+"""Drive commands by drive (numbered ``group x drives + member``), drives in the order an I/O
+first reaches them: the byte ranges as a flat ``[start, stop, start, stop, ...]`` list, a
+range that continues the one before already joined to it (:func:`ranges` merges the rest)."""
 
 
 class RaidLayout:
@@ -43,6 +52,12 @@ class RaidLayout:
         self.row_bytes = self.data_drives * self.element
         self.slice_rows = 1 if spec.slice is None else spec.slice // self.row_bytes
         """Consecutive rows that stay in one group before the next group takes over."""
+        self._data = [
+            [self.data_members(r, j) for j in range(self.data_drives)] for r in range(self.width)
+        ]
+        """Member drives of data element ``j`` of a row, by (row mod drives, ``j``)."""
+        self._parity = [self.parity_members(r) for r in range(self.width)]
+        """Parity members of a row, by row mod drives."""
 
     def locate(self, unit: int) -> tuple[int, int, int]:
         """(group, row within the group, data index in the row) of pool element ``unit``."""
@@ -63,6 +78,10 @@ class RaidLayout:
         if level == "raid5":
             return ((p + 1 + j) % width,)
         return ((p + 2 + j) % width,)  # raid6: P at p, Q at p + 1
+
+    def members(self, row: int, j: int) -> tuple[int, ...]:
+        """:meth:`data_members` from the pool's table (made once)."""
+        return self._data[row % self.width][j]
 
     def parity_members(self, row: int) -> tuple[int, ...]:
         """Member drive(s) holding the parity of ``row`` (none for RAID 0 and mirrors)."""
@@ -126,6 +145,114 @@ class RaidLayout:
                 if not full_row:
                     reads.setdefault((group, p), []).append(rng)
         return reads, writes
+
+    def _place(self, row_global: int) -> tuple[int, int]:
+        """(drive number of the group's member 0, row within the group) of pool row
+        ``row_global``."""
+        slice_index, row_in_slice = divmod(row_global, self.slice_rows)
+        row = (slice_index // self.groups) * self.slice_rows + row_in_slice
+        return (slice_index % self.groups) * self.width, row
+
+    def read_commands(
+        self, offset: int, size: int, pick: Callable[[int, tuple[int, ...]], int] | None = None
+    ) -> Spans:
+        """The drive reads of :meth:`read_ops` by drive number (see :data:`Spans`)."""
+        spans: Spans = {}
+        element = self.element
+        data_drives = self.data_drives
+        width = self.width
+        pos = offset
+        end = offset + size
+        row_global, j = divmod(pos // element, data_drives)
+        within = pos % element
+        while pos < end:
+            first, row = self._place(row_global)
+            members_of = self._data[row % width]
+            base = row * element
+            while j < data_drives and pos < end:
+                length = element - within
+                if length > end - pos:
+                    length = end - pos
+                members = members_of[j]
+                if len(members) == 1 or pick is None:
+                    member = members[0]
+                else:
+                    member = pick(first // width, members)
+                start = base + within
+                _add(spans, first + member, start, start + length)
+                pos += length
+                within = 0
+                j += 1
+            j = 0
+            row_global += 1
+        return spans
+
+    def write_commands(self, offset: int, size: int) -> tuple[Spans, Spans]:
+        """The drive reads (read-modify-write) and writes of :meth:`write_ops` by drive
+        number (see :data:`Spans`)."""
+        reads: Spans = {}
+        writes: Spans = {}
+        element = self.element
+        row_bytes = self.row_bytes
+        width = self.width
+        pos = offset
+        end = offset + size
+        while pos < end:
+            row_global = pos // row_bytes
+            row_start = row_global * row_bytes
+            a = pos - row_start  # the bytes [a, b) of the row
+            b = end - row_start if end - row_start < row_bytes else row_bytes
+            first, row = self._place(row_global)
+            base = row * element
+            members_of = self._data[row % width]
+            parity = self._parity[row % width]
+            full_row = len(parity) > 0 and a == 0 and b == row_bytes
+            rmw = len(parity) > 0 and not full_row
+            j0 = a // element
+            j1 = (b - 1) // element
+            for j in range(j0, j1 + 1):
+                lo = a if j == j0 else j * element
+                hi = b if j == j1 else (j + 1) * element
+                start = base + lo - j * element
+                stop = start + hi - lo
+                for m in members_of[j]:
+                    _add(writes, first + m, start, stop)
+                    if rmw:
+                        _add(reads, first + m, start, stop)
+            if parity:
+                if full_row:
+                    p_start, p_stop = base, base + element
+                elif j0 == j1:
+                    p_start, p_stop = base + a - j0 * element, base + b - j0 * element
+                else:
+                    p_start, p_stop = base, base + element
+                for p in parity:
+                    _add(writes, first + p, p_start, p_stop)
+                    if rmw:
+                        _add(reads, first + p, p_start, p_stop)
+            pos = row_start + b
+        return reads, writes
+
+
+def _add(spans: Spans, drive: int, start: int, stop: int) -> None:
+    """Add bytes [start, stop) to ``drive``'s flat [start, stop, start, stop, ...] list,
+    extending the last range when the new one continues it."""
+    bounds = spans.get(drive)
+    if bounds is None:
+        spans[drive] = [start, stop]
+    elif bounds[-1] == start:
+        bounds[-1] = stop
+    else:
+        bounds.append(start)
+        bounds.append(stop)
+
+
+def ranges(bounds: list[int]) -> list[_Range]:
+    """The drive commands of one drive's flat ``[start, stop, ...]`` list of :data:`Spans`:
+    (offset, length) ranges, merged (:func:`merge`)."""
+    if len(bounds) == 2:
+        return [(bounds[0], bounds[1] - bounds[0])]
+    return merge([(bounds[i], bounds[i + 1] - bounds[i]) for i in range(0, len(bounds), 2)])
 
 
 def merge(ranges: list[_Range]) -> list[_Range]:

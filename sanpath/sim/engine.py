@@ -53,6 +53,7 @@ from sanpath.results import RunResult
 from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Route
+from sanpath.sim.forkjoin import ChildJoin, Signal
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -75,21 +76,6 @@ from sanpath.sim.transfer import Transfers
 from sanpath.spec import Scenario
 
 Proc = Generator[simpy.Event, Any, Any]
-
-
-class _ChildJoin:
-    """Fork-join of the commands a split I/O became.
-
-    ``event`` is made only when the I/O has to wait for commands still running; the last
-    command to finish fires it.
-    """
-
-    __slots__ = ("event", "last_layers", "remaining")
-
-    def __init__(self, n: int) -> None:
-        self.remaining = n
-        self.event: simpy.Event | None = None
-        self.last_layers: list[float] = []
 
 
 class Simulation:
@@ -136,7 +122,7 @@ class Simulation:
         return self.transfers.wire_bytes(nbytes)
 
     def command(
-        self, cmd: Command, fork: _ChildJoin | None = None
+        self, cmd: Command, fork: ChildJoin | None = None
     ) -> Generator[simpy.Event, Any, float]:
         """One command's trip through the path (see the module docstring).
 
@@ -359,7 +345,7 @@ class Simulation:
             layers[CACHE] += now - t
         else:
             join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-            yield join
+            yield join.waited()
             now = env._now
             join.settle(now)
             wait = join.queue_wait
@@ -369,7 +355,7 @@ class Simulation:
         now = yield from self.transfers.move(layers, route.read_legs, size, now)
         return now
 
-    def _release(self, cmd: Command, route: Route, now: float, fork: _ChildJoin | None) -> None:
+    def _release(self, cmd: Command, route: Route, now: float, fork: ChildJoin | None) -> None:
         """8. Give every slot back, tell the throttle, count the command, join a split I/O."""
         route.array_port.queue.release(now, cmd.t_port, cmd.t_port)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
@@ -430,7 +416,7 @@ class Simulation:
         counters = self.measure.counters
         counters["split_ios"] += 1
         counters["split_children"] += len(sizes)
-        join = _ChildJoin(len(sizes))
+        join = ChildJoin(len(sizes))
         # The first command runs in this process, the others in their own; they start in
         # order, each as soon as the one before it first waits.
         position = cmd.offset + sizes[0]
@@ -441,8 +427,8 @@ class Simulation:
         cmd.size = sizes[0]
         yield from self.command(cmd, join)
         if join.remaining:
-            join.event = simpy.Event(env)
-            yield join.event
+            event = join.event = Signal(env)
+            yield event.waited()
         return join.last_layers
 
     # -- running ------------------------------------------------------------------------------

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import simpy
-
 import sanpath
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
+from sanpath.sim.kernel import Kernel
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.theory import textbook
@@ -26,7 +25,7 @@ def array(cache: dict[str, Any]) -> Topology:
     data["array"]["cache"] = cache
     data["array"]["pools"][0]["drive"] = "1ms"
     scenario = sanpath.load_scenario(data)
-    return build_topology(simpy.Environment(), scenario, Streams(scenario.seed))
+    return build_topology(Kernel(), scenario, Streams(scenario.seed))
 
 
 # -- read-ahead -------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ class _Stream:
     def __init__(self, next_offset: int, now: float) -> None:
         self.next_offset = next_offset
         self.prefetched_to = next_offset
-        self.chunks: deque[tuple[int, int, simpy.Event]] = deque()
+        self.chunks: deque[tuple[int, int, Join]] = deque()
         self.t_used = now
 
 
@@ -56,6 +56,9 @@ class ReadAhead:
         self.lun = lun
         self.depth = depth
         self.chunk = chunk
+        self.reach = max(chunk, depth)
+        """How far (bytes) from where a stream has got to a read may start and continue it:
+        commands of one stream can arrive slightly out of order (split I/Os, several paths)."""
         self.streams: list[_Stream] = []
 
     def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
@@ -66,9 +69,7 @@ class ReadAhead:
         stream is a miss and starts tracking it.
         """
         now = self.env.now
-        # A read continues a stream if it starts near where the stream has got to: commands
-        # of one stream can arrive slightly out of order (split I/Os, several paths).
-        reach = max(self.chunk, self.depth)
+        reach = self.reach
         for stream in self.streams:
             if stream.next_offset - reach <= offset <= stream.next_offset + reach:
                 break
@@ -90,12 +91,14 @@ class ReadAhead:
             if length <= 0:
                 break
             join = self.lun.pool.start_read(self.lun.base + start, length, now)
-            join.callbacks.append(_record_departures)
+            callbacks = join.callbacks
+            assert callbacks is not None  # just made: not yet processed
+            callbacks.append(_record_departures)
             stream.chunks.append((start, start + length, join))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()
-        return [ev for lo, hi, ev in stream.chunks if lo < end and not ev.processed]
+        return [join.waited() for lo, _, join in stream.chunks if lo < end and not join.processed]
 
 
 def _record_departures(join: simpy.Event) -> None:

@@ -28,12 +28,14 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import simpy
 from simpy.events import NORMAL
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.sim.forkjoin import Signal
+from sanpath.sim.kernel import Kernel
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
@@ -76,23 +78,31 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join(simpy.Event):
+class Join(Signal):
     """Waits for every operation of one array I/O: an event that fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
+
+    A :class:`~sanpath.sim.forkjoin.Signal` (the kernel's event), scheduled when the last
+    operation is done, so the kernel resumes the process waiting for it directly.
     """
 
-    def __init__(self, env: simpy.Environment, now: float) -> None:
+    __slots__ = ("_deferred", "latest", "queue_wait", "remaining")
+
+    def __init__(self, env: Kernel, now: float) -> None:
         super().__init__(env)
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
-        self._deferred: list[tuple[Station, float, float, float]] = []
+        self._deferred: list[tuple[Station, float, float, float]] | None = None
+        """The FCFS operations' departures to record (made on the first)."""
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
         """An operation whose departure ``t_done`` is already known."""
+        if self._deferred is None:
+            self._deferred = []
         self._deferred.append((station, t_arrive, t_start, t_done))
         if t_done >= self.latest:
             self.latest = t_done
@@ -115,12 +125,12 @@ class Join(simpy.Event):
 
     def _fire(self, now: float) -> None:
         delay = self.latest - now
-        self._ok = True
-        self._value = None
         self.env.schedule(self, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""
+        if self._deferred is None:
+            return
         for station, t_arrive, t_start, t_done in self._deferred:
             station.depart(now, t_arrive, t_start, t_done)
 
@@ -177,11 +187,10 @@ class Hdd(Drive):
         self.head = 0.0
         self.last_read_end = -1
         self.current: DriveOp | None = None
-        # The end of the current operation: one event, scheduled again for every operation
-        # (the drive serves one at a time), instead of a new Timeout each time.
-        self._served = simpy.Event(env)
-        self._served._ok = True
-        self._served._value = None
+        # The end of the current operation: one event of the kernel, scheduled again for
+        # every operation (the drive serves one at a time), instead of a new Timeout each
+        # time; made when the drive first serves one.
+        self._served: Signal | None = None
         self._on_served: list[Callable[[Any], None]] = [self._finish]
 
     @property
@@ -209,24 +218,34 @@ class Hdd(Drive):
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
-        candidates = tcq
-        if len(tcq) > self.window:
-            # A read the look-ahead buffer holds is a cache hit: the drive serves it wherever
-            # it sits in the queue; the window bounds only the mechanical choice.
-            candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
-        if scheduler == SPTF:
-            op, positioning = self._shortest(candidates, now)
-        elif scheduler == ELEVATOR and len(candidates) > 1:
-            op, positioning = self._shortest([self._next_on_sweep(candidates)], now)
+        if len(tcq) == 1 or scheduler == FIFO:
+            # one command (any scheduler chooses it) or FIFO: the oldest
+            op = tcq[0]
+            positioning = self._positioning(op, now)
+            del tcq[0]
         else:
-            op, positioning = self._shortest(tcq[:1], now)
-        tcq.remove(op)
+            candidates = tcq
+            if len(tcq) > self.window:
+                # A read the look-ahead buffer holds is a cache hit: the drive serves it
+                # wherever it sits in the queue; the window bounds only the mechanical choice.
+                candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
+            if scheduler == SPTF:
+                op, positioning = self._shortest(candidates, now)
+            elif len(candidates) > 1:
+                op = self._next_on_sweep(candidates)
+                positioning = self._positioning(op, now)
+            else:
+                op = tcq[0]
+                positioning = self._positioning(op, now)
+            tcq.remove(op)
         self.busy = True
         self.current = op
         op.t_start = now
         served = self._served
-        served.callbacks = self._on_served  # SimPy sets it to None when it processes the event
-        self.env.schedule(served, NORMAL, positioning + op.xfer)
+        if served is None:
+            served = self._served = Signal(cast(Kernel, self.env))
+        served.callbacks = self._on_served  # the kernel sets it to None when it processes it
+        served.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
         """The read of ``ops`` that continues the last one (in the look-ahead buffer), if any."""
@@ -307,6 +326,22 @@ class Hdd(Drive):
             if score < best_score:
                 best, best_score, best_op = p, score, op
         return best_op, overhead + best
+
+    def _positioning(self, op: DriveOp, now: float) -> float:
+        """The time (s) from ``now`` until the drive can transfer ``op``'s data: overhead,
+        seek and rotational wait (:meth:`_shortest` for one command, no aging to weigh)."""
+        overhead = self.overhead
+        if self.lookahead and op.read_offset == self.last_read_end:
+            return overhead + 0.0  # the drive's look-ahead buffer already holds it
+        d = op.x - self.head
+        if d < 0.0:
+            d = -d
+        if d * CYLINDERS >= 1.0:
+            seek = self.track + self.seek_a * d + self.seek_b * math.sqrt(d)
+        else:
+            seek = 0.0
+        rev = self.rev
+        return overhead + (seek + ((op.theta - (now + overhead + seek) / rev) % 1.0) * rev)
 
     def _finish(self, _event: simpy.Event) -> None:
         now = self.env.now

@@ -9,11 +9,13 @@ of a mirrored pair goes to the copy with fewer commands outstanding.
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from typing import cast
 
 import simpy
 
-from sanpath.layout.raid import Ops, RaidLayout, merge
+from sanpath.layout.raid import RaidLayout, Spans, ranges
 from sanpath.sim.components.drive import Drive, DriveOp, Join
+from sanpath.sim.kernel import Kernel
 from sanpath.spec import PoolSpec, pool_capacity
 
 
@@ -22,8 +24,12 @@ class RaidPool:
 
     def __init__(self, env: simpy.Environment, spec: PoolSpec, drives: Sequence[Sequence[Drive]]):
         self.env = env
+        """The environment: the simulation's kernel when the pool serves I/Os (a join is one
+        of its events)."""
         self.spec = spec
         self.drives = drives
+        self.flat = [drive for group in drives for drive in group]
+        """Every drive, numbered ``group x drives + member`` (the layout's drive numbers)."""
         self.layout = RaidLayout(spec)
         self.row_bytes = self.layout.row_bytes
         self.capacity = pool_capacity(spec)
@@ -32,12 +38,18 @@ class RaidPool:
     def _less_busy(self, group: int, copies: tuple[int, ...]) -> int:
         """The mirror copy with fewer commands outstanding."""
         drives = self.drives[group]
-        return min(copies, key=lambda m: drives[m].outstanding)
+        best = copies[0]
+        fewest = drives[best].outstanding
+        for m in copies[1:]:
+            n = drives[m].outstanding
+            if n < fewest:  # ties go to the first copy
+                best, fewest = m, n
+        return best
 
     def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
         """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
         join = self.start_read(offset, size, self.env.now)
-        yield join
+        yield join.waited()
         join.settle(self.env.now)
         return join.queue_wait
 
@@ -53,16 +65,16 @@ class RaidPool:
         if within + size <= element:
             # The common small read: one element on one drive (one of a mirrored pair).
             group, row, j = layout.locate(offset // element)
-            copies = layout.data_members(row, j)
+            copies = layout.members(row, j)
             member = copies[0] if len(copies) == 1 else self._less_busy(group, copies)
             drive = self.drives[group][member]
-            join = Join(self.env, now)
+            join = Join(cast(Kernel, self.env), now)
             if drive.event_driven:
                 join.remaining = 1
             drive.submit(DriveOp(row * element + within, size, False, join), now)
             join.close(now)
             return join
-        join = self._submit(layout.read_ops(offset, size, self._less_busy), False, now)
+        join = self._submit(layout.read_commands(offset, size, self._less_busy), False, now)
         join.close(now)
         return join
 
@@ -72,25 +84,30 @@ class RaidPool:
         Returns the array-queue wait (s) summed over the read and write phases.
         """
         env = self.env
-        reads, writes = self.layout.write_ops(offset, size)
+        reads, writes = self.layout.write_commands(offset, size)
         wait = 0.0
         if reads:
             join = self._submit(reads, False, env.now)
-            yield join.close(env.now)
+            yield join.close(env.now).waited()
             join.settle(env.now)
             wait += join.queue_wait
         join = self._submit(writes, True, env.now)
-        yield join.close(env.now)
+        yield join.close(env.now).waited()
         join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, ops: Ops, write: bool, now: float) -> Join:
-        join = Join(self.env, now)
-        drives = self.drives
-        for (group, member), ranges in ops.items():
-            drive = drives[group][member]
+    def _submit(self, spans: Spans, write: bool, now: float) -> Join:
+        join = Join(cast(Kernel, self.env), now)
+        flat = self.flat
+        for number, bounds in spans.items():
+            drive = flat[number]
             counted = drive.event_driven
-            for start, length in ranges if len(ranges) == 1 else merge(ranges):
+            if len(bounds) == 2:
+                if counted:
+                    join.remaining += 1
+                drive.submit(DriveOp(bounds[0], bounds[1] - bounds[0], write, join), now)
+                continue
+            for start, length in ranges(bounds):
                 if counted:
                     join.remaining += 1
                 drive.submit(DriveOp(start, length, write, join), now)
