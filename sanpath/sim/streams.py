@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any, cast
 
 import numpy as np
@@ -152,6 +153,7 @@ def _mix(x: int, y: int) -> int:
 
 np.random.bit_generator.ISeedSequence.register(_Pool)
 
+
 PcgState = Any
 """A PCG64 ``state`` dict (numpy types it with a TypedDict that exists only for type
 checkers)."""
@@ -161,14 +163,14 @@ _PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
 _MASK128 = (1 << 128) - 1
 
 
-def _pcg64_state(pool: _Pool) -> PcgState:
-    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property).
+def _pcg64_start(w: list[int]) -> PcgState:
+    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property), from the
+    first eight 32-bit words ``w`` of the pool's ``generate_state``.
 
-    numpy seeds PCG64 from four 64-bit words of ``generate_state``: the first two are the
-    initial state, the last two the stream (``pcg64_set_seed``, then PCG's
-    ``srandom_r``: state 0, increment ``2 * stream + 1``, a step, the initial state
-    added, another step)."""
-    w = pool.words(8)  # four 64-bit words, each two 32-bit ones, low first
+    numpy seeds PCG64 from four 64-bit words of ``generate_state`` (each two 32-bit ones,
+    low first): the first two are the initial state, the last two the stream
+    (``pcg64_set_seed``, then PCG's ``srandom_r``: state 0, increment ``2 * stream + 1``, a
+    step, the initial state added, another step)."""
     initial = (((w[1] << 32) | w[0]) << 64) | (w[3] << 32) | w[2]
     stream = (((w[5] << 32) | w[4]) << 64) | (w[7] << 32) | w[6]
     inc = ((stream << 1) | 1) & _MASK128
@@ -179,6 +181,48 @@ def _pcg64_state(pool: _Pool) -> PcgState:
         "has_uint32": 0,
         "uinteger": 0,
     }
+
+
+class _SourceSeeds:
+    """The first PCG64 state of any source of one run, from its name's word alone.
+
+    A source's pool is the run's (:class:`_Pool`) with one word more mixed in, and the
+    hash constants that mixing and ``generate_state`` multiply through are the same for
+    every source of the run: they are worked out here once, with the run pool's part of
+    each mix, so a source's state costs a dozen multiplications (a thousand hosts on 64
+    LUNs seed tens of thousands of sources). The state is exactly what
+    ``PCG64(SeedSequence(seed, spawn_key=(replicate, crc)))`` starts in.
+    """
+
+    __slots__ = ("_add", "_left", "_words")
+
+    def __init__(self, run: _Pool) -> None:
+        hashes = [run.hash]
+        for _ in range(4):
+            hashes.append((hashes[-1] * _MULT_A) & _MASK32)
+        self._add = tuple(pairwise(hashes))
+        """Per pool word: (the value the word is xored with, the multiplier) of its mix."""
+        self._left = tuple(_MIX_MULT_L * word for word in run.pool)
+        """Per pool word: the run pool's side of its mix."""
+        consts = [_INIT_B]
+        for _ in range(8):
+            consts.append((consts[-1] * _MULT_B) & _MASK32)
+        self._words = tuple(pairwise(consts))
+        """Per generated 32-bit word: (xor, multiplier) of ``generate_state``."""
+
+    def state(self, crc: int) -> PcgState:
+        """The first state of the source whose name's CRC-32 is ``crc``."""
+        pool = []
+        for (xor, mult), left in zip(self._add, self._left, strict=True):
+            value = ((crc ^ xor) * mult) & _MASK32
+            value ^= value >> 16
+            mixed = (left - _MIX_MULT_R * value) & _MASK32
+            pool.append(mixed ^ (mixed >> 16))
+        w = []
+        for i, (xor, mult) in enumerate(self._words):
+            value = ((pool[i & 3] ^ xor) * mult) & _MASK32
+            w.append(value ^ (value >> 16))
+        return _pcg64_start(w)
 
 
 class Hub:
@@ -200,11 +244,11 @@ class Substream:
     once, before any other substream is called.
     """
 
-    __slots__ = ("_crc", "_hub", "_run", "_state")
+    __slots__ = ("_crc", "_hub", "_seeds", "_state")
 
-    def __init__(self, hub: Hub, run: _Pool, crc: int) -> None:
+    def __init__(self, hub: Hub, seeds: _SourceSeeds, crc: int) -> None:
         self._hub = hub
-        self._run = run
+        self._seeds = seeds
         self._crc = crc
         self._state: PcgState | None = None
 
@@ -217,9 +261,7 @@ class Substream:
                 owner._state = bits.state
             state = self._state
             if state is None:
-                pool = self._run.copy()
-                pool.add(self._crc)
-                state = _pcg64_state(pool)
+                state = self._seeds.state(self._crc)
             bits.state = state
             self._state = None  # the hub holds it now
             hub.owner = self
@@ -238,6 +280,7 @@ class Streams:
         for word in _words(replicate):
             run.add(word)
         self._run = run
+        self._seeds = _SourceSeeds(run)
         self._hub = Hub()
 
     def generator(self, name: str) -> np.random.Generator:
@@ -252,7 +295,7 @@ class Streams:
         """The stream of ``name`` for a buffered stream to draw its blocks from (the numbers
         of :meth:`generator`; seeded at the first draw: a source that never draws never
         pays for it)."""
-        return Substream(self._hub, self._run, zlib.crc32(name.encode("utf-8")))
+        return Substream(self._hub, self._seeds, zlib.crc32(name.encode("utf-8")))
 
     def uniform(self, name: str) -> UniformStream:
         """A buffered stream of U(0, 1) draws for the source called ``name`` (its generator
