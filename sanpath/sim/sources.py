@@ -42,7 +42,8 @@ class SourceShape:
     its size mixes as lists, direction and pattern, span and access model.
 
     A thousand hosts on 64 LUNs make tens of thousands of sources of a few workloads; each
-    takes its shape from :meth:`~sanpath.sim.load.Load.shape` rather than working it out from the spec.
+    takes its shape from :meth:`~sanpath.sim.load.Load.shape` rather than working it out
+    from the spec.
     """
 
     __slots__ = (

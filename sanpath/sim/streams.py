@@ -202,8 +202,8 @@ class _SourceSeeds:
             hashes.append((hashes[-1] * _MULT_A) & _MASK32)
         self._add = tuple(pairwise(hashes))
         """Per pool word: (the value the word is xored with, the multiplier) of its mix."""
-        self._left = tuple(_MIX_MULT_L * word for word in run.pool)
-        """Per pool word: the run pool's side of its mix."""
+        self._left = tuple(_mul32(_MIX_MULT_L, word) for word in run.pool)
+        """Per pool word: the run pool's side of its mix (modulo 2**32)."""
         consts = [_INIT_B]
         for _ in range(8):
             consts.append((consts[-1] * _MULT_B) & _MASK32)
@@ -214,15 +214,21 @@ class _SourceSeeds:
         """The first state of the source whose name's CRC-32 is ``crc``."""
         pool = []
         for (xor, mult), left in zip(self._add, self._left, strict=True):
-            value = ((crc ^ xor) * mult) & _MASK32
+            value = _mul32(crc ^ xor, mult)
             value ^= value >> 16
-            mixed = (left - _MIX_MULT_R * value) & _MASK32
+            mixed = (left - _mul32(_MIX_MULT_R, value)) & _MASK32
             pool.append(mixed ^ (mixed >> 16))
         w = []
         for i, (xor, mult) in enumerate(self._words):
-            value = ((pool[i & 3] ^ xor) * mult) & _MASK32
+            value = _mul32(pool[i & 3] ^ xor, mult)
             w.append(value ^ (value >> 16))
         return _pcg64_start(w)
+
+
+def _mul32(a: int, b: int) -> int:
+    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, through products below 2**49 (the
+    compiled core keeps them machine integers, where the whole product would not fit)."""
+    return (a * (b & 0xFFFF) + (((a * (b >> 16)) & 0xFFFF) << 16)) & _MASK32
 
 
 class Hub:
@@ -244,13 +250,19 @@ class Substream:
     once, before any other substream is called.
     """
 
-    __slots__ = ("_crc", "_hub", "_seeds", "_state")
+    __slots__ = ("_crc", "_has_uint32", "_hub", "_inc", "_seeds", "_state", "_uinteger")
 
     def __init__(self, hub: Hub, seeds: _SourceSeeds, crc: int) -> None:
         self._hub = hub
         self._seeds = seeds
         self._crc = crc
-        self._state: PcgState | None = None
+        self._state = -1
+        """The PCG64 state while another stream holds the hub (-1: not seeded yet); kept
+        as numbers rather than numpy's dict, as are the increment and the buffered 32-bit
+        draw (tens of thousands of streams)."""
+        self._inc = 0
+        self._has_uint32 = 0
+        self._uinteger = 0
 
     def __call__(self) -> np.random.Generator:
         hub = self._hub
@@ -258,14 +270,26 @@ class Substream:
         if owner is not self:
             bits = hub.bits
             if owner is not None:
-                owner._state = bits.state
-            state = self._state
-            if state is None:
-                state = self._seeds.state(self._crc)
-            bits.state = state
-            self._state = None  # the hub holds it now
+                owner._keep(bits.state)
+            if self._state < 0:
+                bits.state = self._seeds.state(self._crc)
+            else:
+                bits.state = {
+                    "bit_generator": "PCG64",
+                    "state": {"state": self._state, "inc": self._inc},
+                    "has_uint32": self._has_uint32,
+                    "uinteger": self._uinteger,
+                }
             hub.owner = self
         return hub.rng
+
+    def _keep(self, state: PcgState) -> None:
+        """Keep the hub's state (a numpy state dict) while another stream draws."""
+        pcg = state["state"]
+        self._state = pcg["state"]
+        self._inc = pcg["inc"]
+        self._has_uint32 = state["has_uint32"]
+        self._uinteger = state["uinteger"]
 
 
 class Streams:
