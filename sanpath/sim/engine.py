@@ -279,8 +279,11 @@ class Simulation:
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
-        if route.throttle is not None:
-            route.throttle.on_qfull(now)
+        throttle = route.throttle
+        if throttle is None and self.topology.routes is not None:  # made at its first
+            throttle = self.topology.routes.throttle(cmd.host, cmd.lun.index, route)
+        if throttle is not None:
+            throttle.on_qfull(now)
         yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1

@@ -13,8 +13,10 @@ would have left it at that moment:
   (:class:`Knob`: a schedule may have changed it), or, when the host's QUEUE FULL throttle
   already governs other queues of the same LUN (or target port), theirs: a throttle and a
   schedule always set every queue they govern at once, so those queues share one capacity;
-* a throttle is made with its first queue, holding the depth the scenario gives (the depth
-  it would have kept since the start: nothing reaches a throttle but through its queues);
+* a throttle is made at the first QUEUE FULL it governs (:meth:`RouteMaker.throttle`),
+  holding the depth the scenario gives and governing the queues made so far: until then it
+  would have changed nothing (it raises a depth only after lowering one, and nothing
+  reaches a throttle but through its queues);
 * the stations the queues count to have their slot counts from the start
   (:func:`group_paths` counts them), so utilisations do not depend on which routes exist.
 
@@ -36,7 +38,7 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
 from sanpath.sim.station import CONTROLLER, FABRIC, PCIE, Link, SlotPool, Station
-from sanpath.spec import HostSpec
+from sanpath.spec import HostSpec, QfullSpec
 
 
 def slot_servers(depth: int | None) -> float:
@@ -116,6 +118,7 @@ class GroupPaths:
     that made it in the eager build (its rank)."""
     queue_depth: int | None
     """``lun_queue_depth`` as configured (a host queue's depth before anything changed it)."""
+    qfull: QfullSpec
     throttle: str
     """``qfull.throttle``: ``none``, ``linux``, ``vmware`` or ``storport``."""
     plans: dict[int, list[PathPlan]]
@@ -216,6 +219,7 @@ def group_paths(
         slot_knobs=slot_knobs,
         slot_first=slot_first,
         queue_depth=spec.lun_queue_depth,
+        qfull=spec.qfull,
         throttle=spec.qfull.throttle,
         plans={},
     )
@@ -289,18 +293,12 @@ class RouteMaker:
         if group.throttle != "none":
             governs = self._governs(host.index, path.governs)
             throttle = self._throttles.get(governs)
-            if throttle is None:  # made holding the configured depth (module docstring)
-                queue = self._pool(group.queue_depth, group.host_queue)
-                throttle = self._throttles[governs] = Throttle(group.spec.qfull, [queue])
-                self._throttle_ranks[governs] = [rank]
-                self.throttles.append(throttle)
-                queue.set_capacity(group.queue_knob.value)
-            else:
-                queue = self._pool(throttle.pools[0].capacity, group.host_queue)
-                ranks = self._throttle_ranks[governs]
-                at = bisect.bisect(ranks, rank)
-                ranks.insert(at, rank)
-                throttle.pools.insert(at, queue)
+        if throttle is not None:  # its queues share one depth (module docstring)
+            queue = self._pool(throttle.pools[0].capacity, group.host_queue)
+            ranks = self._throttle_ranks[governs]
+            at = bisect.bisect(ranks, rank)
+            ranks.insert(at, rank)
+            throttle.pools.insert(at, queue)
         else:
             queue = self._pool(group.queue_knob.value, group.host_queue)
         group.queue_knob.add(queue, rank)
@@ -324,6 +322,40 @@ class RouteMaker:
             write_legs=legs[0],
             read_legs=legs[1],
         )
+
+    def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
+        """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
+        this is the first QUEUE FULL it governs (None: the host does not throttle).
+
+        Until then it would have changed nothing (it raises a depth only after lowering it),
+        so it is made holding the configured depth, governing every queue the host made
+        for its LUN (or target port) so far, in build order; those routes and the routes
+        made later report to it.
+        """
+        group = self.groups[host.group]
+        if group.throttle == "none":
+            return None
+        linux = group.throttle == "linux"
+        governs = route.array_port.index if linux else lun_index
+        key = self._governs(host.index, governs)
+        throttle = self._throttles.get(key)
+        if throttle is not None:
+            return throttle
+        routes: list[Route] = []
+        ranks: list[Rank] = []
+        for li in sorted(host.routes) if linux else [lun_index]:
+            for k, other in enumerate(host.routes[li]):
+                if other is not None and (not linux or other.array_port.index == governs):
+                    routes.append(other)
+                    ranks.append(self.rank(host.index, li, k))
+        throttle = Throttle(group.qfull, [other.host_queue for other in routes])
+        throttle.original = throttle.depth = group.queue_depth
+        for other in routes:
+            other.throttle = throttle
+        self._throttles[key] = throttle
+        self._throttle_ranks[key] = ranks
+        self.throttles.append(throttle)
+        return throttle
 
     def _plans(self, group: GroupPaths, lun_index: int) -> list[PathPlan]:
         """The plans of every path of ``group`` to LUN ``lun_index`` (made once)."""
@@ -359,8 +391,8 @@ class RouteMaker:
             # takes theirs, and so would a path not used yet
             if kind == "none":
                 capacity = plan.queue_knob.value
-            else:
-                capacity = self._throttled(host.index, lun_index, plan, configured)
+            else:  # the host has a queue to the LUN: it has a device
+                capacity = self._throttled(host.index, lun_index, plan, configured, True)
             return None if capacity is None else float(capacity * len(paths))
         routes = host.routes.get(lun_index)
         total = 0.0
@@ -372,26 +404,37 @@ class RouteMaker:
                     unused.append(path)
                     continue
                 throttle = route.throttle
-                if configured and throttle is not None:
-                    capacity = throttle.original
-                else:
+                if not configured:
                     capacity = route.host_queue.capacity
+                elif throttle is not None:
+                    capacity = throttle.original
+                else:  # no QUEUE FULL yet: as configured
+                    capacity = plan.queue_depth
                 if capacity is None:
                     return None
                 total += capacity
+        targets: set[int] = set()  # the target ports the host has queues to
+        if configured and unused:
+            for others in host.routes.values():
+                targets.update(r.array_port.index for r in others if r is not None)
         for path in unused:  # a throttle per target port (linux): each path's own
-            capacity = self._throttled(host.index, path.array_port, plan, configured)
+            used = path.array_port in targets
+            capacity = self._throttled(host.index, path.array_port, plan, configured, used)
             if capacity is None:
                 return None
             total += capacity
         return total
 
-    def _throttled(self, host: int, governs: int, plan: GroupPaths, configured: bool) -> int | None:
-        """An unused path's queue depth under the throttle of (``host``, ``governs``), if
-        one was made yet: its depth now, or as configured."""
+    def _throttled(
+        self, host: int, governs: int, plan: GroupPaths, configured: bool, used: bool
+    ) -> int | None:
+        """An unused path's queue depth under the throttle of (``host``, ``governs``): its
+        depth now, or as configured. A throttle is made at its first QUEUE FULL; without
+        one, the depth is the scenario key's now, and as configured the throttle's
+        (``used``: the host has a queue it would govern) or the scenario key's."""
         throttle = self._throttles.get(self._governs(host, governs))
         if throttle is None:
-            return plan.queue_knob.value
+            return plan.queue_depth if configured and used else plan.queue_knob.value
         return throttle.original if configured else throttle.pools[0].capacity
 
     def _host_side(

@@ -28,7 +28,7 @@ import math
 import zlib
 from collections.abc import Callable
 from itertools import pairwise
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -55,13 +55,13 @@ def _next_block(n: int) -> int:
     return n * 2 if n < _BLOCK else _BLOCK
 
 
-_MASK32 = 0xFFFFFFFF
-_INIT_A = 0x43B0D7E5
-_MULT_A = 0x931E8875
-_INIT_B = 0x8B51F9DD
-_MULT_B = 0x58F38DED
-_MIX_MULT_L = 0xCA01F9DD
-_MIX_MULT_R = 0x4973F715
+_MASK32: Final = 0xFFFFFFFF
+_INIT_A: Final = 0x43B0D7E5
+_MULT_A: Final = 0x931E8875
+_INIT_B: Final = 0x8B51F9DD
+_MULT_B: Final = 0x58F38DED
+_MIX_MULT_L: Final = 0xCA01F9DD
+_MIX_MULT_R: Final = 0x4973F715
 
 
 def _words(n: int) -> list[int]:
@@ -158,9 +158,9 @@ PcgState = Any
 """A PCG64 ``state`` dict (numpy types it with a TypedDict that exists only for type
 checkers)."""
 
-_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
+_PCG_MULT: Final = (2549297995355413924 << 64) + 4865540595714422341
 """PCG64's 128-bit multiplier (PCG_DEFAULT_MULTIPLIER_128)."""
-_MASK128 = (1 << 128) - 1
+_MASK128: Final = (1 << 128) - 1
 
 
 def _pcg64_start(w: list[int]) -> PcgState:
@@ -226,9 +226,12 @@ class _SourceSeeds:
 
 
 def _mul32(a: int, b: int) -> int:
-    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, through products below 2**49 (the
-    compiled core keeps them machine integers, where the whole product would not fit)."""
-    return (a * (b & 0xFFFF) + (((a * (b >> 16)) & 0xFFFF) << 16)) & _MASK32
+    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, from products of their 16-bit
+    halves (the compiled core multiplies those as machine integers, where the whole
+    product would go through Python's long integers)."""
+    a_low, a_high = a & 0xFFFF, a >> 16
+    b_low, b_high = b & 0xFFFF, b >> 16
+    return (a_low * b_low + (((a_high * b_low + a_low * b_high) & 0xFFFF) << 16)) & _MASK32
 
 
 class Hub:
