@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
-from itertools import pairwise
 from typing import Any, Final, cast
 
 import numpy as np
@@ -194,34 +193,38 @@ class _SourceSeeds:
     ``PCG64(SeedSequence(seed, spawn_key=(replicate, crc)))`` starts in.
     """
 
-    __slots__ = ("_add", "_left", "_words")
+    __slots__ = ("_add_mult", "_add_xor", "_left", "_word_mult", "_word_xor")
 
     def __init__(self, run: _Pool) -> None:
         hashes = [run.hash]
         for _ in range(4):
             hashes.append((hashes[-1] * _MULT_A) & _MASK32)
-        self._add = tuple(pairwise(hashes))
-        """Per pool word: (the value the word is xored with, the multiplier) of its mix."""
+        self._add_xor = tuple(hashes[:4])
+        """Per pool word: the value the added word is xored with before its multiplier."""
+        self._add_mult = tuple(hashes[1:])
         self._left = tuple(_mul32(_MIX_MULT_L, word) for word in run.pool)
         """Per pool word: the run pool's side of its mix (modulo 2**32)."""
         consts = [_INIT_B]
         for _ in range(8):
             consts.append((consts[-1] * _MULT_B) & _MASK32)
-        self._words = tuple(pairwise(consts))
-        """Per generated 32-bit word: (xor, multiplier) of ``generate_state``."""
+        self._word_xor = tuple(consts[:8])
+        """Per generated 32-bit word of ``generate_state``: its xor and its multiplier."""
+        self._word_mult = tuple(consts[1:])
 
     def state(self, crc: int) -> PcgState:
         """The first state of the source whose name's CRC-32 is ``crc``."""
-        pool = []
-        for (xor, mult), left in zip(self._add, self._left, strict=True):
-            value = _mul32(crc ^ xor, mult)
+        add_xor, add_mult, left = self._add_xor, self._add_mult, self._left
+        pool = [0, 0, 0, 0]
+        for i in range(4):
+            value = _mul32(crc ^ add_xor[i], add_mult[i])
             value ^= value >> 16
-            mixed = (left - _mul32(_MIX_MULT_R, value)) & _MASK32
-            pool.append(mixed ^ (mixed >> 16))
-        w = []
-        for i, (xor, mult) in enumerate(self._words):
-            value = _mul32(pool[i & 3] ^ xor, mult)
-            w.append(value ^ (value >> 16))
+            mixed = (left[i] - _mul32(_MIX_MULT_R, value)) & _MASK32
+            pool[i] = mixed ^ (mixed >> 16)
+        word_xor, word_mult = self._word_xor, self._word_mult
+        w = [0] * 8
+        for i in range(8):
+            value = _mul32(pool[i & 3] ^ word_xor[i], word_mult[i])
+            w[i] = value ^ (value >> 16)
         return _pcg64_start(w)
 
 
