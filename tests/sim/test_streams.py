@@ -18,17 +18,17 @@ from hypothesis import strategies as st
 from sanpath.sim.streams import Streams, UniformStream, make_sampler
 from sanpath.spec import DistSpec
 
+SEEDS = st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140))
+"""Seeds of one 32-bit word and of several."""
+REPLICATES = st.one_of(st.integers(0, 8), st.integers(0, 2**70))
+
 
 def numpy_generator(seed: int, replicate: int, name: str) -> np.random.Generator:
     key = (replicate, zlib.crc32(name.encode("utf-8")))
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
-@given(
-    seed=st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140)),
-    replicate=st.one_of(st.integers(0, 8), st.integers(0, 2**70)),
-    name=st.text(max_size=40),
-)
+@given(seed=SEEDS, replicate=REPLICATES, name=st.text(max_size=40))
 def test_a_named_generator_is_numpys_seed_sequence_generator(
     seed: int, replicate: int, name: str
 ) -> None:
@@ -107,11 +107,7 @@ def test_streams_sharing_the_run_s_generator_draw_their_own_generators_numbers(
         assert drawn[i] == want.tolist()
 
 
-@given(
-    seed=st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140)),
-    replicate=st.one_of(st.integers(0, 8), st.integers(0, 2**70)),
-    name=st.text(max_size=40),
-)
+@given(seed=SEEDS, replicate=REPLICATES, name=st.text(max_size=40))
 def test_a_source_s_first_state_is_numpys_seed_sequence_state(
     seed: int, replicate: int, name: str
 ) -> None:
