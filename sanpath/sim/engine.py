@@ -279,11 +279,7 @@ class Simulation:
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
-        throttle = route.throttle
-        if throttle is None and self.topology.routes is not None:  # made at its first
-            throttle = self.topology.routes.throttle(cmd.host, cmd.lun.index, route)
-        if throttle is not None:
-            throttle.on_qfull(now)
+        self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1
