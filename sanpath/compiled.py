@@ -72,6 +72,7 @@ CORE_MODULES = (
     "sanpath.sim.devices",
     "sanpath.sim.replay",
     "sanpath.sim.routes",
+    "sanpath.sim.sources",
     "sanpath.sim.load",
     "sanpath.sim.components.array",
     "sanpath.sim.components.cache",

@@ -270,8 +270,7 @@ class Simulation:
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - cmd.t_sent, 0)
         route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
-        if route.throttle is not None:
-            route.throttle.on_qfull(now)
+        self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
         measure.counters["retries"] += 1

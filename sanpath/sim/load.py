@@ -1,12 +1,7 @@
 """Workloads: what the application asks for, one I/O at a time.
 
-A :class:`IoSource` belongs to one workload thread on one host and one LUN (closed loop) or
-to one host (open loop). Each call gives the next I/O: its size (fixed or drawn from the
-mix, per direction when reads and writes have mixes of their own), whether it is a read
-(with probability ``read_fraction``) and its offset in the LUN: random (drawn from the
-workload's ``access`` distribution, aligned to the I/O size) or sequential (where the
-previous I/O ended, wrapping at the end of the span), by ``pattern`` or, when given, with
-probability ``random_fraction``.
+Each workload thread on a host draws its I/Os to a LUN from an :class:`IoSource`
+(:mod:`sanpath.sim.sources`: sizes, directions and offsets).
 
 A :class:`CopyJob` is the write side of a copy workload (``copy_to``): the buffers it may
 use and the sequential files it writes to.
@@ -22,20 +17,19 @@ per host) and copy jobs (read into a buffer, write it out), on every host a work
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from itertools import accumulate
 from typing import Any
 
 import simpy
 
-from sanpath.layout import access_blocks, access_model
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.replay import TraceLoad
 from sanpath.sim.routes import slot_servers
+from sanpath.sim.sources import IoSource, SourceShape, make_source
 from sanpath.sim.station import SlotPool, Station
-from sanpath.sim.streams import BlockStream, Streams, UniformStream
+from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology
 from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
@@ -99,133 +93,6 @@ class Command:
         self.t_slot_start = 0.0
         self.t_sent = 0.0
         self.t_port = 0.0
-
-
-_MIXES: dict[tuple[tuple[int, float], ...], tuple[list[int], list[float]]] = {}
-"""Size mixes already turned into lists, shared (read only) by every source drawing them."""
-
-
-def _cumulative(mix: tuple[tuple[int, float], ...]) -> tuple[list[int], list[float]]:
-    """Sizes and cumulative weights of a size mix (the last weight exactly 1)."""
-    if mix in _MIXES:
-        return _MIXES[mix]
-    sizes = [size for size, _ in mix]
-    cum = list(accumulate(weight for _, weight in mix))
-    cum[-1] = 1.0
-    if len(_MIXES) < 1024:
-        _MIXES[mix] = (sizes, cum)
-    return sizes, cum
-
-
-class IoSource:
-    """The stream of I/Os one workload thread sends to one LUN.
-
-    ``u`` gives the uniform draws for sizes, directions, random-or-sequential choices and
-    uniform offsets; ``blocks`` (for a non-uniform ``access``) gives block indices of the
-    access distribution over the span, in blocks of the workload's smallest I/O.
-    """
-
-    __slots__ = (
-        "_blocks",
-        "_cum",
-        "_direction_mixes",
-        "_sizes",
-        "_u",
-        "_unit",
-        "pattern",
-        "position",
-        "random_share",
-        "read_fraction",
-        "span_bytes",
-        "think",
-    )
-
-    def __init__(
-        self,
-        spec: WorkloadSpec,
-        lun_size: int,
-        u: UniformStream,
-        thread: int = 0,
-        blocks: BlockStream | None = None,
-    ) -> None:
-        self._u = u
-        self._sizes, self._cum = _cumulative(spec.block_size)
-        self._direction_mixes: tuple[tuple[list[int], list[float]], ...] | None = None
-        if spec.per_direction:
-            self._direction_mixes = (
-                _cumulative(spec.read_sizes),
-                _cumulative(spec.write_sizes),
-            )
-        self.read_fraction = spec.read_fraction
-        self.pattern = spec.pattern
-        # None: the pattern alone decides (random or sequential), as without random_fraction
-        self.random_share: float | None = spec.random_fraction
-        sizes = spec.sizes
-        largest = sizes[-1]
-        self.span_bytes = max(int(lun_size * spec.span), largest)
-        self._unit = sizes[0]
-        self._blocks = blocks
-        self.think: Callable[[], float] | None = None
-        """Draws a closed-loop slot's think time (s) after each I/O; None = no think time."""
-        # Sequential threads on one LUN read separate regions, as sqlio's threads on one
-        # file do: thread t starts t/threads of the way in (aligned to the largest I/O).
-        start = self.span_bytes * thread // spec.threads
-        self.position = start - start % largest
-
-    def next_io(self) -> tuple[int, bool, int]:
-        """Return (size in bytes, is_write, offset in bytes within the LUN)."""
-        u = self._u
-        rf = self.read_fraction
-        mixes = self._direction_mixes
-        if mixes is None:
-            size = _draw_size(self._sizes, self._cum, u)
-            write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
-        else:
-            write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
-            sizes, cum = mixes[1] if write else mixes[0]
-            size = _draw_size(sizes, cum, u)
-        share = self.random_share
-        if share is None:
-            sequential = self.pattern == "sequential"
-        else:
-            sequential = share <= 0.0 or (share < 1.0 and u() >= share)
-        if sequential:
-            offset = self.position
-            if offset + size > self.span_bytes:
-                offset = 0
-        else:
-            blocks = (self.span_bytes - size) // size + 1
-            draw = self._blocks
-            if draw is None:
-                offset = int(u() * blocks) * size
-            else:
-                offset = min(draw() * self._unit // size, blocks - 1) * size
-        if share is not None or sequential:
-            self.position = offset + size
-        return size, write, offset
-
-
-def _draw_size(sizes: list[int], cum: list[float], u: UniformStream) -> int:
-    """One size of a mix (no draw for a single size)."""
-    if len(sizes) == 1:
-        return sizes[0]
-    x = u()
-    for s, c in zip(sizes, cum, strict=True):
-        if x < c:
-            return s
-    return sizes[-1]
-
-
-def make_source(
-    spec: WorkloadSpec, lun_size: int, streams: Streams, name: str, thread: int = 0
-) -> IoSource:
-    """An :class:`IoSource` drawing from the streams named ``name`` (and ``name.access``)."""
-    u = streams.uniform(name)
-    blocks = None
-    if not spec.access.uniform:
-        _, n = access_blocks(spec, lun_size)
-        blocks = BlockStream(access_model(spec.access, n), streams.lazy(f"{name}.access"))
-    return IoSource(spec, lun_size, u, thread, blocks)
 
 
 class CopyFile:
@@ -335,6 +202,15 @@ class Load:
         ]
         self.traces = TraceLoad(env, topology.luns_by_group, io, end_of_trace)
         """Trace replays (:mod:`sanpath.sim.replay`); ``end_of_trace`` when all are over."""
+        self._shapes: dict[tuple[int, int], SourceShape] = {}
+
+    def shape(self, wi: int, lun_size: int) -> SourceShape:
+        """What every source of workload ``wi`` on a LUN of ``lun_size`` bytes shares."""
+        key = (wi, lun_size)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = SourceShape(self.scenario.workloads[wi], lun_size)
+        return shape
 
     def start(self) -> None:
         """Start every workload process on every host it names."""
@@ -381,7 +257,8 @@ class Load:
             for lun in luns:
                 for thread in range(wspec.threads):
                     tname = f"{name}.{lun.name}.t{thread}"
-                    source = make_source(wspec, lun.size, self.streams, tname, thread)
+                    shape = self.shape(wi, lun.size)
+                    source = make_source(shape, lun.size, self.streams, tname, thread)
                     if wspec.think_time is not None:
                         source.think = self.streams.sampler(wspec.think_time, f"{tname}.think")
                     self.closed_sources[wi].append((host, lun, source))
@@ -452,7 +329,6 @@ class Load:
         host's source for a LUN (stream ``name.LUN``) is made at its first I/O there."""
         env = self.env
         io = self.io
-        spec = self.scenario.workloads[workload]
         streams = self.streams
         gaps = streams.generator(f"{name}.arrivals")
         n = len(luns)
@@ -469,7 +345,10 @@ class Load:
                 lun = luns[i]
                 source = sources[i]
                 if source is None:
-                    source = sources[i] = make_source(spec, lun.size, streams, f"{name}.{lun.name}")
+                    shape = self.shape(workload, lun.size)
+                    source = sources[i] = make_source(
+                        shape, lun.size, streams, f"{name}.{lun.name}"
+                    )
                 size, write, offset = source.next_io()
                 env.process(io(host, lun, offset, size, write, workload))
             block = min(2 * block, 1024)

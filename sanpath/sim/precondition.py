@@ -29,7 +29,7 @@ from collections.abc import Callable
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
 from sanpath.sim.components.raid import RaidPool
-from sanpath.sim.load import IoSource, make_source
+from sanpath.sim.sources import IoSource, make_source
 from sanpath.sim.streams import Streams, UniformStream
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario

@@ -13,8 +13,10 @@ would have left it at that moment:
   (:class:`Knob`: a schedule may have changed it), or, when the host's QUEUE FULL throttle
   already governs other queues of the same LUN (or target port), theirs: a throttle and a
   schedule always set every queue they govern at once, so those queues share one capacity;
-* a throttle is made with its first queue, holding the depth the scenario gives (the depth
-  it would have kept since the start: nothing reaches a throttle but through its queues);
+* a throttle is made at the first QUEUE FULL it governs (:meth:`RouteMaker.throttle`),
+  holding the depth the scenario gives and governing the queues made so far: until then it
+  would have changed nothing (it raises a depth only after lowering one, and nothing
+  reaches a throttle but through its queues);
 * the stations the queues count to have their slot counts from the start
   (:func:`group_paths` counts them), so utilisations do not depend on which routes exist.
 
@@ -27,6 +29,7 @@ import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import simpy
 
@@ -35,7 +38,7 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
 from sanpath.sim.station import CONTROLLER, FABRIC, PCIE, Link, SlotPool, Station
-from sanpath.spec import HostSpec
+from sanpath.spec import HostSpec, QfullSpec
 
 
 def slot_servers(depth: int | None) -> float:
@@ -113,6 +116,61 @@ class GroupPaths:
     slot_first: dict[tuple[int, tuple[object, ...]], tuple[int, int]]
     """Per (host port, slot key), the first (LUN, path) that draws from the pool: the route
     that made it in the eager build (its rank)."""
+    queue_depth: int | None
+    """``lun_queue_depth`` as configured (a host queue's depth before anything changed it)."""
+    qfull: QfullSpec
+    throttle: str
+    """``qfull.throttle``: ``none``, ``linux``, ``vmware`` or ``storport``."""
+    plans: dict[int, list[PathPlan]]
+    """Per LUN index, each path's :class:`PathPlan` (made by the :class:`RouteMaker` when a
+    host of the group first takes a path to the LUN)."""
+
+
+class PathPlan:
+    """What a route on one path of a host group to one LUN needs besides the host's own
+    queues, links and throttle: worked out once for every host of the group."""
+
+    __slots__ = (
+        "array_legs",
+        "array_port",
+        "card",
+        "governs",
+        "legs",
+        "lun",
+        "port",
+        "rank",
+        "slot_key",
+        "slot_knob",
+        "slot_rank",
+    )
+
+    def __init__(
+        self,
+        path: PathInfo,
+        k: int,
+        group: GroupPaths,
+        array_port: ArrayPort,
+        lun: Lun,
+        array_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
+    ) -> None:
+        self.port = path.port
+        """The host port (numbered over every card of the host)."""
+        self.card = group.port_card[path.port]
+        self.slot_key: tuple[Any, ...] = path.slot_key[2:]  # ("lun", LUN) or ("target", port)
+        """The HBA slot pool's key on the host port."""
+        self.slot_knob = group.slot_knobs[group.port_spec[path.port]]
+        first_lun, first_k = group.slot_first[path.port, path.slot_key]
+        self.slot_rank = RouteMaker.rank(0, first_lun, first_k)
+        """The rank (less the host's part) of the route that made the slot pool."""
+        self.rank = RouteMaker.rank(0, lun.index, k)
+        """The route's rank, less the host's part."""
+        self.array_port = array_port
+        self.lun = lun
+        self.governs = path.array_port if group.throttle == "linux" else lun.index
+        """What the host's throttle of the path governs: its target port or its LUN."""
+        self.legs = (path.port << 21) | (path.array_port << 1) | lun.owner
+        """The path's links, as a number: host port, array port and LUN owner."""
+        self.array_legs = array_legs
 
 
 def group_paths(
@@ -160,6 +218,10 @@ def group_paths(
         queue_knob=queue_knob,
         slot_knobs=slot_knobs,
         slot_first=slot_first,
+        queue_depth=spec.lun_queue_depth,
+        qfull=spec.qfull,
+        throttle=spec.qfull.throttle,
+        plans={},
     )
 
 
@@ -189,14 +251,15 @@ class RouteMaker:
         self.controller_link = controller_link
         self.throttles = throttles
         """Every throttle made so far (the topology's list)."""
-        self._throttles: dict[tuple[int, int], Throttle] = {}
-        """Per (host, LUN or target port it governs): the throttle."""
-        self._throttle_ranks: dict[tuple[int, int], list[Rank]] = {}
+        self._throttles: dict[int, Throttle] = {}
+        """Per host and LUN or target port it governs (:meth:`_governs`): the throttle."""
+        self._throttle_ranks: dict[int, list[Rank]] = {}
         """The build order of each throttle's queues."""
-        self._legs: dict[tuple[int, int, int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
-        """Per (host, host port, array port, LUN owner): the links of writes and reads."""
-        self._host_legs: dict[tuple[int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
-        """Per (host, host port): the host's links of writes and of reads (shared legs)."""
+        self._legs: dict[int, tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
+        """Per host, host port, array port and LUN owner (:attr:`PathPlan.legs` and the
+        host): the links of writes and reads."""
+        self._host_legs: dict[int, tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
+        """Per host and host port: the host's links of writes and of reads (shared legs)."""
         self._array_legs: dict[tuple[int, int], tuple[tuple[Leg, ...], tuple[Leg, ...]]] = {}
         """Per (array port, LUN owner): the array's links of writes and of reads."""
 
@@ -205,58 +268,108 @@ class RouteMaker:
         """The place of ``host``'s queue on path ``k`` to ``lun`` in the eager build's order."""
         return (host << 40) | (lun << 20) | k
 
+    @staticmethod
+    def _governs(host: int, governs: int) -> int:
+        """The key of ``host``'s throttle of a LUN or target port ``governs``."""
+        return (host << 32) | governs
+
     def __call__(self, host: HostInstance, lun_index: int, k: int) -> Route:
         """The route of ``host``'s path ``k`` to LUN ``lun_index``."""
-        plan = self.groups[host.group]
-        path = plan.paths[lun_index][k]
-        spec = plan.spec
+        group = self.groups[host.group]
+        plans = group.plans.get(lun_index)
+        if plans is None:
+            plans = self._plans(group, lun_index)
+        path = plans[k]
         port = host.ports[path.port]
-        hba = host.cards[plan.port_card[path.port]]
-        key = path.slot_key[2:]  # ("lun", LUN) or ("target", array port)
-        slots = port.slots.get(key)
+        hba = host.cards[path.card]
+        host_rank = self.rank(host.index, 0, 0)
+        slots = port.slots.get(path.slot_key)
         if slots is None:
-            knob = plan.slot_knobs[plan.port_spec[path.port]]
-            first_lun, first_k = plan.slot_first[path.port, path.slot_key]
-            pool = self._pool(knob.value, plan.hba_slots)
-            slots = port.slots[key] = knob.add(pool, self.rank(host.index, first_lun, first_k))
-        queue = self._pool(spec.lun_queue_depth, plan.host_queue)  # as built at the start
-        rank = self.rank(host.index, lun_index, k)
+            knob = path.slot_knob
+            pool = self._pool(knob.value, group.hba_slots)
+            slots = port.slots[path.slot_key] = knob.add(pool, host_rank | path.slot_rank)
+        rank = host_rank | path.rank
         throttle = None
-        if spec.qfull.throttle != "none":
-            governs = (host.index, path.array_port if spec.qfull.throttle == "linux" else lun_index)
+        if group.throttle != "none":
+            governs = self._governs(host.index, path.governs)
             throttle = self._throttles.get(governs)
-            if throttle is None:
-                throttle = self._throttles[governs] = Throttle(spec.qfull, [queue])
-                self._throttle_ranks[governs] = [rank]
-                self.throttles.append(throttle)
-                queue.set_capacity(plan.queue_knob.value)
-            else:
-                queue.set_capacity(throttle.pools[0].capacity)
-                ranks = self._throttle_ranks[governs]
-                at = bisect.bisect(ranks, rank)
-                ranks.insert(at, rank)
-                throttle.pools.insert(at, queue)
+        if throttle is not None:  # its queues share one depth (module docstring)
+            queue = self._pool(throttle.pools[0].capacity, group.host_queue)
+            ranks = self._throttle_ranks[governs]
+            at = bisect.bisect(ranks, rank)
+            ranks.insert(at, rank)
+            throttle.pools.insert(at, queue)
         else:
-            queue.set_capacity(plan.queue_knob.value)
-        plan.queue_knob.add(queue, rank)
-        array_port, lun = self.ports[path.array_port], self.luns[lun_index]
-        route = Route(
+            queue = self._pool(group.queue_knob.value, group.host_queue)
+        group.queue_knob.add(queue, rank)
+        legs_key = (host.index << 40) | path.legs
+        legs = self._legs.get(legs_key)
+        if legs is None:
+            host_legs = self._host_side(host.index, path.port, hba, port)
+            array_legs = path.array_legs
+            legs = self._legs[legs_key] = (
+                host_legs[0] + array_legs[0],
+                array_legs[1] + host_legs[1],
+            )
+        return Route(
             host_queue=queue,
             hba=hba,
             hba_port=port,
             hba_slots=slots,
-            array_port=array_port,
-            lun=lun,
+            array_port=path.array_port,
+            lun=path.lun,
             throttle=throttle,
+            write_legs=legs[0],
+            read_legs=legs[1],
         )
-        legs_key = (host.index, path.port, path.array_port, lun.owner)
-        legs = self._legs.get(legs_key)
-        if legs is None:
-            legs = self._legs[legs_key] = self._make_legs(
-                host.index, path.port, hba, port, array_port, lun
-            )
-        route.write_legs, route.read_legs = legs
-        return route
+
+    def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
+        """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
+        this is the first QUEUE FULL it governs (None: the host does not throttle).
+
+        Until then it would have changed nothing (it raises a depth only after lowering it),
+        so it is made holding the configured depth, governing every queue the host made
+        for its LUN (or target port) so far, in build order; those routes and the routes
+        made later report to it.
+        """
+        group = self.groups[host.group]
+        if group.throttle == "none":
+            return None
+        linux = group.throttle == "linux"
+        governs = route.array_port.index if linux else lun_index
+        key = self._governs(host.index, governs)
+        throttle = self._throttles.get(key)
+        if throttle is not None:
+            return throttle
+        routes: list[Route] = []
+        ranks: list[Rank] = []
+        for li in sorted(host.routes) if linux else [lun_index]:
+            for k, other in enumerate(host.routes[li]):
+                if other is not None and (not linux or other.array_port.index == governs):
+                    routes.append(other)
+                    ranks.append(self.rank(host.index, li, k))
+        throttle = Throttle(group.qfull, [other.host_queue for other in routes])
+        throttle.original = throttle.depth = group.queue_depth
+        for other in routes:
+            other.throttle = throttle
+        self._throttles[key] = throttle
+        self._throttle_ranks[key] = ranks
+        self.throttles.append(throttle)
+        return throttle
+
+    def _plans(self, group: GroupPaths, lun_index: int) -> list[PathPlan]:
+        """The plans of every path of ``group`` to LUN ``lun_index`` (made once)."""
+        lun = self.luns[lun_index]
+        plans = []
+        for k, path in enumerate(group.paths[lun_index]):
+            port = self.ports[path.array_port]
+            array_key = (port.index, lun.owner)
+            array_legs = self._array_legs.get(array_key)
+            if array_legs is None:
+                array_legs = self._array_legs[array_key] = self._array_side(port, lun)
+            plans.append(PathPlan(path, k, group, port, lun, array_legs))
+        group.plans[lun_index] = plans
+        return plans
 
     def _pool(self, capacity: int | None, station: Station) -> SlotPool:
         """A slot pool counting to ``station`` (whose slot count the build already holds)."""
@@ -271,6 +384,16 @@ class RouteMaker:
         as configured, before any throttle lowered them."""
         plan = self.groups[host.group]
         paths = plan.paths[lun_index]
+        kind = plan.throttle
+        if kind != "linux":
+            # every queue of the LUN's paths has one depth: the throttle of the LUN (if one
+            # was made) or the scenario key sets them all at once, a queue made later
+            # takes theirs, and so would a path not used yet
+            if kind == "none":
+                capacity = plan.queue_knob.value
+            else:  # the host has a queue to the LUN: it has a device
+                capacity = self._throttled(host.index, lun_index, plan, configured, True)
+            return None if capacity is None else float(capacity * len(paths))
         routes = host.routes.get(lun_index)
         total = 0.0
         unused = paths
@@ -281,63 +404,63 @@ class RouteMaker:
                     unused.append(path)
                     continue
                 throttle = route.throttle
-                if configured and throttle is not None:
-                    capacity = throttle.original
-                else:
+                if not configured:
                     capacity = route.host_queue.capacity
+                elif throttle is not None:
+                    capacity = throttle.original
+                else:  # no QUEUE FULL yet: as configured
+                    capacity = plan.queue_depth
                 if capacity is None:
                     return None
                 total += capacity
-        if not unused:
-            return total
-        kind = plan.spec.qfull.throttle
-        if kind == "linux":  # a throttle per target port: each path's own
-            for path in unused:
-                capacity = self._throttled(host.index, path.array_port, plan, configured)
-                if capacity is None:
-                    return None
-                total += capacity
-            return total
-        capacity = plan.queue_knob.value  # the same for every unused path
-        if kind != "none":  # one throttle per LUN
-            capacity = self._throttled(host.index, lun_index, plan, configured)
-        return None if capacity is None else total + capacity * len(unused)
+        targets: set[int] = set()  # the target ports the host has queues to
+        if configured and unused:
+            for others in host.routes.values():
+                targets.update(r.array_port.index for r in others if r is not None)
+        for path in unused:  # a throttle per target port (linux): each path's own
+            used = path.array_port in targets
+            capacity = self._throttled(host.index, path.array_port, plan, configured, used)
+            if capacity is None:
+                return None
+            total += capacity
+        return total
 
-    def _throttled(self, host: int, governs: int, plan: GroupPaths, configured: bool) -> int | None:
-        """An unused path's queue depth under the throttle of (``host``, ``governs``), if
-        one was made yet: its depth now, or as configured."""
-        throttle = self._throttles.get((host, governs))
+    def _throttled(
+        self, host: int, governs: int, plan: GroupPaths, configured: bool, used: bool
+    ) -> int | None:
+        """An unused path's queue depth under the throttle of (``host``, ``governs``): its
+        depth now, or as configured. A throttle is made at its first QUEUE FULL; without
+        one, the depth is the scenario key's now, and as configured the throttle's
+        (``used``: the host has a queue it would govern) or the scenario key's."""
+        throttle = self._throttles.get(self._governs(host, governs))
         if throttle is None:
-            return plan.queue_knob.value
+            return plan.queue_depth if configured and used else plan.queue_knob.value
         return throttle.original if configured else throttle.pools[0].capacity
 
-    def _make_legs(
-        self, host: int, port_number: int, hba: Hba, hba_port: HbaPort, port: ArrayPort, lun: Lun
+    def _host_side(
+        self, host: int, port_number: int, hba: Hba, hba_port: HbaPort
     ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
-        """The links the data of a write and of a read cross, in order (shared by every
-        route of one host port to one array port for LUNs of one owner).
+        """The host's links of a write (outwards) and of a read (inwards) through host port
+        ``port_number``, made once per host port and shared by every route through it.
 
         A write's data goes host memory -> PCIe -> host link -> fabric -> array link (-> the
         link between controllers when the port's controller does not own the LUN -> the
-        controllers' data bandwidth); a read's comes back the same way reversed. The host's
-        legs are made once per host port and the array's once per array port and LUN owner,
-        shared by every route that crosses them.
+        controllers' data bandwidth); a read's comes back the same way reversed. The array's
+        legs are made once per array port and LUN owner (:meth:`_array_side`), and a route's
+        are the two joined (shared by every route of one host port to one array port for
+        LUNs of one owner).
         """
-        host_key = (host, port_number)
-        host_legs = self._host_legs.get(host_key)
-        if host_legs is None:
-            host_legs = self._host_legs[host_key] = (
+        key = (host << 20) | port_number
+        legs = self._host_legs.get(key)
+        if legs is None:
+            legs = self._host_legs[key] = (
                 (Leg(hba.pcie_down, False, 0.0, PCIE), Leg(hba_port.link_out, True, 0.0, FABRIC)),
                 (
                     Leg(hba_port.link_in, True, self.one_way, FABRIC),
                     Leg(hba.pcie_up, False, 0.0, PCIE),
                 ),
             )
-        array_key = (port.index, lun.owner)
-        array_legs = self._array_legs.get(array_key)
-        if array_legs is None:
-            array_legs = self._array_legs[array_key] = self._array_side(port, lun)
-        return host_legs[0] + array_legs[0], array_legs[1] + host_legs[1]
+        return legs
 
     def _array_side(self, port: ArrayPort, lun: Lun) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
         """The array's links of a write (from its port inwards) and of a read (outwards)."""

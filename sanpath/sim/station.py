@@ -235,14 +235,17 @@ class SlotPool:
         self._env = env
         self.capacity = capacity
         self.held = 0
-        self.waiters: deque[simpy.Event] = deque()
+        self.waiters: deque[simpy.Event] | None = None
+        """The commands waiting for a slot, first first (made when the first one waits: a
+        thousand hosts have tens of thousands of queues, most of which never wait)."""
         self.station = station
         station.track_held()
 
     @property
     def outstanding(self) -> int:
         """Commands holding or waiting for a slot."""
-        return self.held + len(self.waiters)
+        waiters = self.waiters
+        return self.held + (len(waiters) if waiters is not None else 0)
 
     def acquire(self, now: float) -> simpy.Event | None:
         """Take a slot: None if granted now, else an event that fires when granted."""
@@ -253,7 +256,10 @@ class SlotPool:
             return None
         self.station.arrive(now)
         event = simpy.Event(self._env)
-        self.waiters.append(event)
+        waiters = self.waiters
+        if waiters is None:
+            waiters = self.waiters = deque()
+        waiters.append(event)
         return event
 
     def try_acquire(self, now: float) -> bool:
@@ -289,7 +295,7 @@ class SlotPool:
                 st.sojourn_sum += now - w0
         st.wait_sum += t_start - t_arrive
         st.service_sum += now - t_start
-        if handed_on:
+        if handed_on and waiters is not None:
             waiters.popleft().succeed()  # the slot passes to the first waiter
         else:
             self.held -= 1
@@ -300,10 +306,11 @@ class SlotPool:
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
         self.capacity = capacity
-        while self.waiters and (capacity is None or self.held < capacity):
+        waiters = self.waiters
+        while waiters and (capacity is None or self.held < capacity):
             self.held += 1
             self.station.hold(self._env.now, 1)
-            self.waiters.popleft().succeed()
+            waiters.popleft().succeed()
 
 
 class FcfsServer:

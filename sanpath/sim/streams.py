@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -54,13 +54,13 @@ def _next_block(n: int) -> int:
     return n * 2 if n < _BLOCK else _BLOCK
 
 
-_MASK32 = 0xFFFFFFFF
-_INIT_A = 0x43B0D7E5
-_MULT_A = 0x931E8875
-_INIT_B = 0x8B51F9DD
-_MULT_B = 0x58F38DED
-_MIX_MULT_L = 0xCA01F9DD
-_MIX_MULT_R = 0x4973F715
+_MASK32: Final = 0xFFFFFFFF
+_INIT_A: Final = 0x43B0D7E5
+_MULT_A: Final = 0x931E8875
+_INIT_B: Final = 0x8B51F9DD
+_MULT_B: Final = 0x58F38DED
+_MIX_MULT_L: Final = 0xCA01F9DD
+_MIX_MULT_R: Final = 0x4973F715
 
 
 def _words(n: int) -> list[int]:
@@ -152,23 +152,24 @@ def _mix(x: int, y: int) -> int:
 
 np.random.bit_generator.ISeedSequence.register(_Pool)
 
+
 PcgState = Any
 """A PCG64 ``state`` dict (numpy types it with a TypedDict that exists only for type
 checkers)."""
 
-_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
+_PCG_MULT: Final = (2549297995355413924 << 64) + 4865540595714422341
 """PCG64's 128-bit multiplier (PCG_DEFAULT_MULTIPLIER_128)."""
-_MASK128 = (1 << 128) - 1
+_MASK128: Final = (1 << 128) - 1
 
 
-def _pcg64_state(pool: _Pool) -> PcgState:
-    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property).
+def _pcg64_start(w: list[int]) -> PcgState:
+    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property), from the
+    first eight 32-bit words ``w`` of the pool's ``generate_state``.
 
-    numpy seeds PCG64 from four 64-bit words of ``generate_state``: the first two are the
-    initial state, the last two the stream (``pcg64_set_seed``, then PCG's
-    ``srandom_r``: state 0, increment ``2 * stream + 1``, a step, the initial state
-    added, another step)."""
-    w = pool.words(8)  # four 64-bit words, each two 32-bit ones, low first
+    numpy seeds PCG64 from four 64-bit words of ``generate_state`` (each two 32-bit ones,
+    low first): the first two are the initial state, the last two the stream
+    (``pcg64_set_seed``, then PCG's ``srandom_r``: state 0, increment ``2 * stream + 1``, a
+    step, the initial state added, another step)."""
     initial = (((w[1] << 32) | w[0]) << 64) | (w[3] << 32) | w[2]
     stream = (((w[5] << 32) | w[4]) << 64) | (w[7] << 32) | w[6]
     inc = ((stream << 1) | 1) & _MASK128
@@ -179,6 +180,61 @@ def _pcg64_state(pool: _Pool) -> PcgState:
         "has_uint32": 0,
         "uinteger": 0,
     }
+
+
+class _SourceSeeds:
+    """The first PCG64 state of any source of one run, from its name's word alone.
+
+    A source's pool is the run's (:class:`_Pool`) with one word more mixed in, and the
+    hash constants that mixing and ``generate_state`` multiply through are the same for
+    every source of the run: they are worked out here once, with the run pool's part of
+    each mix, so a source's state costs a dozen multiplications (a thousand hosts on 64
+    LUNs seed tens of thousands of sources). The state is exactly what
+    ``PCG64(SeedSequence(seed, spawn_key=(replicate, crc)))`` starts in.
+    """
+
+    __slots__ = ("_add_mult", "_add_xor", "_left", "_word_mult", "_word_xor")
+
+    def __init__(self, run: _Pool) -> None:
+        hashes = [run.hash]
+        for _ in range(4):
+            hashes.append((hashes[-1] * _MULT_A) & _MASK32)
+        self._add_xor = tuple(hashes[:4])
+        """Per pool word: the value the added word is xored with before its multiplier."""
+        self._add_mult = tuple(hashes[1:])
+        self._left = tuple(_mul32(_MIX_MULT_L, word) for word in run.pool)
+        """Per pool word: the run pool's side of its mix (modulo 2**32)."""
+        consts = [_INIT_B]
+        for _ in range(8):
+            consts.append((consts[-1] * _MULT_B) & _MASK32)
+        self._word_xor = tuple(consts[:8])
+        """Per generated 32-bit word of ``generate_state``: its xor and its multiplier."""
+        self._word_mult = tuple(consts[1:])
+
+    def state(self, crc: int) -> PcgState:
+        """The first state of the source whose name's CRC-32 is ``crc``."""
+        add_xor, add_mult, left = self._add_xor, self._add_mult, self._left
+        pool = [0, 0, 0, 0]
+        for i in range(4):
+            value = _mul32(crc ^ add_xor[i], add_mult[i])
+            value ^= value >> 16
+            mixed = (left[i] - _mul32(_MIX_MULT_R, value)) & _MASK32
+            pool[i] = mixed ^ (mixed >> 16)
+        word_xor, word_mult = self._word_xor, self._word_mult
+        w = [0] * 8
+        for i in range(8):
+            value = _mul32(pool[i & 3] ^ word_xor[i], word_mult[i])
+            w[i] = value ^ (value >> 16)
+        return _pcg64_start(w)
+
+
+def _mul32(a: int, b: int) -> int:
+    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, from products of their 16-bit
+    halves (the compiled core multiplies those as machine integers, where the whole
+    product would go through Python's long integers)."""
+    a_low, a_high = a & 0xFFFF, a >> 16
+    b_low, b_high = b & 0xFFFF, b >> 16
+    return (a_low * b_low + (((a_high * b_low + a_low * b_high) & 0xFFFF) << 16)) & _MASK32
 
 
 class Hub:
@@ -200,13 +256,19 @@ class Substream:
     once, before any other substream is called.
     """
 
-    __slots__ = ("_crc", "_hub", "_run", "_state")
+    __slots__ = ("_crc", "_has_uint32", "_hub", "_inc", "_seeds", "_state", "_uinteger")
 
-    def __init__(self, hub: Hub, run: _Pool, crc: int) -> None:
+    def __init__(self, hub: Hub, seeds: _SourceSeeds, crc: int) -> None:
         self._hub = hub
-        self._run = run
+        self._seeds = seeds
         self._crc = crc
-        self._state: PcgState | None = None
+        self._state = -1
+        """The PCG64 state while another stream holds the hub (-1: not seeded yet); kept
+        as numbers rather than numpy's dict, as are the increment and the buffered 32-bit
+        draw (tens of thousands of streams)."""
+        self._inc = 0
+        self._has_uint32 = 0
+        self._uinteger = 0
 
     def __call__(self) -> np.random.Generator:
         hub = self._hub
@@ -214,16 +276,26 @@ class Substream:
         if owner is not self:
             bits = hub.bits
             if owner is not None:
-                owner._state = bits.state
-            state = self._state
-            if state is None:
-                pool = self._run.copy()
-                pool.add(self._crc)
-                state = _pcg64_state(pool)
-            bits.state = state
-            self._state = None  # the hub holds it now
+                owner._keep(bits.state)
+            if self._state < 0:
+                bits.state = self._seeds.state(self._crc)
+            else:
+                bits.state = {
+                    "bit_generator": "PCG64",
+                    "state": {"state": self._state, "inc": self._inc},
+                    "has_uint32": self._has_uint32,
+                    "uinteger": self._uinteger,
+                }
             hub.owner = self
         return hub.rng
+
+    def _keep(self, state: PcgState) -> None:
+        """Keep the hub's state (a numpy state dict) while another stream draws."""
+        pcg = state["state"]
+        self._state = pcg["state"]
+        self._inc = pcg["inc"]
+        self._has_uint32 = state["has_uint32"]
+        self._uinteger = state["uinteger"]
 
 
 class Streams:
@@ -238,6 +310,7 @@ class Streams:
         for word in _words(replicate):
             run.add(word)
         self._run = run
+        self._seeds = _SourceSeeds(run)
         self._hub = Hub()
 
     def generator(self, name: str) -> np.random.Generator:
@@ -252,7 +325,7 @@ class Streams:
         """The stream of ``name`` for a buffered stream to draw its blocks from (the numbers
         of :meth:`generator`; seeded at the first draw: a source that never draws never
         pays for it)."""
-        return Substream(self._hub, self._run, zlib.crc32(name.encode("utf-8")))
+        return Substream(self._hub, self._seeds, zlib.crc32(name.encode("utf-8")))
 
     def uniform(self, name: str) -> UniformStream:
         """A buffered stream of U(0, 1) draws for the source called ``name`` (its generator

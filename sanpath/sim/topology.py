@@ -26,7 +26,7 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive, make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
-from sanpath.sim.components.host import HostInstance, Throttle
+from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.routes import GroupPaths, Knob, RouteMaker, group_paths, slot_servers
 from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
@@ -71,6 +71,16 @@ class Topology:
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
     routes: RouteMaker | None = None
     """Makes each host's routes when they are first used."""
+
+    def on_qfull(self, host: HostInstance, lun_index: int, route: Route, now: float) -> None:
+        """A QUEUE FULL came back at ``now`` for ``host``'s ``route`` to LUN ``lun_index``:
+        its QUEUE FULL throttle is told, made now if it is the first
+        (:meth:`~sanpath.sim.routes.RouteMaker.throttle`)."""
+        throttle = route.throttle
+        if throttle is None and self.routes is not None:
+            throttle = self.routes.throttle(host, lun_index, route)
+        if throttle is not None:
+            throttle.on_qfull(now)
 
 
 def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams) -> Topology:

@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python tests/benchmarks/scale_bench.py            # every section (10 minutes)
     .venv/bin/python tests/benchmarks/scale_bench.py --quick    # shorter runs, 40-point sweep
+    .venv/bin/python tests/benchmarks/scale_bench.py --section 6  # only the topology scale
 
 ``make bench`` runs these sections after its own (``tests/benchmarks/bench.py``), as its
 sections 6 to 8.
@@ -461,12 +462,19 @@ def summary_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def run_sections(quick: bool, repeat: int) -> dict[str, Any]:
-    """Every section (``make bench`` calls this after its own)."""
+SECTIONS = (6, 7, 8)
+
+
+def run_sections(quick: bool, repeat: int, sections: tuple[int, ...] = SECTIONS) -> dict[str, Any]:
+    """The sections numbered in ``sections``, every one by default (``make bench`` calls
+    this after its own)."""
     report: dict[str, Any] = {}
-    report["topology"] = bench_topology(20_000 if quick else 100_000, repeat)
-    report["twin"] = bench_twin(repeat)
-    report["dask"] = bench_dask(1_000, 5 if quick else DASK_REPLICATES)
+    if 6 in sections:
+        report["topology"] = bench_topology(20_000 if quick else 100_000, repeat)
+    if 7 in sections:
+        report["twin"] = bench_twin(repeat)
+    if 8 in sections:
+        report["dask"] = bench_dask(1_000, 5 if quick else DASK_REPLICATES)
     return report
 
 
@@ -475,12 +483,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter runs, 40-run sweep")
     parser.add_argument("--repeat", type=int, default=2, help="rounds of each timed run")
     parser.add_argument("--json", metavar="FILE", help="also save every figure as JSON")
+    parser.add_argument(
+        "--section",
+        type=int,
+        action="append",
+        choices=SECTIONS,
+        help="run only this section (repeat the flag for several; all by default)",
+    )
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child_scale(*args.child)
         return 0
-    report = run_sections(args.quick, args.repeat)
+    report = run_sections(args.quick, args.repeat, tuple(args.section or SECTIONS))
     say("Summary")
     for row in summary_rows(report):
         verdict = "PASS" if row["ok"] else "MISS"

@@ -28,13 +28,13 @@ def thresholds() -> Iterator[tuple[int, int, int]]:
 
 def test_raised_within_the_block_and_restored_after(thresholds: tuple[int, int, int]) -> None:
     with collector.few_collections():
-        assert gc.get_threshold() == (collector.YOUNG, 11, collector.FULL_EVERY)
+        assert gc.get_threshold() == (collector.YOUNG, collector.MIDDLE_EVERY, collector.FULL_EVERY)
     assert gc.get_threshold() == thresholds
 
 
 def test_restored_when_the_block_raises(thresholds: tuple[int, int, int]) -> None:
-    with pytest.raises(KeyError), collector.few_collections(young=5_000, every=50):
-        assert gc.get_threshold() == (5_000, 11, 50)
+    with pytest.raises(KeyError), collector.few_collections(young=5_000, every=50, middle=20):
+        assert gc.get_threshold() == (5_000, 20, 50)
         raise KeyError("inside")
     assert gc.get_threshold() == thresholds
 
@@ -42,10 +42,10 @@ def test_restored_when_the_block_raises(thresholds: tuple[int, int, int]) -> Non
 def test_higher_thresholds_and_automatic_collection_off_are_kept(
     thresholds: tuple[int, int, int],
 ) -> None:
-    gc.set_threshold(50_000, 11, 5_000)
+    gc.set_threshold(50_000, 5_000, 5_000)
     with collector.few_collections():
-        assert gc.get_threshold() == (50_000, 11, 5_000)
-    assert gc.get_threshold() == (50_000, 11, 5_000)
+        assert gc.get_threshold() == (50_000, 5_000, 5_000)
+    assert gc.get_threshold() == (50_000, 5_000, 5_000)
     gc.set_threshold(0, 11, 9)  # automatic collection off: a run must not turn it on
     with collector.few_collections():
         assert gc.get_threshold()[0] == 0
@@ -69,7 +69,7 @@ def test_a_run_raises_them_while_it_simulates_and_puts_them_back(
     sim.env.process(watch())
     result = sim.run()
     assert result.ios == SHORT["run.ios"]
-    assert seen == [(collector.YOUNG, 11, collector.FULL_EVERY)]
+    assert seen == [(collector.YOUNG, collector.MIDDLE_EVERY, collector.FULL_EVERY)]
     assert gc.get_threshold() == thresholds
 
 

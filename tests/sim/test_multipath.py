@@ -139,18 +139,33 @@ def test_a_single_path_is_always_taken() -> None:
     assert picks(host, 1, 3) == [0, 0, 0]
 
 
+def first_qfull(topo: Topology, route: Route) -> Any:
+    """The throttle the first QUEUE FULL on ``route`` (of host 0) finds or makes."""
+    assert topo.routes is not None
+    return topo.routes.throttle(topo.hosts[0], route.lun.index, route)
+
+
 def test_throttles_govern_a_lun_s_paths_or_every_lun_behind_a_target_port() -> None:
-    """VMware and Storport throttle per LUN (its paths together); Linux per target port."""
+    """VMware and Storport throttle per LUN (its paths together); Linux per target port.
+    A throttle is made at the first QUEUE FULL it governs, over the queues made so far."""
     per_lun = topology("round-robin", qfull={"throttle": "vmware"})
-    assert per_lun.throttles == []  # made with the first route they govern
     for lun in per_lun.hosts[0].paths:
         routes = all_routes(per_lun.hosts[0], lun)
-        (governor,) = {id(r.throttle) for r in routes}
-        throttle = next(t for t in per_lun.throttles if id(t) == governor)
+        assert {r.throttle for r in routes} == {None}  # no QUEUE FULL yet
+        throttle = first_qfull(per_lun, routes[-1])
         assert throttle.pools == [r.host_queue for r in routes], lun
+        assert {id(r.throttle) for r in routes} == {id(throttle)}
+        assert first_qfull(per_lun, routes[0]) is throttle
+        assert (
+            throttle.depth
+            == throttle.original
+            == per_lun.hosts[0].route(lun, 0).host_queue.capacity
+        )
     assert len(per_lun.throttles) == 3
     per_port = topology("round-robin", qfull={"throttle": "linux"})
     routes = [r for lun in (2, 0, 1) for r in all_routes(per_port.hosts[0], lun)]
+    for port in (0, 1):
+        first_qfull(per_port, next(r for r in routes if r.array_port.index == port))
     assert len(per_port.throttles) == 2
     for throttle in per_port.throttles:
         assert len(throttle.pools) == 3 * 2  # 3 LUNs x 2 host ports behind the target port
@@ -160,4 +175,7 @@ def test_throttles_govern_a_lun_s_paths_or_every_lun_behind_a_target_port() -> N
     for port in (0, 1):
         (governor,) = {id(r.throttle) for r in routes if r.array_port.index == port}
         assert governor in {id(t) for t in per_port.throttles}
-    assert topology("round-robin").throttles == []
+    unthrottled = topology("round-robin")
+    route = all_routes(unthrottled.hosts[0], 0)[0]
+    assert first_qfull(unthrottled, route) is None
+    assert unthrottled.throttles == []

@@ -18,17 +18,17 @@ from hypothesis import strategies as st
 from sanpath.sim.streams import Streams, UniformStream, make_sampler
 from sanpath.spec import DistSpec
 
+SEEDS = st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140))
+"""Seeds of one 32-bit word and of several."""
+REPLICATES = st.one_of(st.integers(0, 8), st.integers(0, 2**70))
+
 
 def numpy_generator(seed: int, replicate: int, name: str) -> np.random.Generator:
     key = (replicate, zlib.crc32(name.encode("utf-8")))
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
-@given(
-    seed=st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140)),
-    replicate=st.one_of(st.integers(0, 8), st.integers(0, 2**70)),
-    name=st.text(max_size=40),
-)
+@given(seed=SEEDS, replicate=REPLICATES, name=st.text(max_size=40))
 def test_a_named_generator_is_numpys_seed_sequence_generator(
     seed: int, replicate: int, name: str
 ) -> None:
@@ -105,3 +105,14 @@ def test_streams_sharing_the_run_s_generator_draw_their_own_generators_numbers(
         n = len(drawn[i])
         want = expected.random(n) if i < 4 else expected.exponential(1e-3, n)
         assert drawn[i] == want.tolist()
+
+
+@given(seed=SEEDS, replicate=REPLICATES, name=st.text(max_size=40))
+def test_a_source_s_first_state_is_numpys_seed_sequence_state(
+    seed: int, replicate: int, name: str
+) -> None:
+    """The run's precomputed seeding gives a source the state numpy's PCG64 starts in."""
+    ours = Streams(seed, replicate).lazy(name)()  # the run's generator, loaded with it
+    key = (replicate, zlib.crc32(name.encode("utf-8")))
+    expected = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)).state
+    assert ours.bit_generator.state == expected

@@ -12,7 +12,7 @@ import pytest
 
 import sanpath
 from sanpath.layout import AccessModel, hot_mass, read_hits
-from sanpath.sim.load import make_source
+from sanpath.sim.sources import make_source
 from sanpath.sim.streams import Streams
 from sanpath.spec import AccessSpec, WorkloadSpec
 from sanpath.theory import textbook
