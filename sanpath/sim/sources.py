@@ -114,7 +114,7 @@ class IoSource:
         thread: int = 0,
         blocks: BlockStream | None = None,
     ) -> None:
-        shape = spec if isinstance(spec, SourceShape) else SourceShape(spec, lun_size)
+        shape = as_shape(spec, lun_size)
         self._u = u
         self._sizes, self._cum = shape.sizes, shape.cum
         self._direction_mixes = shape.direction_mixes
@@ -175,12 +175,23 @@ def _draw_size(sizes: list[int], cum: list[float], u: UniformStream) -> int:
     return sizes[-1]
 
 
+def as_shape(spec: WorkloadSpec | SourceShape, lun_size: int) -> SourceShape:
+    """``spec`` itself when it is a :class:`SourceShape`, else its shape on LUNs of
+    ``lun_size`` bytes."""
+    # an explicit branch and return type, not a conditional expression: where the spec's
+    # base class is unknown to the type checker (a build without pydantic), isinstance
+    # narrowing would leave the union
+    if isinstance(spec, SourceShape):
+        return spec
+    return SourceShape(spec, lun_size)
+
+
 def make_source(
     spec: WorkloadSpec | SourceShape, lun_size: int, streams: Streams, name: str, thread: int = 0
 ) -> IoSource:
     """An :class:`IoSource` drawing from the streams named ``name`` (and ``name.access``);
     ``spec``: the workload's spec, or its :class:`SourceShape` on LUNs of ``lun_size``."""
-    shape = spec if isinstance(spec, SourceShape) else SourceShape(spec, lun_size)
+    shape = as_shape(spec, lun_size)
     u = streams.uniform(name)
     blocks = None
     if shape.access is not None:
