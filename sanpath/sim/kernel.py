@@ -429,10 +429,13 @@ def _pop(heap: list[_Keyed]) -> _Keyed:
         child = 2 * i + 1
         if child >= n:
             break
-        other = child + 1
-        if other < n and _before(heap[other], heap[child]):
-            child = other
+        # each entry read once: a read from the list checks the entry's type
         low = heap[child]
+        other = child + 1
+        if other < n:
+            right = heap[other]
+            if _before(right, low):
+                child, low = other, right
         if not _before(low, last):
             break
         heap[i] = low

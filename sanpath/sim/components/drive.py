@@ -237,7 +237,10 @@ class Hdd(Drive):
             else:
                 op = tcq[0]
                 positioning = self._positioning(op, now)
-            tcq.remove(op)
+            if tcq[0] is op:
+                del tcq[0]  # the oldest: no search (list.remove compares the others)
+            else:
+                tcq.remove(op)
         self.busy = True
         self.current = op
         op.t_start = now
