@@ -62,6 +62,9 @@ RATE_TARGET = 0.5
 """I/O per wall second at 1,000 hosts over the one-host run's."""
 TWIN_TARGET_MS = 100.0
 DASK_TARGET = 1.7
+ONE_BLAS_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+"""The environment of ``dask worker`` (as docs/howto/dask.md starts it): a simulation needs no
+parallel linear algebra, and idle BLAS threads of two workers compete for the cores."""
 DASK_REPLICATES = 25
 """Replicates of each of the enterprise sweep's 8 points: 200 runs."""
 
@@ -363,6 +366,7 @@ def command_line_cluster(workers: int) -> Iterator[Path]:
                 time.sleep(0.1)
             worker = subprocess.Popen(
                 [str(dask), "worker", "--nworkers", str(workers), "--nthreads", "1", *common],
+                env={**os.environ, **ONE_BLAS_THREAD},
                 **quiet,
             )
             yield scheduler_file
