@@ -14,7 +14,7 @@ from sanpath.layout.access import (
     read_hits,
 )
 from sanpath.layout.geometry import CYLINDERS, seek_curve
-from sanpath.layout.raid import Ops, RaidLayout, merge, merged_lengths
+from sanpath.layout.raid import RaidLayout, Spans, command_lengths, merge
 from sanpath.layout.wiring import (
     HostPort,
     LunPlace,
@@ -30,15 +30,15 @@ __all__ = [
     "AccessModel",
     "HostPort",
     "LunPlace",
-    "Ops",
     "PathInfo",
     "RaidLayout",
+    "Spans",
     "Wiring",
     "access_blocks",
     "access_model",
+    "command_lengths",
     "hot_mass",
     "merge",
-    "merged_lengths",
     "read_hit",
     "read_hits",
     "seek_curve",

@@ -19,10 +19,11 @@ a sequential stream stays in one group for a slice.
 Operations on the same drive at contiguous offsets are merged (:func:`merge`), so a large
 I/O costs one command per member drive.
 
-:meth:`RaidLayout.read_ops` and :meth:`RaidLayout.write_ops` state the mapping element by
-element; :meth:`RaidLayout.read_commands` and :meth:`RaidLayout.write_commands` give the same
-drive commands, merged and in the order the simulator submits them, row by row with the
-member tables computed once per pool (they run for every back-end I/O of a run).
+:meth:`RaidLayout.read_commands` and :meth:`RaidLayout.write_commands` give the drive
+commands of a read and of a write, merged and in the order the simulator submits them, row
+by row with the member tables computed once per pool (they run for every back-end I/O of a
+run); the twin counts the same commands (:func:`command_lengths`). The layout test checks
+them against the mapping stated element by element.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from collections.abc import Callable
 from sanpath.spec import PoolSpec
 
 _Range = tuple[int, int]  # (drive offset, length) in bytes
-Ops = dict[tuple[int, int], list[_Range]]
-"""Drive operations by (group, member drive): the byte ranges to read or write."""
 Spans = dict[int, list[int]]
 """Drive commands by drive (numbered ``group x drives + member``), drives in the order an I/O
 first reaches them: the byte ranges as a flat ``[start, stop, start, stop, ...]`` list, a
@@ -92,60 +91,6 @@ class RaidLayout:
             return (p, (p + 1) % self.width)
         return ()
 
-    def pieces(self, offset: int, size: int) -> list[tuple[int, int, int, int, int]]:
-        """Split [offset, offset+size) into (group, row, j, in-element offset, length)."""
-        out = []
-        element = self.element
-        end = offset + size
-        pos = offset
-        while pos < end:
-            unit = pos // element
-            within = pos - unit * element
-            length = min(element - within, end - pos)
-            group, row, j = self.locate(unit)
-            out.append((group, row, j, within, length))
-            pos += length
-        return out
-
-    def read_ops(
-        self, offset: int, size: int, pick: Callable[[int, tuple[int, ...]], int] | None = None
-    ) -> Ops:
-        """Drive reads for a read; ``pick(group, copies)`` chooses a mirror copy (default the
-        first)."""
-        ops: Ops = {}
-        element = self.element
-        for group, row, j, within, length in self.pieces(offset, size):
-            members = self.data_members(row, j)
-            member = members[0] if pick is None or len(members) == 1 else pick(group, members)
-            ops.setdefault((group, member), []).append((row * element + within, length))
-        return ops
-
-    def write_ops(self, offset: int, size: int) -> tuple[Ops, Ops]:
-        """Drive reads (read-modify-write) and drive writes for a write, by the level."""
-        reads: Ops = {}
-        writes: Ops = {}
-        rows: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
-        for group, row, j, within, length in self.pieces(offset, size):
-            rows.setdefault((group, row), []).append((j, within, length))
-        element = self.element
-        for (group, row), parts in rows.items():
-            base = row * element
-            parity = self.parity_members(row)
-            full_row = bool(parity) and sum(length for _, _, length in parts) == self.row_bytes
-            lo = min(within for _, within, _ in parts)
-            hi = max(within + length for _, within, length in parts)
-            for j, within, length in parts:
-                for m in self.data_members(row, j):
-                    writes.setdefault((group, m), []).append((base + within, length))
-                    if parity and not full_row:
-                        reads.setdefault((group, m), []).append((base + within, length))
-            for p in parity:
-                rng = (base, element) if full_row else (base + lo, hi - lo)
-                writes.setdefault((group, p), []).append(rng)
-                if not full_row:
-                    reads.setdefault((group, p), []).append(rng)
-        return reads, writes
-
     def _place(self, row_global: int) -> tuple[int, int]:
         """(drive number of the group's member 0, row within the group) of pool row
         ``row_global``."""
@@ -156,7 +101,9 @@ class RaidLayout:
     def read_commands(
         self, offset: int, size: int, pick: Callable[[int, tuple[int, ...]], int] | None = None
     ) -> Spans:
-        """The drive reads of :meth:`read_ops` by drive number (see :data:`Spans`)."""
+        """The drive reads of a read of ``size`` bytes at pool ``offset``, by drive number
+        (see :data:`Spans`); ``pick(group, copies)`` chooses a mirror copy (default the
+        first)."""
         spans: Spans = {}
         element = self.element
         data_drives = self.data_drives
@@ -188,8 +135,8 @@ class RaidLayout:
         return spans
 
     def write_commands(self, offset: int, size: int) -> tuple[Spans, Spans]:
-        """The drive reads (read-modify-write) and writes of :meth:`write_ops` by drive
-        number (see :data:`Spans`)."""
+        """The drive reads (read-modify-write) and writes of a write of ``size`` bytes at
+        pool ``offset``, by the level, by drive number (see :data:`Spans`)."""
         reads: Spans = {}
         writes: Spans = {}
         element = self.element
@@ -270,6 +217,6 @@ def merge(ranges: list[_Range]) -> list[_Range]:
     return out
 
 
-def merged_lengths(ops: Ops) -> list[int]:
-    """Lengths of the drive commands ``ops`` becomes once contiguous ranges are merged."""
-    return [length for ranges in ops.values() for _, length in merge(ranges)]
+def command_lengths(spans: Spans) -> list[int]:
+    """Lengths of the drive commands of ``spans`` (bytes), drive by drive."""
+    return [length for bounds in spans.values() for _, length in ranges(bounds)]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
-from sanpath.layout.raid import RaidLayout, merged_lengths
+from sanpath.layout.raid import RaidLayout, command_lengths
 from sanpath.layout.wiring import split_sizes
 from sanpath.spec.scenario import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
 
@@ -191,10 +191,10 @@ def _raid_phases(pool: PoolSpec, offset: int, size: int, write: bool) -> list[li
     """Operation sizes per phase (phases run one after the other, operations in parallel)."""
     layout = RaidLayout(pool)
     if not write:
-        return [merged_lengths(layout.read_ops(offset, size))]  # either mirror copy: same count
-    rmw, writes = layout.write_ops(offset, size)
-    phases = [merged_lengths(rmw)] if rmw else []
-    phases.append(merged_lengths(writes))
+        return [command_lengths(layout.read_commands(offset, size))]  # any copy: same count
+    rmw, writes = layout.write_commands(offset, size)
+    phases = [command_lengths(rmw)] if rmw else []
+    phases.append(command_lengths(writes))
     return phases
 
 
