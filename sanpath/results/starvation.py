@@ -85,12 +85,15 @@ def starving(
     at least ``STARVE_REFUSALS`` (once) per command it completed (a host that completed
     nothing, while refused, counts as refused without end).
     """
+    refused = {d.lun for d in devices if d.qfull}  # most runs: none (one pass, no lists)
     by_lun: dict[str, list[DeviceFigures]] = {}
-    for d in devices:
-        by_lun.setdefault(d.lun, []).append(d)
+    if refused:
+        for d in devices:
+            if d.lun in refused:
+                by_lun.setdefault(d.lun, []).append(d)
     out: list[Starving] = []
     for lun, devs in by_lun.items():
-        if len(devs) < 2 or not any(d.qfull for d in devs):
+        if len(devs) < 2:
             continue
         span = devs[0].span_s
         if span <= 0:

@@ -378,12 +378,12 @@ class Measurement:
         """Per host and LUN it used, on the LUNs where a starving host can be (shared by two
         hosts or more, some command refused): its per-LUN queue depth over all its paths, as
         configured (before any throttle lowered it; ``math.inf`` without a limit)."""
+        refused = {d.lun for d in devices if d.qfull}
+        if not refused:  # most runs (a thousand hosts have tens of thousands of devices)
+            return {}
         users: dict[str, int] = {}
-        refused: set[str] = set()
         for d in devices:
             users[d.lun] = users.get(d.lun, 0) + 1
-            if d.qfull:
-                refused.add(d.lun)
         topo = self.topology
         maker = topo.routes
         assert maker is not None

@@ -281,7 +281,6 @@ class RouteMaker:
             plans = self._plans(group, lun_index)
         path = plans[k]
         port = host.ports[path.port]
-        hba = host.cards[path.card]
         host_rank = self.rank(host.index, 0, 0)
         slots = port.slots.get(path.slot_key)
         if slots is None:
@@ -290,9 +289,10 @@ class RouteMaker:
             slots = port.slots[path.slot_key] = knob.add(pool, host_rank | path.slot_rank)
         rank = host_rank | path.rank
         throttle = None
-        if group.throttle != "none":
+        throttles = self._throttles
+        if throttles and group.throttle != "none":  # none before the first QUEUE FULL
             governs = self._governs(host.index, path.governs)
-            throttle = self._throttles.get(governs)
+            throttle = throttles.get(governs)
         if throttle is not None:  # its queues share one depth (module docstring)
             queue = self._pool(throttle.pools[0].capacity, group.host_queue)
             ranks = self._throttle_ranks[governs]
@@ -305,7 +305,7 @@ class RouteMaker:
         legs_key = (host.index << 40) | path.legs
         legs = self._legs.get(legs_key)
         if legs is None:
-            host_legs = self._host_side(host.index, path.port, hba, port)
+            host_legs = self._host_side(host.index, path.port, host.cards[path.card], port)
             array_legs = path.array_legs
             legs = self._legs[legs_key] = (
                 host_legs[0] + array_legs[0],
@@ -313,7 +313,7 @@ class RouteMaker:
             )
         return Route(
             host_queue=queue,
-            hba=hba,
+            hba=host.cards[path.card],
             hba_port=port,
             hba_slots=slots,
             array_port=path.array_port,

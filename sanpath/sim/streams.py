@@ -20,6 +20,13 @@ first draw, as ``PCG64(SeedSequence(...))`` seeds it), and the run's one :class:
 generator draws its blocks: the hub is loaded with a substream's state before it draws for
 it, and the state of the substream it held before is saved. A PCG64's numbers depend on
 its state alone, so every source draws exactly the numbers of a generator of its own.
+
+Most of those sources draw a handful of numbers (a thousand hosts on 64 LUNs send one or
+two I/Os to most host-LUN pairs), where loading the hub and asking numpy for a block costs
+far more than the numbers: a :class:`UniformStream` takes its first :data:`_EAGER` draws
+from its substream's PCG64 one at a time in integer arithmetic (:meth:`Substream.double`:
+numpy's own step, output function and conversion to a double), and only then draws through
+the hub, from the state it reached.
 """
 
 from __future__ import annotations
@@ -44,6 +51,12 @@ A numpy generator gives the same numbers whatever the block sizes it is asked fo
 consumes its bit stream in order), so the values a stream yields do not depend on them; a
 source that draws only a few numbers (one host of a thousand on one LUN) holds a few numbers
 rather than a block of 2,048 (64 KiB as a list)."""
+
+_EAGER = 16
+"""Draws a :class:`UniformStream` on a :class:`Substream` takes one at a time by integer
+arithmetic before it draws through the hub in blocks of :data:`_FIRST_BLOCK` and up."""
+_NO_DRAWS: list[float] = []
+"""The buffer of a stream that has drawn no block yet (shared, never changed)."""
 
 RngSource = np.random.Generator | Callable[[], np.random.Generator]
 """A generator, or a function that makes it when the first number is drawn (a
@@ -160,10 +173,13 @@ checkers)."""
 _PCG_MULT: Final = (2549297995355413924 << 64) + 4865540595714422341
 """PCG64's 128-bit multiplier (PCG_DEFAULT_MULTIPLIER_128)."""
 _MASK128: Final = (1 << 128) - 1
+_MASK64: Final = (1 << 64) - 1
+_TO_DOUBLE: Final = 1.0 / 9007199254740992.0
+"""2**-53: numpy's ``next_double`` keeps a 64-bit draw's top 53 bits and scales them."""
 
 
-def _pcg64_start(w: list[int]) -> PcgState:
-    """The state ``numpy.random.PCG64(pool)`` starts in (its ``state`` property), from the
+def _pcg64_seed(w: list[int]) -> tuple[int, int]:
+    """The 128-bit state and increment ``numpy.random.PCG64(pool)`` starts with, from the
     first eight 32-bit words ``w`` of the pool's ``generate_state``.
 
     numpy seeds PCG64 from four 64-bit words of ``generate_state`` (each two 32-bit ones,
@@ -174,12 +190,7 @@ def _pcg64_start(w: list[int]) -> PcgState:
     stream = (((w[5] << 32) | w[4]) << 64) | (w[7] << 32) | w[6]
     inc = ((stream << 1) | 1) & _MASK128
     state = (((inc + initial) & _MASK128) * _PCG_MULT + inc) & _MASK128
-    return {
-        "bit_generator": "PCG64",
-        "state": {"state": state, "inc": inc},
-        "has_uint32": 0,
-        "uinteger": 0,
-    }
+    return state, inc
 
 
 class _SourceSeeds:
@@ -212,7 +223,18 @@ class _SourceSeeds:
         self._word_mult = tuple(consts[1:])
 
     def state(self, crc: int) -> PcgState:
-        """The first state of the source whose name's CRC-32 is ``crc``."""
+        """The first state of the source whose name's CRC-32 is ``crc`` (numpy's dict)."""
+        state, inc = self.seed(crc)
+        return {
+            "bit_generator": "PCG64",
+            "state": {"state": state, "inc": inc},
+            "has_uint32": 0,
+            "uinteger": 0,
+        }
+
+    def seed(self, crc: int) -> tuple[int, int]:
+        """The first 128-bit state and the increment of the source whose name's CRC-32 is
+        ``crc``."""
         add_xor, add_mult, left = self._add_xor, self._add_mult, self._left
         pool = [0, 0, 0, 0]
         for i in range(4):
@@ -225,7 +247,7 @@ class _SourceSeeds:
         for i in range(8):
             value = _mul32(pool[i & 3] ^ word_xor[i], word_mult[i])
             w[i] = value ^ (value >> 16)
-        return _pcg64_start(w)
+        return _pcg64_seed(w)
 
 
 def _mul32(a: int, b: int) -> int:
@@ -288,6 +310,22 @@ class Substream:
                 }
             hub.owner = self
         return hub.rng
+
+    def double(self) -> float:
+        """The stream's next U(0, 1) draw, worked out without the hub: exactly the number
+        ``Generator.random()`` would give (PCG64's step, its XSL-RR output, the top 53 bits
+        times 2**-53). Only while the hub has never held this stream."""
+        if self._state < 0:
+            state, inc = self._seeds.seed(self._crc)
+            self._inc = inc
+        else:
+            state, inc = self._state, self._inc
+        state = (state * _PCG_MULT + inc) & _MASK128
+        self._state = state
+        word = ((state >> 64) ^ state) & _MASK64
+        rot = state >> 122
+        word = ((word >> rot) | (word << ((64 - rot) & 63))) & _MASK64
+        return (word >> 11) * _TO_DOUBLE
 
     def _keep(self, state: PcgState) -> None:
         """Keep the hub's state (a numpy state dict) while another stream draws."""
@@ -362,22 +400,32 @@ class UniformStream:
     """U(0, 1) draws taken from a numpy generator in blocks (cheap per call).
 
     ``rng`` is the generator, or a function that makes it at the first draw; blocks grow
-    from :data:`_FIRST_BLOCK` to :data:`_BLOCK` draws.
+    from :data:`_FIRST_BLOCK` to :data:`_BLOCK` draws. On a :class:`Substream`, the first
+    :data:`_EAGER` draws are worked out one at a time without the hub
+    (:meth:`Substream.double`; the module docstring).
     """
 
-    __slots__ = ("_buf", "_i", "_n", "_rng", "_source")
+    __slots__ = ("_buf", "_eager", "_i", "_n", "_rng", "_source")
 
     def __init__(self, rng: RngSource) -> None:
         self._source: RngSource | None = rng
         self._rng: np.random.Generator | None = None
-        self._buf: list[float] = []
+        self._buf = _NO_DRAWS
         self._i = 0
         self._n = _FIRST_BLOCK
+        self._eager = _EAGER if isinstance(rng, Substream) else 0
+        """Draws still to be worked out without the hub."""
 
     def __call__(self) -> float:
         """Return the next draw."""
         i = self._i
         if i >= len(self._buf):
+            eager = self._eager
+            if eager:
+                self._eager = eager - 1
+                source = self._source
+                assert isinstance(source, Substream)
+                return source.double()
             self._refill()
             i = 0
         self._i = i + 1

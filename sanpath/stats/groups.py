@@ -128,6 +128,9 @@ class GroupedLatency:
         self._flush()
         row = 2 * group + int(write)
         fig = self._figures[dim]
+        count = int(fig[_COUNT, row])
+        if count == 0:  # nothing in this direction (a read-only host's writes): empty
+            return 0, int(fig[_BYTES, row]), float(fig[_SUMSQ, row]), LatencyHistogram(self.bits)
         histogram = LatencyHistogram.from_counts(
             self.bits,
             self._counts[dim][row],
@@ -135,7 +138,7 @@ class GroupedLatency:
             minimum=float(fig[_MIN, row]),
             maximum=float(fig[_MAX, row]),
         )
-        return int(fig[_COUNT, row]), int(fig[_BYTES, row]), float(fig[_SUMSQ, row]), histogram
+        return count, int(fig[_BYTES, row]), float(fig[_SUMSQ, row]), histogram
 
     def histogram(
         self, dim: int, groups: Sequence[int], directions: Sequence[bool] = (False, True)
