@@ -107,20 +107,22 @@ class DeviceCounter:
         ``depth`` is the sum of the host's per-LUN queue depths over its paths now, after
         any throttle or schedule changed them (esxtop's DQLEN; None when unlimited)."""
         busy = self.busy + (now - self.busy_since if self.active else 0.0)
-        return DeviceFigures(
-            host=self.host,
-            lun=self.lun,
-            span_s=span,
-            reads=self.reads,
-            writes=self.writes,
-            bytes_read=self.bytes_read,
-            bytes_written=self.bytes_written,
-            read_time_s=self.read_time,
-            write_time_s=self.write_time,
-            host_s=self.host_time,
-            host_queue_s=self.host_queue_time,
-            busy_s=min(busy, span),
-            outstanding_s=self.area + self.active * (now - self.area_since),
-            qfull=self.qfull,
-            dqlen=depth,
+        return DeviceFigures.of(
+            {
+                "host": self.host,
+                "lun": self.lun,
+                "span_s": span,
+                "reads": self.reads,
+                "writes": self.writes,
+                "bytes_read": self.bytes_read,
+                "bytes_written": self.bytes_written,
+                "read_time_s": self.read_time,
+                "write_time_s": self.write_time,
+                "host_s": self.host_time,
+                "host_queue_s": self.host_queue_time,
+                "busy_s": min(busy, span),
+                "qfull": self.qfull,
+                "dqlen": depth,
+                "outstanding_s": self.area + self.active * (now - self.area_since),
+            }
         )
