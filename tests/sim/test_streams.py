@@ -116,3 +116,25 @@ def test_a_source_s_first_state_is_numpys_seed_sequence_state(
     key = (replicate, zlib.crc32(name.encode("utf-8")))
     expected = np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)).state
     assert ours.bit_generator.state == expected
+
+
+@given(seed=SEEDS, replicate=REPLICATES, name=st.text(max_size=40), n=st.integers(1, 60))
+def test_a_stream_s_first_draws_are_numpys_without_the_run_s_generator(
+    seed: int, replicate: int, name: str, n: int
+) -> None:
+    """A uniform stream works its first numbers out by integer arithmetic, leaving the
+    run's generator to the others, and goes on through it from the state it reached."""
+    streams = Streams(seed, replicate)
+    other = streams.sampler(DistSpec.model_validate({"dist": "exponential", "mean": "1ms"}), "x")
+    u = streams.uniform(name)
+    drawn = []
+    for i in range(n):
+        drawn.append(u())
+        if i == 0:
+            other()  # the run's generator now holds another stream's state
+            hub_owner = streams._hub.owner
+    assert drawn == numpy_generator(seed, replicate, name).random(n).tolist()
+    if n <= 16:  # no block drawn yet: the run's generator still holds the other stream
+        assert streams._hub.owner is hub_owner
+    else:
+        assert streams._hub.owner is not hub_owner
