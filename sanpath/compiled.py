@@ -68,6 +68,7 @@ CORE_MODULES = (
     "sanpath.stats.batches",
     "sanpath.stats.timeseries",
     "sanpath.stats.groups",
+    "sanpath.sim.seeds",
     "sanpath.sim.streams",
     "sanpath.sim.devices",
     "sanpath.sim.replay",
