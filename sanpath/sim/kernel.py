@@ -20,8 +20,15 @@ What it saves is SimPy's cost per event, most of a compiled core's time:
 
 A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
 carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
-``_value``), so code written for SimPy treats them as such. A :class:`Task` cannot be
-interrupted, and an exception in its generator stops the run at once.
+``_value``), so code written for SimPy treats them as such. A :class:`Wake` is also the
+event a component fires itself (:meth:`Wake.succeed`, as ``simpy.Event.succeed()``). A
+:class:`Task` cannot be interrupted, and an exception in its generator stops the run at once.
+
+In the compiled core the queue holds three kinds of entry, :class:`Wake`, :class:`Task` and
+:class:`_Entry` (one of SimPy's events), and each knows how it is processed
+(``_fire``). Their bases are abstract and no other class derives from them: mypyc then
+checks the type of an entry read from the queue by comparing it with those three, not by
+walking the class hierarchy (a read per level of the heap, several per event).
 
 Times are seconds.
 """
@@ -29,6 +36,7 @@ Times are seconds.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
 from typing import Any, Final, cast
@@ -57,6 +65,11 @@ class _Keyed:
     time: float
     priority: int
     order: int
+
+    @abstractmethod
+    def _fire(self, kernel: Kernel) -> None:
+        """Process the event, taken off the compiled core's queue (its callbacks run, in
+        order; ``kernel``'s stop ends them)."""
 
 
 class _Event(_Keyed):
@@ -93,10 +106,12 @@ class _Event(_Keyed):
 
 
 class Wake(_Event):
-    """A timeout: an event triggered when made and processed when its time comes.
+    """A timeout (:meth:`Kernel.timeout`), processed when its time comes, or a signal a
+    component fires now (:meth:`succeed`).
 
-    ``task`` is the process waiting for it, when it was the first to wait; ``callbacks``
-    holds any other functions to call, as a SimPy event does (None once processed).
+    ``task`` is the process waiting for it, when it was the first to wait: the kernel
+    resumes it directly. ``callbacks`` holds any other functions to call, as a SimPy event
+    does (None once processed).
     """
 
     __slots__ = ("task",)
@@ -113,6 +128,24 @@ class Wake(_Event):
     def triggered(self) -> bool:
         """Always True: a timeout is triggered when it is made."""
         return True
+
+    def succeed(self) -> Wake:
+        """Schedule the event now, for the process waiting on it (a signal)."""
+        self.env.schedule(self)
+        return self
+
+    def waited(self) -> simpy.Event:
+        """The event as a process yields it (a SimPy event to the type checker)."""
+        return cast(simpy.Event, self)
+
+    def _fire(self, kernel: Kernel) -> None:
+        task = self.task
+        callbacks = self.callbacks
+        self.callbacks = None
+        if task is not None:
+            task.resume(self)
+        if callbacks:
+            kernel._callbacks(self, callbacks)
 
 
 _PENDING: Final = object()
@@ -152,7 +185,10 @@ class Task(_Event):
         generator = self.generator
         while True:
             try:
-                if isinstance(event, Wake) or event._ok:
+                if isinstance(event, Wake):
+                    # the common event, its value read as the native attribute it is
+                    event = generator.send(event._value)
+                elif event._ok:
                     event = generator.send(event._value)
                 else:
                     event._defused = True
@@ -182,6 +218,12 @@ class Task(_Event):
         self._value = value
         self.env.schedule(self, NORMAL)
 
+    def _fire(self, kernel: Kernel) -> None:
+        callbacks = self.callbacks
+        self.callbacks = None
+        if callbacks:
+            kernel._callbacks(self, callbacks)
+
 
 class _Stop:
     """The callback that ends :meth:`Kernel.run` when its ``until`` event is processed."""
@@ -206,6 +248,9 @@ class _Entry(_Keyed):
         self.priority = priority
         self.order = order
         self.event = event
+
+    def _fire(self, kernel: Kernel) -> None:
+        kernel._process(self.event)
 
 
 class Kernel(simpy.Environment):
@@ -317,37 +362,38 @@ class Kernel(simpy.Environment):
         entries, tuples = self._entries, self._tuples
         try:
             while True:
-                # the next event (as _next, written out: this loop runs for every event)
+                # the next event (as _next and _process, written out: this loop runs for
+                # every event)
                 if NATIVE_HEAP:
                     if not entries:
                         break
                     entry = _pop(entries)
                     self._now = entry.time
-                    event: Any = entry.event if isinstance(entry, _Entry) else entry
+                    entry._fire(self)
                 else:
                     if not tuples:
                         break
                     self._now, _, _, event = heappop(tuples)
-                if isinstance(event, Wake):
-                    # the common event: a timeout some process waits for
-                    task = event.task
-                    callbacks = event.callbacks
-                    event.callbacks = None
-                    if task is not None:
-                        task.resume(event)
-                    if callbacks:
-                        self._callbacks(event, callbacks)
-                else:
-                    # SimPy's own events (a condition, an event a component fires), as
-                    # _process, written out
-                    handlers: list[Callback] = event.callbacks
-                    event.callbacks = None
-                    for callback in handlers:
-                        callback(event)
-                        if callback is stop:
-                            break
-                    if not event._ok and not hasattr(event, "_defused"):
-                        self._fail(event)
+                    if isinstance(event, Wake):
+                        # the common event: a timeout some process waits for (as
+                        # Wake._fire, which the compiled core calls)
+                        task = event.task
+                        callbacks = event.callbacks
+                        event.callbacks = None
+                        if task is not None:
+                            task.resume(event)
+                        if callbacks:
+                            self._callbacks(event, callbacks)
+                    else:
+                        # SimPy's own events (a condition, an event a component fires)
+                        handlers: list[Callback] = event.callbacks
+                        event.callbacks = None
+                        for callback in handlers:
+                            callback(event)
+                            if callback is stop:
+                                break
+                        if not event._ok and not hasattr(event, "_defused"):
+                            self._fail(event)
                 if stop.event is not None:
                     if not until._ok:
                         raise until._value

@@ -78,26 +78,35 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join(Signal):
-    """Waits for every operation of one array I/O: an event that fires when the last is done.
+class Join:
+    """Waits for every operation of one array I/O: its ``event`` fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
 
-    A :class:`~sanpath.sim.forkjoin.Signal` (the kernel's event), scheduled when the last
-    operation is done, so the kernel resumes the process waiting for it directly.
+    The event is a :data:`~sanpath.sim.forkjoin.Signal` (the kernel's own), scheduled when
+    the last operation is done, so the kernel resumes the process waiting for it directly.
     """
 
-    __slots__ = ("_deferred", "latest", "queue_wait", "remaining")
+    __slots__ = ("_deferred", "event", "latest", "queue_wait", "remaining")
 
     def __init__(self, env: Kernel, now: float) -> None:
-        super().__init__(env)
+        self.event = Signal(env)
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
         self._deferred: list[tuple[Station, float, float, float]] | None = None
         """The FCFS operations' departures to record (made on the first)."""
+
+    @property
+    def processed(self) -> bool:
+        """True once the event has fired and been processed."""
+        return self.event.callbacks is None
+
+    def waited(self) -> simpy.Event:
+        """The event to wait on, as a process yields it."""
+        return self.event.waited()
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
         """An operation whose departure ``t_done`` is already known."""
@@ -118,14 +127,15 @@ class Join(Signal):
             self._fire(now)
 
     def close(self, now: float) -> Join:
-        """Every operation submitted (at ``now``): return the event to wait on (the join)."""
+        """Every operation submitted (at ``now``): return the join, whose event to wait on."""
         if self.remaining == 0:
             self._fire(now)
         return self
 
     def _fire(self, now: float) -> None:
         delay = self.latest - now
-        self.env.schedule(self, delay=delay if delay > 0 else 0.0)
+        event = self.event
+        event.env.schedule(event, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""
@@ -133,6 +143,16 @@ class Join(Signal):
             return
         for station, t_arrive, t_start, t_done in self._deferred:
             station.depart(now, t_arrive, t_start, t_done)
+
+    def settle_when_fired(self) -> None:
+        """Record the departures when the event is processed (a prefetch nobody waits for
+        yet: they are recorded before any process that waits for it resumes)."""
+        callbacks = self.event.callbacks
+        assert callbacks is not None  # not yet processed
+        callbacks.append(self._fired)
+
+    def _fired(self, event: Any) -> None:
+        self.settle(self.event.env._now)
 
 
 class Drive:
@@ -346,8 +366,8 @@ class Hdd(Drive):
         rev = self.rev
         return overhead + (seek + ((op.theta - (now + overhead + seek) / rev) % 1.0) * rev)
 
-    def _finish(self, _event: simpy.Event) -> None:
-        now = self.env.now
+    def _finish(self, served: Signal) -> None:
+        now = served.env._now  # the kernel's attribute: read natively, for every operation
         op = self.current
         assert op is not None
         self.busy = False
