@@ -15,8 +15,8 @@ What it saves is SimPy's cost per event, most of a compiled core's time:
 * :meth:`Kernel.process` makes a :class:`Task`, which drives its generator as
   ``simpy.Process`` does, and waits on a :class:`Wake` without a callback;
 * :meth:`Kernel.run` processes events in one loop, and the compiled core keeps the event
-  queue with its own heap functions (:func:`_push`, :func:`_pop`), which compare the
-  (time, priority, order) keys without going through Python's comparisons.
+  queue in an :class:`~sanpath.sim.agenda.Agenda`, which compares the (time, priority,
+  order) keys without going through Python's comparisons.
 
 A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
 carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
@@ -24,11 +24,11 @@ carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
 event a component fires itself (:meth:`Wake.succeed`, as ``simpy.Event.succeed()``). A
 :class:`Task` cannot be interrupted, and an exception in its generator stops the run at once.
 
-In the compiled core the queue holds three kinds of entry, :class:`Wake`, :class:`Task` and
-:class:`_Entry` (one of SimPy's events), and each knows how it is processed
-(``_fire``). Their bases are abstract and no other class derives from them: mypyc then
-checks the type of an entry read from the queue by comparing it with those three, not by
-walking the class hierarchy (a read per level of the heap, several per event).
+In the compiled core the queue holds three kinds of entry (:class:`~sanpath.sim.agenda.Keyed`),
+:class:`Wake`, :class:`Task` and :class:`_Entry` (one of SimPy's events), and each knows how
+it is processed (``_fire``). Their bases are abstract and no other class derives from them:
+mypyc then checks the type of an entry read from the queue by comparing it with those
+three, not by walking the class hierarchy (a read per level of the heap, several per event).
 
 Times are seconds.
 """
@@ -36,12 +36,13 @@ Times are seconds.
 from __future__ import annotations
 
 import math
-from abc import abstractmethod
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
 from typing import Any, Final, cast
 
 import simpy
+
+from sanpath.sim.agenda import Agenda, Keyed
 
 URGENT: Final = 0
 """Priority of a process's start, before the ordinary events of the same instant."""
@@ -49,30 +50,14 @@ NORMAL: Final = 1
 """Priority of every other event."""
 
 NATIVE_HEAP: Final = not __file__.endswith(".py")
-"""True in the compiled core: the queue uses :func:`_push` and :func:`_pop`, which compare
-keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there. Both
-order events the same way (every key is distinct)."""
+"""True in the compiled core: the queue is an :class:`~sanpath.sim.agenda.Agenda`, which
+compares keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there.
+Both order events the same way (every key is distinct)."""
 
 Callback = Callable[[Any], None]
 
 
-class _Keyed:
-    """A place in the compiled core's queue: its key, time (s), priority and order (set when
-    it is scheduled)."""
-
-    __slots__ = ("order", "priority", "time")
-
-    time: float
-    priority: int
-    order: int
-
-    @abstractmethod
-    def _fire(self, kernel: Kernel) -> None:
-        """Process the event, taken off the compiled core's queue (its callbacks run, in
-        order; ``kernel``'s stop ends them)."""
-
-
-class _Event(_Keyed):
+class _Event(Keyed):
     """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
     processed), ``_ok`` and ``_value``.
 
@@ -237,7 +222,7 @@ class _Stop:
         self.event = event
 
 
-class _Entry(_Keyed):
+class _Entry(Keyed):
     """Another event (one of SimPy's) in the compiled core's queue, with its key: time (s),
     priority, order."""
 
@@ -260,9 +245,9 @@ class Kernel(simpy.Environment):
 
     def __init__(self, initial_time: float = 0.0) -> None:
         self._now = initial_time
-        self._entries: list[_Keyed] = []
-        """The queue of the compiled core (a heap of the kernel's events and of
-        :class:`_Entry` for the others)."""
+        self._agenda = Agenda()
+        """The queue of the compiled core (the kernel's events and :class:`_Entry` for the
+        others)."""
         self._tuples: list[tuple[float, int, int, Any]] = []
         """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
         event) tuples)."""
@@ -280,13 +265,18 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
+            entry: Keyed
             if isinstance(event, _Event):
-                event.time = self._now + delay
-                event.priority = priority
-                event.order = order
-                _push(self._entries, event)
+                entry = event
+                entry.time = self._now + delay
+                entry.priority = priority
+                entry.order = order
             else:
-                _push(self._entries, _Entry(self._now + delay, priority, order, event))
+                entry = _Entry(self._now + delay, priority, order, event)
+            if delay == 0.0 and priority == NORMAL:
+                self._agenda.push_now(entry)
+            else:
+                self._agenda.push(entry)
         else:
             heappush(self._tuples, (self._now + delay, priority, order, event))
 
@@ -301,7 +291,10 @@ class Kernel(simpy.Environment):
             wake.time = self._now + delay
             wake.priority = NORMAL
             wake.order = order
-            _push(self._entries, wake)
+            if delay == 0.0:
+                self._agenda.push_now(wake)
+            else:
+                self._agenda.push(wake)
         else:
             heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
         # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
@@ -316,15 +309,16 @@ class Kernel(simpy.Environment):
     def peek(self) -> float:
         """The time of the next event (infinity when there is none)."""
         if NATIVE_HEAP:
-            return self._entries[0].time if self._entries else math.inf
+            time = self._agenda.peek()
+            return math.inf if time is None else time
         return self._tuples[0][0] if self._tuples else math.inf
 
     def _next(self) -> Any:
         """Take the next event off the queue and make its time now; None when there is none."""
         if NATIVE_HEAP:
-            if not self._entries:
+            entry = self._agenda.pop()
+            if entry is None:
                 return None
-            entry = _pop(self._entries)
             self._now = entry.time
             return entry.event if isinstance(entry, _Entry) else entry
         if not self._tuples:
@@ -359,15 +353,15 @@ class Kernel(simpy.Environment):
                 return until._value
             until.callbacks.append(stop)
         self._stop = stop
-        entries, tuples = self._entries, self._tuples
+        agenda, tuples = self._agenda, self._tuples
         try:
             while True:
                 # the next event (as _next and _process, written out: this loop runs for
                 # every event)
                 if NATIVE_HEAP:
-                    if not entries:
+                    entry = agenda.pop()
+                    if entry is None:
                         break
-                    entry = _pop(entries)
                     self._now = entry.time
                     entry._fire(self)
                 else:
@@ -438,53 +432,3 @@ class Kernel(simpy.Environment):
             callback(event)
             if callback is stop:
                 return
-
-
-def _before(a: _Keyed, b: _Keyed) -> bool:
-    """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
-    if a.time != b.time:
-        return a.time < b.time
-    if a.priority != b.priority:
-        return a.priority < b.priority
-    return a.order < b.order
-
-
-def _push(heap: list[_Keyed], entry: _Keyed) -> None:
-    """Add ``entry`` to the binary heap ``heap``."""
-    heap.append(entry)
-    i = len(heap) - 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        above = heap[parent]
-        if not _before(entry, above):
-            break
-        heap[i] = above
-        i = parent
-    heap[i] = entry
-
-
-def _pop(heap: list[_Keyed]) -> _Keyed:
-    """Remove and return the first entry of the non-empty binary heap ``heap``."""
-    last = heap.pop()
-    n = len(heap)
-    if n == 0:
-        return last
-    first = heap[0]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        # each entry read once: a read from the list checks the entry's type
-        low = heap[child]
-        other = child + 1
-        if other < n:
-            right = heap[other]
-            if _before(right, low):
-                child, low = other, right
-        if not _before(low, last):
-            break
-        heap[i] = low
-        i = child
-    heap[i] = last
-    return first
