@@ -20,6 +20,10 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    # i64: a 64-bit integer to mypyc, which then indexes the heap and compares keys without
+    # Python's integers (to Python, an int: only annotations name it)
+    from mypy_extensions import i64
+
     from sanpath.sim.kernel import Kernel
 
 
@@ -34,8 +38,8 @@ class Keyed:
     __slots__ = ("order", "priority", "time")
 
     time: float
-    priority: int
-    order: int
+    priority: i64
+    order: i64
 
     @abstractmethod
     def _fire(self, kernel: Kernel) -> None:
@@ -54,7 +58,7 @@ class Agenda:
         self._instant: list[Keyed] = []
         """Entries due now with normal priority, in the order they were scheduled (the
         first ``_first`` of them already taken)."""
-        self._first = 0
+        self._first: i64 = 0
 
     def push(self, entry: Keyed) -> None:
         """Add ``entry``, its key set."""
@@ -67,7 +71,7 @@ class Agenda:
     def pop(self) -> Keyed | None:
         """Take the first entry off the queue; None when there is none."""
         instant, heap = self._instant, self._heap
-        first = self._first
+        first: i64 = self._first
         if first < len(instant):
             entry = instant[first]
             if not heap or not _before(heap[0], entry):
@@ -101,9 +105,9 @@ def _before(a: Keyed, b: Keyed) -> bool:
 def _push(heap: list[Keyed], entry: Keyed) -> None:
     """Add ``entry`` to the binary heap ``heap``."""
     heap.append(entry)
-    i = len(heap) - 1
+    i: i64 = len(heap) - 1
     while i > 0:
-        parent = (i - 1) >> 1
+        parent: i64 = (i - 1) >> 1
         above = heap[parent]
         if not _before(entry, above):
             break
@@ -120,16 +124,16 @@ def _pop(heap: list[Keyed]) -> Keyed:
     the bottom, so this takes about one comparison per level rather than two.
     """
     last = heap.pop()
-    n = len(heap)
+    n: i64 = len(heap)
     if n == 0:
         return last
     first = heap[0]
-    i = 0
-    child = 1
+    i: i64 = 0
+    child: i64 = 1
     while child < n:
         # each entry read once: a read from the list checks the entry's type
         low = heap[child]
-        other = child + 1
+        other: i64 = child + 1
         if other < n:
             right = heap[other]
             if _before(right, low):
@@ -138,7 +142,7 @@ def _pop(heap: list[Keyed]) -> Keyed:
         i = child
         child = 2 * i + 1
     while i > 0:
-        parent = (i - 1) >> 1
+        parent: i64 = (i - 1) >> 1
         above = heap[parent]
         if not _before(last, above):
             break

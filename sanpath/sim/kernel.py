@@ -38,11 +38,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import simpy
 
 from sanpath.sim.agenda import Agenda, Keyed
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64  # an int, as the queue's keys (sanpath.sim.agenda)
 
 URGENT: Final = 0
 """Priority of a process's start, before the ordinary events of the same instant."""
@@ -251,7 +254,7 @@ class Kernel(simpy.Environment):
         self._tuples: list[tuple[float, int, int, Any]] = []
         """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
         event) tuples)."""
-        self._order = 0
+        self._order: i64 = 0
         self._active_proc = None
         self._stop: _Stop | None = None
 

@@ -31,11 +31,10 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 import simpy
-from simpy.events import NORMAL
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.forkjoin import Signal
-from sanpath.sim.kernel import Kernel
+from sanpath.sim.kernel import NORMAL, Kernel
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
@@ -257,10 +256,11 @@ class Hdd(Drive):
             else:
                 op = tcq[0]
                 positioning = self._positioning(op, now)
-            if tcq[0] is op:
-                del tcq[0]  # the oldest: no search (list.remove compares the others)
-            else:
-                tcq.remove(op)
+            # by identity, from the oldest (list.remove would compare the others with ==)
+            i = 0
+            while tcq[i] is not op:
+                i += 1
+            del tcq[i]
         self.busy = True
         self.current = op
         op.t_start = now
@@ -344,7 +344,10 @@ class Hdd(Drive):
                     seek = 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
-                p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
+                turns = op.theta - (t_ready + seek) / rev
+                # the wait as a fraction of a turn: turns % 1.0 to the last bit, without C's
+                # fmod, whose long division costs more than the rest of this loop
+                p = seek + (turns - math.floor(turns)) * rev
             score = p - credit
             if score < best_score:
                 best, best_score, best_op = p, score, op
@@ -364,7 +367,8 @@ class Hdd(Drive):
         else:
             seek = 0.0
         rev = self.rev
-        return overhead + (seek + ((op.theta - (now + overhead + seek) / rev) % 1.0) * rev)
+        turns = op.theta - (now + overhead + seek) / rev
+        return overhead + (seek + (turns - math.floor(turns)) * rev)  # % 1.0 as in _shortest
 
     def _finish(self, served: Signal) -> None:
         now = served.env._now  # the kernel's attribute: read natively, for every operation
