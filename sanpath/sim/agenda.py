@@ -94,7 +94,11 @@ class Agenda:
 
 
 def _before(a: Keyed, b: Keyed) -> bool:
-    """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
+    """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order).
+
+    The heap's loops compare the times themselves and call this only for equal times: most
+    comparisons are then one of two C numbers, without a call.
+    """
     if a.time != b.time:
         return a.time < b.time
     if a.priority != b.priority:
@@ -105,11 +109,12 @@ def _before(a: Keyed, b: Keyed) -> bool:
 def _push(heap: list[Keyed], entry: Keyed) -> None:
     """Add ``entry`` to the binary heap ``heap``."""
     heap.append(entry)
+    time = entry.time
     i: i64 = len(heap) - 1
     while i > 0:
         parent: i64 = (i - 1) >> 1
         above = heap[parent]
-        if not _before(entry, above):
+        if time > above.time or (time == above.time and not _before(entry, above)):
             break
         heap[i] = above
         i = parent
@@ -136,15 +141,16 @@ def _pop(heap: list[Keyed]) -> Keyed:
         other: i64 = child + 1
         if other < n:
             right = heap[other]
-            if _before(right, low):
+            if right.time < low.time or (right.time == low.time and _before(right, low)):
                 child, low = other, right
         heap[i] = low
         i = child
         child = 2 * i + 1
+    time = last.time
     while i > 0:
         parent: i64 = (i - 1) >> 1
         above = heap[parent]
-        if not _before(last, above):
+        if time > above.time or (time == above.time and not _before(last, above)):
             break
         heap[i] = above
         i = parent

@@ -147,11 +147,13 @@ class Task(_Event):
     ``value`` is then the return value), so that another process may wait for it.
     """
 
-    __slots__ = ("generator",)
+    __slots__ = ("_send", "generator")
 
     def __init__(self, env: Kernel, generator: Generator[Any, Any, Any]) -> None:
         super().__init__(env, _PENDING)
         self.generator = generator
+        self._send: Callable[[Any], Any] = generator.send
+        """The generator's ``send``, looked up once: a process is resumed many times."""
         start = Wake(env)
         start.task = self
         env.schedule(start, URGENT)
@@ -170,20 +172,20 @@ class Task(_Event):
         """Send processed ``event``'s value into the generator and wait for the event it
         yields; one already processed is answered at once, as SimPy does. A failed event's
         exception is thrown into the generator."""
-        generator = self.generator
+        send = self._send
         while True:
             try:
                 if isinstance(event, Wake):
                     # the common event, its value read as the native attribute it is
-                    event = generator.send(event._value)
+                    event = send(event._value)
                 elif event._ok:
-                    event = generator.send(event._value)
+                    event = send(event._value)
                 else:
                     event._defused = True
                     error = event._value
                     copy = type(error)(*error.args)
                     copy.__cause__ = error
-                    event = generator.throw(copy)
+                    event = self.generator.throw(copy)
             except StopIteration as stop:
                 self._finish(stop.value)
                 return
