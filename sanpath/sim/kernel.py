@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import simpy
 
@@ -58,6 +58,20 @@ compares keys as C numbers. The pure-Python core uses :mod:`heapq`, which is fas
 Both order events the same way (every key is distinct)."""
 
 Callback = Callable[[Any], None]
+
+
+class Waiter(Protocol):
+    """What a :class:`Wake` resumes directly when it is processed (its ``task``): a process
+    (:class:`Task`), or a component that serves one thing at a time and waits for the end of
+    each (a drive), called without going through a list of callbacks.
+
+    A protocol, which mypyc makes a trait: classes that derive from another mix it in."""
+
+    __slots__ = ()
+
+    def resume(self, event: Any) -> None:
+        """``event``, processed now, is the one this waited for."""
+        raise NotImplementedError
 
 
 class _Event(Keyed):
@@ -97,9 +111,9 @@ class Wake(_Event):
     """A timeout (:meth:`Kernel.timeout`), processed when its time comes, or a signal a
     component fires now (:meth:`succeed`).
 
-    ``task`` is the process waiting for it, when it was the first to wait: the kernel
-    resumes it directly. ``callbacks`` holds any other functions to call, as a SimPy event
-    does (None once processed).
+    ``task`` is the process waiting for it, when it was the first to wait (or another
+    :class:`Waiter`): the kernel resumes it directly. ``callbacks`` holds any other
+    functions to call, as a SimPy event does (None once processed).
     """
 
     __slots__ = ("task",)
@@ -110,7 +124,7 @@ class Wake(_Event):
         self.callbacks = []
         self._ok = True
         self._value = value
-        self.task: Task | None = None
+        self.task: Waiter | None = None
 
     @property
     def triggered(self) -> bool:
@@ -140,7 +154,7 @@ _PENDING: Final = object()
 """The value of a :class:`Task` still running."""
 
 
-class Task(_Event):
+class Task(_Event, Waiter):
     """A process: runs a generator of events, resuming it when each event is processed.
 
     Like ``simpy.Process`` it is an event too, triggered when the generator returns (its

@@ -34,7 +34,7 @@ import simpy
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.forkjoin import Signal
-from sanpath.sim.kernel import NORMAL, Kernel
+from sanpath.sim.kernel import NORMAL, Kernel, Waiter
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
@@ -171,7 +171,7 @@ class Drive:
         raise NotImplementedError
 
 
-class Hdd(Drive):
+class Hdd(Drive, Waiter):
     """A hard disk with a seek curve, rotation, zoned transfer and a reordering command queue."""
 
     event_driven = True
@@ -210,7 +210,8 @@ class Hdd(Drive):
         # every operation (the drive serves one at a time), instead of a new Timeout each
         # time; made when the drive first serves one.
         self._served: Signal | None = None
-        self._on_served: list[Callable[[Any], None]] = [self._finish]
+        self._no_callbacks: list[Callable[[Any], None]] = []
+        """The event's callbacks when scheduled: none (the kernel resumes the drive)."""
 
     @property
     def outstanding(self) -> int:
@@ -267,7 +268,8 @@ class Hdd(Drive):
         served = self._served
         if served is None:
             served = self._served = Signal(cast(Kernel, self.env))
-        served.callbacks = self._on_served  # the kernel sets it to None when it processes it
+            served.task = self  # the kernel calls resume when the operation ends
+        served.callbacks = self._no_callbacks  # the kernel sets them to None when processed
         served.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
@@ -370,7 +372,8 @@ class Hdd(Drive):
         turns = op.theta - (now + overhead + seek) / rev
         return overhead + (seek + (turns - math.floor(turns)) * rev)  # % 1.0 as in _shortest
 
-    def _finish(self, served: Signal) -> None:
+    def resume(self, served: Signal) -> None:
+        """The operation in service ends: ``served`` (the drive's event) is processed now."""
         now = served.env._now  # the kernel's attribute: read natively, for every operation
         op = self.current
         assert op is not None
