@@ -109,8 +109,13 @@ def _before(a: Keyed, b: Keyed) -> bool:
 def _push(heap: list[Keyed], entry: Keyed) -> None:
     """Add ``entry`` to the binary heap ``heap``."""
     heap.append(entry)
+    _sift_up(heap, len(heap) - 1, entry)
+
+
+def _sift_up(heap: list[Keyed], i: i64, entry: Keyed) -> None:
+    """Put ``entry`` at place ``i`` of ``heap`` or, moving the entries it comes before one
+    level down, above it."""
     time = entry.time
-    i: i64 = len(heap) - 1
     while i > 0:
         parent: i64 = (i - 1) >> 1
         above = heap[parent]
@@ -146,13 +151,5 @@ def _pop(heap: list[Keyed]) -> Keyed:
         heap[i] = low
         i = child
         child = 2 * i + 1
-    time = last.time
-    while i > 0:
-        parent: i64 = (i - 1) >> 1
-        above = heap[parent]
-        if time > above.time or (time == above.time and not _before(last, above)):
-            break
-        heap[i] = above
-        i = parent
-    heap[i] = last
+    _sift_up(heap, i, last)
     return first

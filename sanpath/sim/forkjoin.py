@@ -1,20 +1,20 @@
 """The fork-join of a split I/O: the commands an application I/O larger than the host's
 split limit became, and the event its process waits on until the last of them is done.
 
-Both are small native objects of the compiled core: a :data:`Signal` is the kernel's
+Both are small native objects of the compiled core: a ``Signal`` is the kernel's
 :class:`~sanpath.sim.kernel.Wake` scheduled when it is fired (not when made), so the kernel
 resumes the waiting process directly, in the same order as a SimPy event succeeded then.
 """
 
 from __future__ import annotations
 
-from sanpath.sim.kernel import Wake
+# Signal: an event fired once, now, by succeed() (as simpy.Event.succeed()); waited() gives
+# it as the event a process yields. The kernel's Wake itself, imported under this name (an
+# import, not an assignment, so that mypyc makes one directly): the compiled core's queue
+# holds only three classes of entry (see sanpath.sim.kernel).
+from sanpath.sim.kernel import Wake as Signal
 
-Signal = Wake
-"""An event fired once, now, by ``succeed()`` (as ``simpy.Event.succeed()``); ``waited()``
-gives it as the event a process yields. The kernel's :class:`~sanpath.sim.kernel.Wake`
-itself: the compiled core's queue holds only three classes of entry (see
-:mod:`sanpath.sim.kernel`)."""
+__all__ = ["ChildJoin", "Signal"]
 
 
 class ChildJoin:

@@ -84,7 +84,7 @@ class Join:
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
 
-    The event is a :data:`~sanpath.sim.forkjoin.Signal` (the kernel's own), scheduled when
+    The event is a ``Signal`` (:mod:`sanpath.sim.forkjoin`, the kernel's own), scheduled when
     the last operation is done, so the kernel resumes the process waiting for it directly.
     """
 
@@ -223,7 +223,8 @@ class Hdd(Drive, Waiter):
         rate = self.rate_outer - self.rate_span * x
         op.x = x
         op.xfer = op.size / rate
-        op.theta = (op.offset / (rate * self.rev)) % 1.0
+        turns = op.offset / (rate * self.rev)
+        op.theta = turns - math.floor(turns)  # turns % 1.0 without fmod (see _shortest)
         self.station.arrive(now)
         if len(self.tcq) < self.depth:
             op.t_accept = now
@@ -261,7 +262,7 @@ class Hdd(Drive, Waiter):
             i = 0
             while tcq[i] is not op:
                 i += 1
-            del tcq[i]
+            tcq.pop(i)
         self.busy = True
         self.current = op
         op.t_start = now
