@@ -60,6 +60,7 @@ CORE_MODULES = (
     "sanpath.layout.wiring",
     "sanpath.layout.raid",
     "sanpath.layout.geometry",
+    "sanpath.sim.agenda",
     "sanpath.sim.kernel",
     "sanpath.sim.forkjoin",
     "sanpath.sim.station",

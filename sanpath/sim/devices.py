@@ -11,10 +11,13 @@ complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 
 from __future__ import annotations
 
+from typing import Final
+
 from sanpath.results import LAYERS, DeviceFigures
 
-_HOST = LAYERS.index("host")
-_HOST_QUEUE = LAYERS.index("host_queue")
+# Final: constants of the compiled core, not names looked up for every command
+_HOST: Final = LAYERS.index("host")
+_HOST_QUEUE: Final = LAYERS.index("host_queue")
 
 
 class DeviceCounter:

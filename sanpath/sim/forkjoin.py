@@ -1,33 +1,20 @@
 """The fork-join of a split I/O: the commands an application I/O larger than the host's
 split limit became, and the event its process waits on until the last of them is done.
 
-Both are small native objects of the compiled core: :class:`Signal` is the kernel's
+Both are small native objects of the compiled core: a ``Signal`` is the kernel's
 :class:`~sanpath.sim.kernel.Wake` scheduled when it is fired (not when made), so the kernel
 resumes the waiting process directly, in the same order as a SimPy event succeeded then.
 """
 
 from __future__ import annotations
 
-from typing import cast
+# Signal: an event fired once, now, by succeed() (as simpy.Event.succeed()); waited() gives
+# it as the event a process yields. The kernel's Wake itself, imported under this name (an
+# import, not an assignment, so that mypyc makes one directly): the compiled core's queue
+# holds only three classes of entry (see sanpath.sim.kernel).
+from sanpath.sim.kernel import Wake as Signal
 
-import simpy
-
-from sanpath.sim.kernel import Wake
-
-
-class Signal(Wake):
-    """An event fired once, now, by :meth:`succeed` (as ``simpy.Event.succeed()``)."""
-
-    __slots__ = ()
-
-    def succeed(self) -> Signal:
-        """Schedule the event now, for the process waiting on it."""
-        self.env.schedule(self)
-        return self
-
-    def waited(self) -> simpy.Event:
-        """The signal as the event a process yields (a SimPy event to the type checker)."""
-        return cast(simpy.Event, self)
+__all__ = ["ChildJoin", "Signal"]
 
 
 class ChildJoin:

@@ -15,13 +15,20 @@ What it saves is SimPy's cost per event, most of a compiled core's time:
 * :meth:`Kernel.process` makes a :class:`Task`, which drives its generator as
   ``simpy.Process`` does, and waits on a :class:`Wake` without a callback;
 * :meth:`Kernel.run` processes events in one loop, and the compiled core keeps the event
-  queue with its own heap functions (:func:`_push`, :func:`_pop`), which compare the
-  (time, priority, order) keys without going through Python's comparisons.
+  queue in an :class:`~sanpath.sim.agenda.Agenda`, which compares the (time, priority,
+  order) keys without going through Python's comparisons.
 
 A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
 carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
-``_value``), so code written for SimPy treats them as such. A :class:`Task` cannot be
-interrupted, and an exception in its generator stops the run at once.
+``_value``), so code written for SimPy treats them as such. A :class:`Wake` is also the
+event a component fires itself (:meth:`Wake.succeed`, as ``simpy.Event.succeed()``). A
+:class:`Task` cannot be interrupted, and an exception in its generator stops the run at once.
+
+In the compiled core the queue holds three kinds of entry (:class:`~sanpath.sim.agenda.Keyed`),
+:class:`Wake`, :class:`Task` and :class:`_Entry` (one of SimPy's events), and each knows how
+it is processed (``_fire``). Their bases are abstract and no other class derives from them:
+mypyc then checks the type of an entry read from the queue by comparing it with those
+three, not by walking the class hierarchy (a read per level of the heap, several per event).
 
 Times are seconds.
 """
@@ -31,9 +38,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from heapq import heappop, heappush
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import simpy
+
+from sanpath.sim.agenda import Agenda, Keyed
+
+if TYPE_CHECKING:
+    from mypy_extensions import i64  # an int, as the queue's keys (sanpath.sim.agenda)
 
 URGENT: Final = 0
 """Priority of a process's start, before the ordinary events of the same instant."""
@@ -41,25 +53,28 @@ NORMAL: Final = 1
 """Priority of every other event."""
 
 NATIVE_HEAP: Final = not __file__.endswith(".py")
-"""True in the compiled core: the queue uses :func:`_push` and :func:`_pop`, which compare
-keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there. Both
-order events the same way (every key is distinct)."""
+"""True in the compiled core: the queue is an :class:`~sanpath.sim.agenda.Agenda`, which
+compares keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there.
+Both order events the same way (every key is distinct)."""
 
 Callback = Callable[[Any], None]
 
 
-class _Keyed:
-    """A place in the compiled core's queue: its key, time (s), priority and order (set when
-    it is scheduled)."""
+class Waiter(Protocol):
+    """What a :class:`Wake` resumes directly when it is processed (its ``task``): a process
+    (:class:`Task`), or a component that serves one thing at a time and waits for the end of
+    each (a drive), called without going through a list of callbacks.
 
-    __slots__ = ("order", "priority", "time")
+    A protocol, which mypyc makes a trait: classes that derive from another mix it in."""
 
-    time: float
-    priority: int
-    order: int
+    __slots__ = ()
+
+    def resume(self, event: Any) -> None:
+        """``event``, processed now, is the one this waited for."""
+        raise NotImplementedError
 
 
-class _Event(_Keyed):
+class _Event(Keyed):
     """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
     processed), ``_ok`` and ``_value``.
 
@@ -93,10 +108,12 @@ class _Event(_Keyed):
 
 
 class Wake(_Event):
-    """A timeout: an event triggered when made and processed when its time comes.
+    """A timeout (:meth:`Kernel.timeout`), processed when its time comes, or a signal a
+    component fires now (:meth:`succeed`).
 
-    ``task`` is the process waiting for it, when it was the first to wait; ``callbacks``
-    holds any other functions to call, as a SimPy event does (None once processed).
+    ``task`` is the process waiting for it, when it was the first to wait (or another
+    :class:`Waiter`): the kernel resumes it directly. ``callbacks`` holds any other
+    functions to call, as a SimPy event does (None once processed).
     """
 
     __slots__ = ("task",)
@@ -107,30 +124,50 @@ class Wake(_Event):
         self.callbacks = []
         self._ok = True
         self._value = value
-        self.task: Task | None = None
+        self.task: Waiter | None = None
 
     @property
     def triggered(self) -> bool:
         """Always True: a timeout is triggered when it is made."""
         return True
 
+    def succeed(self) -> Wake:
+        """Schedule the event now, for the process waiting on it (a signal)."""
+        self.env.schedule(self)
+        return self
+
+    def waited(self) -> simpy.Event:
+        """The event as a process yields it (a SimPy event to the type checker)."""
+        return cast(simpy.Event, self)
+
+    def _fire(self, kernel: Kernel) -> None:
+        task = self.task
+        callbacks = self.callbacks
+        self.callbacks = None
+        if task is not None:
+            task.resume(self)
+        if callbacks:
+            kernel._callbacks(self, callbacks)
+
 
 _PENDING: Final = object()
 """The value of a :class:`Task` still running."""
 
 
-class Task(_Event):
+class Task(_Event, Waiter):
     """A process: runs a generator of events, resuming it when each event is processed.
 
     Like ``simpy.Process`` it is an event too, triggered when the generator returns (its
     ``value`` is then the return value), so that another process may wait for it.
     """
 
-    __slots__ = ("generator",)
+    __slots__ = ("_send", "generator")
 
     def __init__(self, env: Kernel, generator: Generator[Any, Any, Any]) -> None:
         super().__init__(env, _PENDING)
         self.generator = generator
+        self._send: Callable[[Any], Any] = generator.send
+        """The generator's ``send``, looked up once: a process is resumed many times."""
         start = Wake(env)
         start.task = self
         env.schedule(start, URGENT)
@@ -149,17 +186,20 @@ class Task(_Event):
         """Send processed ``event``'s value into the generator and wait for the event it
         yields; one already processed is answered at once, as SimPy does. A failed event's
         exception is thrown into the generator."""
-        generator = self.generator
+        send = self._send
         while True:
             try:
-                if isinstance(event, Wake) or event._ok:
-                    event = generator.send(event._value)
+                if isinstance(event, Wake):
+                    # the common event, its value read as the native attribute it is
+                    event = send(event._value)
+                elif event._ok:
+                    event = send(event._value)
                 else:
                     event._defused = True
                     error = event._value
                     copy = type(error)(*error.args)
                     copy.__cause__ = error
-                    event = generator.throw(copy)
+                    event = self.generator.throw(copy)
             except StopIteration as stop:
                 self._finish(stop.value)
                 return
@@ -182,6 +222,12 @@ class Task(_Event):
         self._value = value
         self.env.schedule(self, NORMAL)
 
+    def _fire(self, kernel: Kernel) -> None:
+        callbacks = self.callbacks
+        self.callbacks = None
+        if callbacks:
+            kernel._callbacks(self, callbacks)
+
 
 class _Stop:
     """The callback that ends :meth:`Kernel.run` when its ``until`` event is processed."""
@@ -195,7 +241,7 @@ class _Stop:
         self.event = event
 
 
-class _Entry(_Keyed):
+class _Entry(Keyed):
     """Another event (one of SimPy's) in the compiled core's queue, with its key: time (s),
     priority, order."""
 
@@ -207,6 +253,9 @@ class _Entry(_Keyed):
         self.order = order
         self.event = event
 
+    def _fire(self, kernel: Kernel) -> None:
+        kernel._process(self.event)
+
 
 class Kernel(simpy.Environment):
     """The simulation's environment (see the module docstring); ``now`` in seconds."""
@@ -215,13 +264,13 @@ class Kernel(simpy.Environment):
 
     def __init__(self, initial_time: float = 0.0) -> None:
         self._now = initial_time
-        self._entries: list[_Keyed] = []
-        """The queue of the compiled core (a heap of the kernel's events and of
-        :class:`_Entry` for the others)."""
+        self._agenda = Agenda()
+        """The queue of the compiled core (the kernel's events and :class:`_Entry` for the
+        others)."""
         self._tuples: list[tuple[float, int, int, Any]] = []
         """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
         event) tuples)."""
-        self._order = 0
+        self._order: i64 = 0
         self._active_proc = None
         self._stop: _Stop | None = None
 
@@ -235,13 +284,18 @@ class Kernel(simpy.Environment):
         order = self._order
         self._order = order + 1
         if NATIVE_HEAP:
+            entry: Keyed
             if isinstance(event, _Event):
-                event.time = self._now + delay
-                event.priority = priority
-                event.order = order
-                _push(self._entries, event)
+                entry = event
+                entry.time = self._now + delay
+                entry.priority = priority
+                entry.order = order
             else:
-                _push(self._entries, _Entry(self._now + delay, priority, order, event))
+                entry = _Entry(self._now + delay, priority, order, event)
+            if delay == 0.0 and priority == NORMAL:
+                self._agenda.push_now(entry)
+            else:
+                self._agenda.push(entry)
         else:
             heappush(self._tuples, (self._now + delay, priority, order, event))
 
@@ -256,7 +310,10 @@ class Kernel(simpy.Environment):
             wake.time = self._now + delay
             wake.priority = NORMAL
             wake.order = order
-            _push(self._entries, wake)
+            if delay == 0.0:
+                self._agenda.push_now(wake)
+            else:
+                self._agenda.push(wake)
         else:
             heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
         # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
@@ -271,15 +328,16 @@ class Kernel(simpy.Environment):
     def peek(self) -> float:
         """The time of the next event (infinity when there is none)."""
         if NATIVE_HEAP:
-            return self._entries[0].time if self._entries else math.inf
+            time = self._agenda.peek()
+            return math.inf if time is None else time
         return self._tuples[0][0] if self._tuples else math.inf
 
     def _next(self) -> Any:
         """Take the next event off the queue and make its time now; None when there is none."""
         if NATIVE_HEAP:
-            if not self._entries:
+            entry = self._agenda.pop()
+            if entry is None:
                 return None
-            entry = _pop(self._entries)
             self._now = entry.time
             return entry.event if isinstance(entry, _Entry) else entry
         if not self._tuples:
@@ -314,40 +372,41 @@ class Kernel(simpy.Environment):
                 return until._value
             until.callbacks.append(stop)
         self._stop = stop
-        entries, tuples = self._entries, self._tuples
+        agenda, tuples = self._agenda, self._tuples
         try:
             while True:
-                # the next event (as _next, written out: this loop runs for every event)
+                # the next event (as _next and _process, written out: this loop runs for
+                # every event)
                 if NATIVE_HEAP:
-                    if not entries:
+                    entry = agenda.pop()
+                    if entry is None:
                         break
-                    entry = _pop(entries)
                     self._now = entry.time
-                    event: Any = entry.event if isinstance(entry, _Entry) else entry
+                    entry._fire(self)
                 else:
                     if not tuples:
                         break
                     self._now, _, _, event = heappop(tuples)
-                if isinstance(event, Wake):
-                    # the common event: a timeout some process waits for
-                    task = event.task
-                    callbacks = event.callbacks
-                    event.callbacks = None
-                    if task is not None:
-                        task.resume(event)
-                    if callbacks:
-                        self._callbacks(event, callbacks)
-                else:
-                    # SimPy's own events (a condition, an event a component fires), as
-                    # _process, written out
-                    handlers: list[Callback] = event.callbacks
-                    event.callbacks = None
-                    for callback in handlers:
-                        callback(event)
-                        if callback is stop:
-                            break
-                    if not event._ok and not hasattr(event, "_defused"):
-                        self._fail(event)
+                    if isinstance(event, Wake):
+                        # the common event: a timeout some process waits for (as
+                        # Wake._fire, which the compiled core calls)
+                        task = event.task
+                        callbacks = event.callbacks
+                        event.callbacks = None
+                        if task is not None:
+                            task.resume(event)
+                        if callbacks:
+                            self._callbacks(event, callbacks)
+                    else:
+                        # SimPy's own events (a condition, an event a component fires)
+                        handlers: list[Callback] = event.callbacks
+                        event.callbacks = None
+                        for callback in handlers:
+                            callback(event)
+                            if callback is stop:
+                                break
+                        if not event._ok and not hasattr(event, "_defused"):
+                            self._fail(event)
                 if stop.event is not None:
                     if not until._ok:
                         raise until._value
@@ -392,53 +451,3 @@ class Kernel(simpy.Environment):
             callback(event)
             if callback is stop:
                 return
-
-
-def _before(a: _Keyed, b: _Keyed) -> bool:
-    """Whether queue entry ``a`` comes before ``b`` (time, then priority, then order)."""
-    if a.time != b.time:
-        return a.time < b.time
-    if a.priority != b.priority:
-        return a.priority < b.priority
-    return a.order < b.order
-
-
-def _push(heap: list[_Keyed], entry: _Keyed) -> None:
-    """Add ``entry`` to the binary heap ``heap``."""
-    heap.append(entry)
-    i = len(heap) - 1
-    while i > 0:
-        parent = (i - 1) >> 1
-        above = heap[parent]
-        if not _before(entry, above):
-            break
-        heap[i] = above
-        i = parent
-    heap[i] = entry
-
-
-def _pop(heap: list[_Keyed]) -> _Keyed:
-    """Remove and return the first entry of the non-empty binary heap ``heap``."""
-    last = heap.pop()
-    n = len(heap)
-    if n == 0:
-        return last
-    first = heap[0]
-    i = 0
-    while True:
-        child = 2 * i + 1
-        if child >= n:
-            break
-        # each entry read once: a read from the list checks the entry's type
-        low = heap[child]
-        other = child + 1
-        if other < n:
-            right = heap[other]
-            if _before(right, low):
-                child, low = other, right
-        if not _before(low, last):
-            break
-        heap[i] = low
-        i = child
-    heap[i] = last
-    return first

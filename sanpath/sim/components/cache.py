@@ -91,20 +91,12 @@ class ReadAhead:
             if length <= 0:
                 break
             join = self.lun.pool.start_read(self.lun.base + start, length, now)
-            callbacks = join.callbacks
-            assert callbacks is not None  # just made: not yet processed
-            callbacks.append(_record_departures)
+            join.settle_when_fired()
             stream.chunks.append((start, start + length, join))
             stream.prefetched_to = start + length
         while stream.chunks and stream.chunks[0][1] <= offset:
             stream.chunks.popleft()
         return [join.waited() for lo, _, join in stream.chunks if lo < end and not join.processed]
-
-
-def _record_departures(join: simpy.Event) -> None:
-    """When a prefetch's read has fired: record its drives' departures (:meth:`Join.settle`)."""
-    assert isinstance(join, Join)
-    join.settle(join.env.now)
 
 
 class _Extent:

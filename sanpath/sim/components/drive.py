@@ -31,11 +31,10 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 import simpy
-from simpy.events import NORMAL
 
 from sanpath.layout.geometry import CYLINDERS, seek_curve
 from sanpath.sim.forkjoin import Signal
-from sanpath.sim.kernel import Kernel
+from sanpath.sim.kernel import NORMAL, Kernel, Waiter
 from sanpath.sim.station import FcfsServer, Station
 from sanpath.spec import HddSpec, SsdSpec, TextbookDriveSpec
 
@@ -78,26 +77,35 @@ class DriveOp:
         self.xfer = 0.0
 
 
-class Join(Signal):
-    """Waits for every operation of one array I/O: an event that fires when the last is done.
+class Join:
+    """Waits for every operation of one array I/O: its ``event`` fires when the last is done.
 
     Operations on FCFS drives know their completion time when submitted; those on an HDD
     report back when served. ``queue_wait`` is the time the last-finishing operation spent
     in the array's queue before the drive accepted it (the LUN-queue part of the latency).
 
-    A :class:`~sanpath.sim.forkjoin.Signal` (the kernel's event), scheduled when the last
-    operation is done, so the kernel resumes the process waiting for it directly.
+    The event is a ``Signal`` (:mod:`sanpath.sim.forkjoin`, the kernel's own), scheduled when
+    the last operation is done, so the kernel resumes the process waiting for it directly.
     """
 
-    __slots__ = ("_deferred", "latest", "queue_wait", "remaining")
+    __slots__ = ("_deferred", "event", "latest", "queue_wait", "remaining")
 
     def __init__(self, env: Kernel, now: float) -> None:
-        super().__init__(env)
+        self.event = Signal(env)
         self.remaining = 0
         self.latest = now
         self.queue_wait = 0.0
         self._deferred: list[tuple[Station, float, float, float]] | None = None
         """The FCFS operations' departures to record (made on the first)."""
+
+    @property
+    def processed(self) -> bool:
+        """True once the event has fired and been processed."""
+        return self.event.callbacks is None
+
+    def waited(self) -> simpy.Event:
+        """The event to wait on, as a process yields it."""
+        return self.event.waited()
 
     def known(self, station: Station, t_arrive: float, t_start: float, t_done: float) -> None:
         """An operation whose departure ``t_done`` is already known."""
@@ -118,14 +126,15 @@ class Join(Signal):
             self._fire(now)
 
     def close(self, now: float) -> Join:
-        """Every operation submitted (at ``now``): return the event to wait on (the join)."""
+        """Every operation submitted (at ``now``): return the join, whose event to wait on."""
         if self.remaining == 0:
             self._fire(now)
         return self
 
     def _fire(self, now: float) -> None:
         delay = self.latest - now
-        self.env.schedule(self, delay=delay if delay > 0 else 0.0)
+        event = self.event
+        event.env.schedule(event, delay=delay if delay > 0 else 0.0)
 
     def settle(self, now: float) -> None:
         """Record the departures of the FCFS operations (call once the event fired)."""
@@ -133,6 +142,16 @@ class Join(Signal):
             return
         for station, t_arrive, t_start, t_done in self._deferred:
             station.depart(now, t_arrive, t_start, t_done)
+
+    def settle_when_fired(self) -> None:
+        """Record the departures when the event is processed (a prefetch nobody waits for
+        yet: they are recorded before any process that waits for it resumes)."""
+        callbacks = self.event.callbacks
+        assert callbacks is not None  # not yet processed
+        callbacks.append(self._fired)
+
+    def _fired(self, event: Any) -> None:
+        self.settle(self.event.env._now)
 
 
 class Drive:
@@ -152,7 +171,7 @@ class Drive:
         raise NotImplementedError
 
 
-class Hdd(Drive):
+class Hdd(Drive, Waiter):
     """A hard disk with a seek curve, rotation, zoned transfer and a reordering command queue."""
 
     event_driven = True
@@ -191,7 +210,8 @@ class Hdd(Drive):
         # every operation (the drive serves one at a time), instead of a new Timeout each
         # time; made when the drive first serves one.
         self._served: Signal | None = None
-        self._on_served: list[Callable[[Any], None]] = [self._finish]
+        self._no_callbacks: list[Callable[[Any], None]] = []
+        """The event's callbacks when scheduled: none (the kernel resumes the drive)."""
 
     @property
     def outstanding(self) -> int:
@@ -203,7 +223,8 @@ class Hdd(Drive):
         rate = self.rate_outer - self.rate_span * x
         op.x = x
         op.xfer = op.size / rate
-        op.theta = (op.offset / (rate * self.rev)) % 1.0
+        turns = op.offset / (rate * self.rev)
+        op.theta = turns - math.floor(turns)  # turns % 1.0 without fmod (see _shortest)
         self.station.arrive(now)
         if len(self.tcq) < self.depth:
             op.t_accept = now
@@ -237,17 +258,19 @@ class Hdd(Drive):
             else:
                 op = tcq[0]
                 positioning = self._positioning(op, now)
-            if tcq[0] is op:
-                del tcq[0]  # the oldest: no search (list.remove compares the others)
-            else:
-                tcq.remove(op)
+            # by identity, from the oldest (list.remove would compare the others with ==)
+            i = 0
+            while tcq[i] is not op:
+                i += 1
+            tcq.pop(i)
         self.busy = True
         self.current = op
         op.t_start = now
         served = self._served
         if served is None:
             served = self._served = Signal(cast(Kernel, self.env))
-        served.callbacks = self._on_served  # the kernel sets it to None when it processes it
+            served.task = self  # the kernel calls resume when the operation ends
+        served.callbacks = self._no_callbacks  # the kernel sets them to None when processed
         served.env.schedule(served, NORMAL, positioning + op.xfer)
 
     def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
@@ -324,7 +347,10 @@ class Hdd(Drive):
                     seek = 0.0
                 if seek - credit >= best_score:
                     continue  # the rotational wait only adds to the seek: cannot be shorter
-                p = seek + ((op.theta - (t_ready + seek) / rev) % 1.0) * rev
+                turns = op.theta - (t_ready + seek) / rev
+                # the wait as a fraction of a turn: turns % 1.0 to the last bit, without C's
+                # fmod, whose long division costs more than the rest of this loop
+                p = seek + (turns - math.floor(turns)) * rev
             score = p - credit
             if score < best_score:
                 best, best_score, best_op = p, score, op
@@ -344,10 +370,12 @@ class Hdd(Drive):
         else:
             seek = 0.0
         rev = self.rev
-        return overhead + (seek + ((op.theta - (now + overhead + seek) / rev) % 1.0) * rev)
+        turns = op.theta - (now + overhead + seek) / rev
+        return overhead + (seek + (turns - math.floor(turns)) * rev)  # % 1.0 as in _shortest
 
-    def _finish(self, _event: simpy.Event) -> None:
-        now = self.env.now
+    def resume(self, served: Signal) -> None:
+        """The operation in service ends: ``served`` (the drive's event) is processed now."""
+        now = served.env._now  # the kernel's attribute: read natively, for every operation
         op = self.current
         assert op is not None
         self.busy = False
