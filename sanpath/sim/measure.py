@@ -70,6 +70,9 @@ They are kept as attributes of :class:`Measurement` of the same names (updated f
 command: an attribute costs less than a dictionary entry) and gathered at the end."""
 
 
+_add = operator.add
+
+
 class Measurement:
     """The statistics of one run of ``scenario`` on ``topology`` (times in seconds).
 
@@ -213,7 +216,7 @@ class Measurement:
                 self.progress(self)
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
-        self.breakdown = list(map(operator.add, self.breakdown, layers))
+        self.breakdown = list(map(_add, self.breakdown, layers))
         if write:
             self.bytes_written += size
             self.write_latency += latency

@@ -139,7 +139,8 @@ class Station:
             self.completions += 1
             self.present_sum -= t_arrive
             self.sojourn_sum += t_depart - t_arrive
-            self.wait_sum += t_start - t_arrive
+            if t_start != t_arrive:  # adding a zero wait leaves the sum as it is
+                self.wait_sum += t_start - t_arrive
             service = t_depart - t_start
             self.service_sum += service
             if self.held < 0:
