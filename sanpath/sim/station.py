@@ -246,8 +246,8 @@ class SlotPool:
         st = self.station
         if cap is None or held < cap:
             self.held = held + 1
-            # the station's arrival and its slot taken at once (written out: two slots are
-            # taken per command this way)
+            # the station's arrival and its slot taken at once, written out: four slots are
+            # taken per command
             n = st.n
             st.area += n * (now - st.t_last)
             st.t_last = now
@@ -269,23 +269,11 @@ class SlotPool:
     def try_acquire(self, now: float) -> bool:
         """Take a slot if one is free; otherwise count a rejection (QUEUE FULL)."""
         cap = self.capacity
-        held = self.held
-        st = self.station
-        if cap is None or held < cap:
-            self.held = held + 1
-            # as in acquire, written out
-            n = st.n
-            st.area += n * (now - st.t_last)
-            st.t_last = now
-            st.n = n + 1
-            st.present_sum += now
-            held = st.held
-            st.busy += held * (now - st.held_since)
-            st.held_since = now
-            st.held = held + 1
-            return True
-        st.rejected += 1
-        return False
+        if cap is not None and self.held >= cap:
+            self.station.rejected += 1
+            return False
+        self.acquire(now)  # a slot is free: granted now
+        return True
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """A command that arrived at ``t_arrive`` and took its slot at ``t_start`` gives it
