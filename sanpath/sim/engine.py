@@ -23,14 +23,14 @@ the path a SCSI command takes:
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
-Step 1 is written out in :meth:`Simulation.command` (a host's processors, when modelled,
-in :meth:`Simulation._host_work`): every step that can wait is a generator level each wake-up
-of the command passes through, so the trip keeps few. The others are named methods:
-:meth:`Simulation._admit` (2-5, with QUEUE FULL and its retry in
-:meth:`Simulation._queue_full`), :meth:`Simulation._write_data` (6),
-:meth:`Simulation._read_data` (7) and :meth:`Simulation._release` (8). The links a transfer
-crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
-over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
+The steps every command takes (1-5, 7 and 8) are written out in :meth:`Simulation.command`:
+every step that can wait in a method of its own would be a generator level each wake-up of
+the command passes through, and every call costs the pure-Python core more than the few
+statements it runs. The others are named methods: a host's processors, when modelled
+(:meth:`Simulation._host_work`), QUEUE FULL and its retry (:meth:`Simulation._queue_full`)
+and the write's data (:meth:`Simulation._write_data`, 6). The links a transfer crosses are
+built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer over them is
+:meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
