@@ -23,14 +23,14 @@ the path a SCSI command takes:
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
-Step 1 is written out in :meth:`Simulation.command` (a host's processors, when modelled,
-in :meth:`Simulation._host_work`): every step that can wait is a generator level each wake-up
-of the command passes through, so the trip keeps few. The others are named methods:
-:meth:`Simulation._admit` (2-5, with QUEUE FULL and its retry in
-:meth:`Simulation._queue_full`), :meth:`Simulation._write_data` (6),
-:meth:`Simulation._read_data` (7) and :meth:`Simulation._release` (8). The links a transfer
-crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
-over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
+The steps every command takes (1-5, 7 and 8) are written out in :meth:`Simulation.command`:
+every step that can wait in a method of its own would be a generator level each wake-up of
+the command passes through, and every call costs the pure-Python core more than the few
+statements it runs. The others are named methods: a host's processors, when modelled
+(:meth:`Simulation._host_work`), QUEUE FULL and its retry (:meth:`Simulation._queue_full`)
+and the write's data (:meth:`Simulation._write_data`, 6). The links a transfer crosses are
+built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer over them is
+:meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
@@ -129,23 +129,28 @@ class Simulation:
         ``fork`` is the fork-join of a split I/O the command is part of; without one the
         command is a whole application I/O, and counts the I/O's issue and completion
         itself (one process level less than wrapping it). Returns the completion time (s).
+
+        The steps every command takes are written out here rather than called: each wake-up
+        of the command passes through every generator level it is in, and each call costs
+        the pure-Python core more than the statements it runs.
         """
         env, measure, host, layers = self.env, self.measure, cmd.host, cmd.layers
-        t_issue, key = measure.issue(cmd.size, host.index) if fork is None else (0.0, -1)
-        route = host.select(cmd.lun.index, cmd.size)
+        lun, size = cmd.lun, cmd.size
         now = env._now  # the attribute, not the property: read on every step of the trip
+        key = measure.issue(now, size, host.index) if fork is None else -1
+        t_issue = now
+        route = host.select(lun.index, size)
         cmd.device.begin(now)
-        measure.commands += 1
         measure.commands_issued += 1
         # 1. the host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
         # and completion work) while the command holds its queue slot
-        cmd.t_host = now
+        t_host = now
         ev = route.host_queue.acquire(now)
         if ev is not None:
             yield ev
             now = env._now
-        cmd.t_host_start = now
-        layers[HOST_QUEUE] += now - cmd.t_host
+        t_host_start = now
+        layers[HOST_QUEUE] += now - t_host
         if host.cpu is None:
             # _host_work without processors, written out: most hosts, and no process level
             host_time = host.io_time()
@@ -156,16 +161,114 @@ class Simulation:
         else:
             now, spent = yield from self._host_work(host, now)
             layers[HOST] += spent
-        route.hba_port.bytes_in_flight += cmd.size
-        now = yield from self._admit(cmd, route, now)  # 2. to 5.
+        hba_port = route.hba_port
+        hba_port.bytes_in_flight += size
+        hba_slots, hba_cpu, port = route.hba_slots, hba_port.cpu, route.array_port
+        controller, one_way = self.controller, self.one_way
+        while True:
+            # 2. HBA command slot and processing; 3. command frame to the array
+            t_slot = now
+            ev = hba_slots.acquire(now)
+            if ev is not None:
+                yield ev
+                now = env._now
+            t_slot_start = now
+            start, done = hba_cpu.reserve(now, hba_port.command_time())
+            arrive = done + one_way
+            if arrive > now:
+                yield env.timeout(arrive - now)
+                now = env._now
+            hba_cpu.station.depart(now, t_slot_start, start, done)
+            t_sent = done  # the command frame leaves the HBA: an exchange begins
+            layers[HBA] += done - t_slot
+            layers[FABRIC] += arrive - done
+            # 4. the front end admits the command into the port's and the LUN's queues, or
+            # answers QUEUE FULL and the host tries again
+            t_port = now
+            if not port.queue.try_acquire(now):
+                measure.counters["port_qfull"] += 1
+                yield from self._queue_full(cmd, route, ARRAY_PORT, t_sent, t_slot, t_slot_start)
+                now = env._now
+                continue
+            if not lun.queue.try_acquire(now):
+                port.queue.release(now, t_port, t_port)
+                measure.counters["lun_qfull"] += 1
+                yield from self._queue_full(cmd, route, LUN_QUEUE, t_sent, t_slot, t_slot_start)
+                now = env._now
+                continue
+            break
+        # 5. controller
+        start, done = controller.reserve(
+            now, self.controller_write_time() if cmd.write else self.controller_time()
+        )
+        if done > now:
+            yield env.timeout(done - now)
+            now = env._now
+        controller.station.depart(now, t_port, start, done)
+        layers[CONTROLLER] += done - t_port
+        if self.cross_time > 0.0 and port.controller != lun.owner:
+            yield env.timeout(self.cross_time)
+            now = env._now
+            layers[CONTROLLER] += self.cross_time
         if cmd.write:
-            now = yield from self._write_data(cmd, route, now)  # 6.
+            now = yield from self._write_data(cmd, route, t_port)  # 6.
         else:
-            now = yield from self._read_data(cmd, route, now)  # 7.
-        self._release(cmd, route, now, fork)  # 8.
+            # 7. the cache serves the read (a hit or read-ahead) or RAID reads the member
+            # drives; the LUN queue slot is given back and the data crosses back to the host
+            t = now
+            readahead = lun.readahead
+            events = readahead.lookup(cmd.offset, size) if readahead is not None else None
+            if events is not None:
+                measure.counters["read_ahead_hits"] += 1
+                for ev in events:
+                    if not ev.processed:
+                        yield ev
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                now = env._now
+                layers[CACHE] += now - t
+            elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
+                measure.counters["cache_hits"] += 1
+                if self.hit_time > 0:
+                    yield env.timeout(self.hit_time)
+                    now = env._now
+                layers[CACHE] += now - t
+            else:
+                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+                yield join  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
+                now = env._now
+                join.settle(now)
+                wait = join.queue_wait
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_port, t_port)  # held since admission
+            now = yield from self.transfers.move(layers, route.read_legs, size, now)
+        # 8. every slot given back, the throttle told, the command counted, a split I/O joined
+        port.queue.release(now, t_port, t_port)
+        hba_slots.release(now, t_slot, t_slot_start)
+        route.host_queue.release(now, t_host, t_host_start)
+        hba_port.bytes_in_flight -= size
+        if route.throttle is not None:
+            route.throttle.on_good(now)
+        measure.commands_completed += 1
+        measure.command_bytes_completed += size
+        latency = sum(layers)
+        measuring = measure.measuring
+        cmd.device.end(now, cmd.write, size, latency, layers, measuring)
+        if measuring:
+            measure.command_latency.record(latency)
+            if measure.exchanges is not None:
+                # What a switch probe sees: from the command frame leaving the HBA to the
+                # status coming back (host queue and HBA slot waits excluded).
+                measure.exchanges.add(now, now - t_sent, size)
         if fork is None:
-            lun, size = cmd.lun, cmd.size
             measure.complete(now, key, t_issue, host, lun, cmd.workload, size, cmd.write, layers)
+        else:
+            fork.remaining -= 1
+            if fork.remaining == 0:
+                fork.last_layers = layers
+                if fork.event is not None:
+                    fork.event.succeed()
         return now
 
     def _host_work(
@@ -188,71 +291,22 @@ class Simulation:
             spent += host_time
         return now, spent
 
-    def _admit(self, cmd: Command, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
-        """2.-5. From the HBA slot to a place in the array's LUN queue.
-
-        The HBA gives the command a slot and spends ``command_time`` on it; the command
-        frame crosses the fabric; the array's front end admits it into the port's shared
-        queue and the LUN's queue, then the controller spends its time. A full port or LUN
-        queue answers QUEUE FULL (:meth:`_queue_full`) and the host tries again."""
-        env = self.env
-        layers = cmd.layers
-        counters = self.measure.counters
-        one_way = self.one_way
-        hba_port, port, lun = route.hba_port, route.array_port, cmd.lun
-        hba_slots, hba_cpu, controller = route.hba_slots, hba_port.cpu, self.controller
-        while True:
-            # 2. HBA command slot and processing; 3. command frame to the array
-            t_slot = cmd.t_slot = now
-            ev = hba_slots.acquire(now)
-            if ev is not None:
-                yield ev
-                now = env._now
-            t_slot_start = cmd.t_slot_start = now
-            start, done = hba_cpu.reserve(now, hba_port.command_time())
-            arrive = done + one_way
-            if arrive > now:
-                yield env.timeout(arrive - now)
-                now = env._now
-            hba_cpu.station.depart(now, t_slot_start, start, done)
-            cmd.t_sent = done  # the command frame leaves the HBA: an exchange begins
-            layers[HBA] += done - t_slot
-            layers[FABRIC] += arrive - done
-            # 4. the front end admits the command into the port's and the LUN's queues
-            t_port = cmd.t_port = now
-            if not port.queue.try_acquire(now):
-                counters["port_qfull"] += 1
-                yield from self._queue_full(cmd, route, ARRAY_PORT)
-                now = env._now
-                continue
-            if not lun.queue.try_acquire(now):
-                port.queue.release(now, t_port, t_port)
-                counters["lun_qfull"] += 1
-                yield from self._queue_full(cmd, route, LUN_QUEUE)
-                now = env._now
-                continue
-            # 5. controller
-            start, done = controller.reserve(
-                now, self.controller_write_time() if cmd.write else self.controller_time()
-            )
-            if done > now:
-                yield env.timeout(done - now)
-                now = env._now
-            controller.station.depart(now, t_port, start, done)
-            layers[CONTROLLER] += done - t_port
-            if self.cross_time > 0.0 and port.controller != lun.owner:
-                yield env.timeout(self.cross_time)
-                now = env._now
-                layers[CONTROLLER] += self.cross_time
-            return now
-
-    def _queue_full(self, cmd: Command, route: Route, layer: int) -> Proc:
+    def _queue_full(
+        self,
+        cmd: Command,
+        route: Route,
+        layer: int,
+        t_sent: float,
+        t_slot: float,
+        t_slot_start: float,
+    ) -> Proc:
         """QUEUE FULL: ``array.qfull_time`` of the controller (waiting for a core like any
         command), the status back, the HBA slot freed, the throttle told; the host handles
         the status (:meth:`_host_work`) and retries after ``retry_delay``, competing anew
         with every other arrival. The time counts to ``layer`` (the queue that refused). To
-        a switch probe the refused command is an exchange of its own, from ``cmd.t_sent``
-        (its frame left the HBA) to the status; the retry is a new exchange."""
+        a switch probe the refused command is an exchange of its own, from ``t_sent`` (its
+        frame left the HBA) to the status; the retry is a new exchange. The command asked
+        for its HBA slot at ``t_slot`` and got it at ``t_slot_start``."""
         env = self.env
         measure = self.measure
         t = env._now
@@ -268,8 +322,8 @@ class Simulation:
         yield env.timeout(self.one_way)
         now = env._now
         if measure.exchanges is not None:
-            measure.exchanges.add(now, now - cmd.t_sent, 0)
-        route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
+            measure.exchanges.add(now, now - t_sent, 0)
+        route.hba_slots.release(now, t_slot, t_slot_start)
         self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._host_work(cmd.host, now)
         yield env.timeout(cmd.host.retry_delay)
@@ -277,10 +331,11 @@ class Simulation:
         cmd.layers[layer] += env._now - t
 
     def _write_data(
-        self, cmd: Command, route: Route, now: float
+        self, cmd: Command, route: Route, t_port: float
     ) -> Generator[simpy.Event, Any, float]:
         """6. XFER_RDY back to the host, the data to the array, then write-back cache or
-        RAID (write-aside); the LUN queue slot is given back and the status returns."""
+        RAID (write-aside); the LUN queue slot (held since ``t_port``) is given back and the
+        status returns."""
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
@@ -310,76 +365,12 @@ class Simulation:
             now = env._now
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
+        lun.queue.release(now, t_port, t_port)  # held since admission
         if one_way > 0:
             yield env.timeout(one_way)
             now = env._now
             layers[FABRIC] += one_way
         return now
-
-    def _read_data(
-        self, cmd: Command, route: Route, now: float
-    ) -> Generator[simpy.Event, Any, float]:
-        """7. The cache serves the read (a hit or read-ahead) or RAID reads the member
-        drives; the LUN queue slot is given back and the data crosses back to the host."""
-        env = self.env
-        layers = cmd.layers
-        lun, size = cmd.lun, cmd.size
-        t = now
-        events = lun.readahead.lookup(cmd.offset, size) if lun.readahead is not None else None
-        if events is not None:
-            self.measure.counters["read_ahead_hits"] += 1
-            for ev in events:
-                if not ev.processed:
-                    yield ev
-            if self.hit_time > 0:
-                yield env.timeout(self.hit_time)
-            now = env._now
-            layers[CACHE] += now - t
-        elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
-            self.measure.counters["cache_hits"] += 1
-            if self.hit_time > 0:
-                yield env.timeout(self.hit_time)
-                now = env._now
-            layers[CACHE] += now - t
-        else:
-            join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-            yield join.waited()
-            now = env._now
-            join.settle(now)
-            wait = join.queue_wait
-            layers[LUN_QUEUE] += wait
-            layers[DRIVE] += now - t - wait
-        lun.queue.release(now, cmd.t_port, cmd.t_port)  # held since admission
-        now = yield from self.transfers.move(layers, route.read_legs, size, now)
-        return now
-
-    def _release(self, cmd: Command, route: Route, now: float, fork: ChildJoin | None) -> None:
-        """8. Give every slot back, tell the throttle, count the command, join a split I/O."""
-        route.array_port.queue.release(now, cmd.t_port, cmd.t_port)
-        route.hba_slots.release(now, cmd.t_slot, cmd.t_slot_start)
-        route.host_queue.release(now, cmd.t_host, cmd.t_host_start)
-        route.hba_port.bytes_in_flight -= cmd.size
-        if route.throttle is not None:
-            route.throttle.on_good(now)
-        measure = self.measure
-        measure.commands_completed += 1
-        measure.command_bytes_completed += cmd.size
-        layers = cmd.layers
-        latency = sum(layers)
-        cmd.device.end(now, cmd.write, cmd.size, latency, layers, measure.measuring)
-        if measure.measuring:
-            measure.command_latency.record(latency)
-            if measure.exchanges is not None:
-                # What a switch probe sees: from the command frame leaving the HBA to the
-                # status coming back (host queue and HBA slot waits excluded).
-                measure.exchanges.add(now, now - cmd.t_sent, cmd.size)
-        if fork is not None:
-            fork.remaining -= 1
-            if fork.remaining == 0:
-                fork.last_layers = layers
-                if fork.event is not None:
-                    fork.event.succeed()
 
     # -- application I/Os -------------------------------------------------------------------
 
@@ -397,8 +388,9 @@ class Simulation:
     def _split_io(self, cmd: Command, limit: int) -> Proc:
         """An application I/O (``cmd``) larger than ``limit``, split (:meth:`_split`)."""
         measure = self.measure
-        t_issue, key = measure.issue(cmd.size, cmd.host.index)
+        t_issue = self.env._now
         size = cmd.size
+        key = measure.issue(t_issue, size, cmd.host.index)
         layers = yield from self._split(cmd, limit)
         measure.complete(
             self.env._now, key, t_issue, cmd.host, cmd.lun, cmd.workload, size, cmd.write, layers

@@ -35,6 +35,9 @@ from sanpath.spec import CopySpec, Scenario, WorkloadSpec
 
 Proc = Generator[simpy.Event, Any, Any]
 
+N_LAYERS = len(LAYERS)
+"""The number of latency-breakdown layers."""
+
 IoProcess = Callable[[HostInstance, Lun, int, int, bool, int], Proc]
 """Runs one application I/O: (host, LUN, offset in bytes, size in bytes, is a write)."""
 
@@ -44,28 +47,9 @@ class Command:
 
     ``layers`` accumulates the seconds spent in each latency-breakdown layer
     (see :data:`sanpath.results.LAYERS`); they add up to the command's latency.
-
-    The ``t_*`` times (s) are when the command reached and got each place it holds until
-    it completes: the host queue, the HBA slot, the array port; ``t_sent`` is when its
-    command frame left the HBA (an exchange began, as a switch probe sees it).
     """
 
-    __slots__ = (
-        "device",
-        "host",
-        "layers",
-        "lun",
-        "offset",
-        "size",
-        "t_host",
-        "t_host_start",
-        "t_port",
-        "t_sent",
-        "t_slot",
-        "t_slot_start",
-        "workload",
-        "write",
-    )
+    __slots__ = ("device", "host", "layers", "lun", "offset", "size", "workload", "write")
 
     def __init__(
         self,
@@ -86,13 +70,7 @@ class Command:
         self.offset = offset
         self.size = size
         self.write = write
-        self.layers = [0.0] * len(LAYERS)
-        self.t_host = 0.0
-        self.t_host_start = 0.0
-        self.t_slot = 0.0
-        self.t_slot_start = 0.0
-        self.t_sent = 0.0
-        self.t_port = 0.0
+        self.layers = [0.0] * N_LAYERS
 
 
 class CopyFile:

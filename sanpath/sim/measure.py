@@ -70,6 +70,9 @@ They are kept as attributes of :class:`Measurement` of the same names (updated f
 command: an attribute costs less than a dictionary entry) and gathered at the end."""
 
 
+_add = operator.add
+
+
 class Measurement:
     """The statistics of one run of ``scenario`` on ``topology`` (times in seconds).
 
@@ -121,9 +124,10 @@ class Measurement:
         self.write_latency = 0.0
         """Sum of the measured writes' latencies (s)."""
         self.counters = dict.fromkeys(COUNTERS, 0)
-        """The window's event counters; ``commands`` is kept in :attr:`commands` instead."""
-        self.commands = 0
-        """Commands started in the window (``counters["commands"]`` of the result)."""
+        """The window's event counters; ``commands`` is counted from :attr:`commands_issued`."""
+        self.commands_before = 0
+        """Commands started before the window opened (``counters["commands"]`` of the result
+        is :attr:`commands_issued` less these: one count per command instead of two)."""
         self.stop = simpy.Event(env)
         self.stopped = False
         """True once :attr:`stop` is triggered (read for every I/O: cheaper than the event)."""
@@ -150,16 +154,15 @@ class Measurement:
         self.luns = len(topology.luns)
         """The number of LUNs (for the keys of :attr:`devices`)."""
 
-    def issue(self, size: int, host: int) -> tuple[float, int]:
-        """Count an application I/O of ``size`` bytes issued now by host number ``host``;
-        (issue time, issue number)."""
-        t_issue = self.env.now
+    def issue(self, now: float, size: int, host: int) -> int:
+        """Count an application I/O of ``size`` bytes issued at ``now`` (the current time) by
+        host number ``host``; its issue number."""
         self.host_issued[host] += 1
         key = self.ios_issued
         self.ios_issued = key + 1
         self.bytes_issued += size
-        self.in_flight[key] = t_issue
-        return t_issue, key
+        self.in_flight[key] = now
+        return key
 
     def device(self, host: HostInstance, lun: Lun) -> DeviceCounter:
         """``host``'s view of ``lun`` (made on first use)."""
@@ -213,7 +216,7 @@ class Measurement:
                 self.progress(self)
         if self.timeseries is not None:
             self.timeseries.add(now, latency, size)
-        self.breakdown = list(map(operator.add, self.breakdown, layers))
+        self.breakdown = list(map(_add, self.breakdown, layers))
         if write:
             self.bytes_written += size
             self.write_latency += latency
@@ -247,7 +250,7 @@ class Measurement:
             station.reset(now)
         for key in self.counters:
             self.counters[key] = 0
-        self.commands = 0
+        self.commands_before = self.commands_issued
         self.groups.reset()
         self.group_qfull = [[0] * len(q) for q in self.group_qfull]
         for device in self.devices.values():
@@ -316,7 +319,7 @@ class Measurement:
         notes = trace_notes(self.run_spec, info.stopped_by, self.control.completed, n)
         warnings = [*notes, *warnings]
         counters = dict(self.counters)
-        counters["commands"] = self.commands
+        counters["commands"] = self.commands_issued - self.commands_before
         counters["forced_flushes"] = cache.forced_flushes
         groups = self._group_figures(span)
         devices = self._device_figures(now, span)

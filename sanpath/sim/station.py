@@ -115,16 +115,6 @@ class Station:
         self.held_since = now
         self.held += delta
 
-    def grant(self, now: float) -> None:
-        """A command enters a slot station at ``now`` and takes a slot at once."""
-        self.area += self.n * (now - self.t_last)
-        self.t_last = now
-        self.n += 1
-        self.present_sum += now
-        self.busy += self.held * (now - self.held_since)
-        self.held_since = now
-        self.held += 1
-
     def arrive(self, now: float) -> None:
         """A command enters the station at ``now``."""
         self.area += self.n * (now - self.t_last)
@@ -142,13 +132,15 @@ class Station:
         w0 = self.window_start
         if t_arrive > w0 and t_start >= w0 and t_depart > w0:
             # The common case, the whole stay inside the window: the sums below, unclipped.
-            self.area += self.n * (now - self.t_last) - (now - t_depart)
+            n = self.n
+            self.area += n * (now - self.t_last) - (now - t_depart)
             self.t_last = now
-            self.n -= 1
+            self.n = n - 1
             self.completions += 1
             self.present_sum -= t_arrive
             self.sojourn_sum += t_depart - t_arrive
-            self.wait_sum += t_start - t_arrive
+            if t_start != t_arrive:  # adding a zero wait leaves the sum as it is
+                self.wait_sum += t_start - t_arrive
             service = t_depart - t_start
             self.service_sum += service
             if self.held < 0:
@@ -250,11 +242,23 @@ class SlotPool:
     def acquire(self, now: float) -> simpy.Event | None:
         """Take a slot: None if granted now, else an event that fires when granted."""
         cap = self.capacity
-        if cap is None or self.held < cap:
-            self.held += 1
-            self.station.grant(now)
+        held = self.held
+        st = self.station
+        if cap is None or held < cap:
+            self.held = held + 1
+            # the station's arrival and its slot taken at once, written out: four slots are
+            # taken per command
+            n = st.n
+            st.area += n * (now - st.t_last)
+            st.t_last = now
+            st.n = n + 1
+            st.present_sum += now
+            held = st.held
+            st.busy += held * (now - st.held_since)
+            st.held_since = now
+            st.held = held + 1
             return None
-        self.station.arrive(now)
+        st.arrive(now)
         event = simpy.Event(self._env)
         waiters = self.waiters
         if waiters is None:
@@ -265,26 +269,23 @@ class SlotPool:
     def try_acquire(self, now: float) -> bool:
         """Take a slot if one is free; otherwise count a rejection (QUEUE FULL)."""
         cap = self.capacity
-        if cap is None or self.held < cap:
-            self.held += 1
-            self.station.grant(now)
-            return True
-        self.station.rejected += 1
-        return False
+        if cap is not None and self.held >= cap:
+            self.station.rejected += 1
+            return False
+        self.acquire(now)  # a slot is free: granted now
+        return True
 
     def release(self, now: float, t_arrive: float, t_start: float) -> None:
         """A command that arrived at ``t_arrive`` and took its slot at ``t_start`` gives it
         back at ``now``, to the first waiter or to the pool; its station records the
         departure (:meth:`Station.depart` at ``now``, written out here: four slots are given
         back per command; a slot station counts its busy time from the slots held)."""
-        cap = self.capacity
-        waiters = self.waiters
-        handed_on = bool(waiters) and (cap is None or self.held <= cap)
         st = self.station
         w0 = st.window_start
-        st.area += st.n * (now - st.t_last)
+        n = st.n
+        st.area += n * (now - st.t_last)
         st.t_last = now
-        st.n -= 1
+        st.n = n - 1
         st.completions += 1
         if t_arrive > w0:
             st.present_sum -= t_arrive
@@ -293,15 +294,20 @@ class SlotPool:
             st.present_sum -= w0
             if now > w0:
                 st.sojourn_sum += now - w0
-        st.wait_sum += t_start - t_arrive
+        if t_start != t_arrive:  # adding a zero wait leaves the sum as it is
+            st.wait_sum += t_start - t_arrive
         st.service_sum += now - t_start
-        if handed_on and waiters is not None:
-            waiters.popleft().succeed()  # the slot passes to the first waiter
-        else:
-            self.held -= 1
-            st.busy += st.held * (now - st.held_since)
-            st.held_since = now
-            st.held -= 1
+        waiters = self.waiters
+        if waiters:
+            cap = self.capacity
+            if cap is None or self.held <= cap:
+                waiters.popleft().succeed()  # the slot passes to the first waiter
+                return
+        self.held -= 1
+        held = st.held
+        st.busy += held * (now - st.held_since)
+        st.held_since = now
+        st.held = held - 1
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""
@@ -328,14 +334,16 @@ class FcfsServer:
     def reserve(self, now: float, service: float) -> tuple[float, float]:
         """Queue a command needing ``service`` seconds at ``now``; return (start, departure)."""
         station = self.station  # station.arrive(now), written out: it runs for every command
-        station.area += station.n * (now - station.t_last)
+        n = station.n
+        station.area += n * (now - station.t_last)
         station.t_last = now
-        station.n += 1
+        station.n = n + 1
         station.present_sum += now
         if self.servers == 1:
-            start = self._free_one if self._free_one > now else now
-            self._free_one = start + service
-            return start, start + service
+            free = self._free_one
+            start = free if free > now else now
+            done = self._free_one = start + service
+            return start, done
         earliest = self._free[0]
         start = earliest if earliest > now else now
         heapq.heapreplace(self._free, start + service)
@@ -364,9 +372,10 @@ class Link:
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
         station = self.station  # station.arrive(now), written out: it runs for every command
-        station.area += station.n * (now - station.t_last)
+        n = station.n
+        station.area += n * (now - station.t_last)
         station.t_last = now
-        station.n += 1
+        station.n = n + 1
         station.present_sum += now
         rate = self.rate
         if rate is None:
