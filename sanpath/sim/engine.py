@@ -235,7 +235,7 @@ class Simulation:
                 layers[CACHE] += now - t
             else:
                 join = lun.pool.start_read(lun.base + cmd.offset, size, now)
-                yield join  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
+                yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
                 now = env._now
                 join.settle(now)
                 wait = join.queue_wait
