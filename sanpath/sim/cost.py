@@ -38,9 +38,8 @@ kB per device counter. A source holds about as many numbers as it has drawn (its
 double from 16), so the thousand hosts of an open loop that each send a LUN a dozen I/Os
 hold a few hundred bytes of numbers each, where one host that sends it thousands holds
 64 kB. The rest, from the eager build these replaced, measured with
-``sanpath.run(..., trace_memory=True)`` (peak traced bytes) and ``result.wall_seconds`` on
-the compiled core at commit 1565cd4, on one core of a shared 2-core machine (timings vary by
-about 30% from run to run):
+``sanpath.run(..., trace_memory=True)`` (peak traced bytes) at commit 1565cd4; times on
+one core of a shared 2-core machine, where they vary by 10 to 30% from run to run:
 
 * Memory, from short runs of the quickstart (1 host, 8 LUNs, 2 HBA ports x 4 array ports,
   queue limits off so nothing is refused): 1, 10, 100 and 1,000 hosts peaked at 1.2, 8.2, 78
@@ -53,14 +52,14 @@ about 30% from run to run):
   dirty (13 MB after 10 s, 45 MB after 40 s). The shipped scenarios peak at 0.9
   (qd_sweep_2007) to 19 MB (hpux_max_q_depth) traced, in a process of about 150 MB resident
   with sanpath and its libraries imported (:data:`BASE_BYTES`).
-* Time, from the shipped scenarios (fixed ``run.ios``; vi_queue_depth_2012 for 30 s) and
-  four variants of the quickstart (70% writes, writes without cache, 256 KiB and 1 MiB
-  sequential): a fit weighted by relative error gives 19.5 us per command and 1.1 us per
-  drive operation, within 0.4 to 1.3 times every measured run (quickstart 16 us per I/O,
-  backup_2013 93 us, split_and_unbalanced 390 us with 8 commands per I/O). Runs swamped by
-  QUEUE FULL retries cost more than counted (fan_in 30 us, oversubscribed_port 142 us per
-  I/O); building cost 50 us per path, source and process at 1,000 hosts (superlinear: the
-  garbage collector walks every object). The pure-Python core is 2.5 to 3 times slower.
+* Time, from ``make bench --quick`` on the compiled core (``docs/benchmarks.json``, the
+  record of 2026-11-26: 22,000 I/Os of every shipped scenario) and the three proposals at
+  the same length: a fit that keeps the largest relative error small gives 8 us per
+  command, 0.3 us per drive operation and 15 us per path, source or process made, within
+  0.6 to 1.9 times every measured run (quickstart 5.5 us per I/O, backup_2013 23 us,
+  transfer_split 27 us, split_and_unbalanced 50 us with 8 commands per I/O). Runs swamped
+  by QUEUE FULL retries cost more than counted (fan_in 16 us, oversubscribed_port 50 us
+  per I/O). The pure-Python core is about 3 times slower.
 """
 
 from __future__ import annotations
@@ -105,13 +104,13 @@ BYTES_PER_DIRTY_WRITE: Final = 230.0
 BYTES_PER_INTERVAL: Final = 2e3
 """One interval of the time series (``run.record_interval``), bytes."""
 
-SECONDS_PER_COMMAND: Final = 19.5e-6
+SECONDS_PER_COMMAND: Final = 8e-6
 """Wall time per command sent down the path, seconds."""
-SECONDS_PER_DRIVE_OP: Final = 1.1e-6
+SECONDS_PER_DRIVE_OP: Final = 0.3e-6
 """Wall time per drive operation (a stripe element read or written), seconds."""
 SECONDS_PER_ARRIVAL: Final = 30e-6
 """Wall time per open-loop arrival that only joins a backlog, seconds."""
-SECONDS_PER_BUILT: Final = 50e-6
+SECONDS_PER_BUILT: Final = 15e-6
 """Wall time to build one path or source, or to start one process, seconds."""
 SECONDS_PER_INTERVAL: Final = 1e-3
 """Wall time per time-series interval (every station is sampled), seconds."""
