@@ -51,10 +51,12 @@ class RaidLayout:
         self.row_bytes = self.data_drives * self.element
         self.slice_rows = 1 if spec.slice is None else spec.slice // self.row_bytes
         """Consecutive rows that stay in one group before the next group takes over."""
-        self._data = [
+        self.data_table = [
             [self.data_members(r, j) for j in range(self.data_drives)] for r in range(self.width)
         ]
         """Member drives of data element ``j`` of a row, by (row mod drives, ``j``)."""
+        self.single_copy = self.level not in ("raid1", "raid10")
+        """Each data element on one drive (no mirror copy to choose)."""
         self._parity = [self.parity_members(r) for r in range(self.width)]
         """Parity members of a row, by row mod drives."""
 
@@ -80,7 +82,7 @@ class RaidLayout:
 
     def members(self, row: int, j: int) -> tuple[int, ...]:
         """:meth:`data_members` from the pool's table (made once)."""
-        return self._data[row % self.width][j]
+        return self.data_table[row % self.width][j]
 
     def parity_members(self, row: int) -> tuple[int, ...]:
         """Member drive(s) holding the parity of ``row`` (none for RAID 0 and mirrors)."""
@@ -114,7 +116,7 @@ class RaidLayout:
         within = pos % element
         while pos < end:
             first, row = self._place(row_global)
-            members_of = self._data[row % width]
+            members_of = self.data_table[row % width]
             base = row * element
             while j < data_drives and pos < end:
                 length = element - within
@@ -151,7 +153,7 @@ class RaidLayout:
             b = end - row_start if end - row_start < row_bytes else row_bytes
             first, row = self._place(row_global)
             base = row * element
-            members_of = self._data[row % width]
+            members_of = self.data_table[row % width]
             parity = self._parity[row % width]
             full_row = len(parity) > 0 and a == 0 and b == row_bytes
             rmw = len(parity) > 0 and not full_row
