@@ -112,10 +112,11 @@ class RaidLayout:
         width = self.width
         pos = offset
         end = offset + size
+        slice_rows = self.slice_rows
         row_global, j = divmod(pos // element, data_drives)
         within = pos % element
+        first, row = self._place(row_global)
         while pos < end:
-            first, row = self._place(row_global)
             members_of = self.data_table[row % width]
             base = row * element
             while j < data_drives and pos < end:
@@ -134,6 +135,10 @@ class RaidLayout:
                 j += 1
             j = 0
             row_global += 1
+            if row_global % slice_rows:
+                row += 1  # the slice goes on: the group's next row
+            else:
+                first, row = self._place(row_global)
         return spans
 
     def write_commands(self, offset: int, size: int) -> tuple[Spans, Spans]:
