@@ -51,10 +51,12 @@ class RaidLayout:
         self.row_bytes = self.data_drives * self.element
         self.slice_rows = 1 if spec.slice is None else spec.slice // self.row_bytes
         """Consecutive rows that stay in one group before the next group takes over."""
-        self._data = [
+        self.data_table = [
             [self.data_members(r, j) for j in range(self.data_drives)] for r in range(self.width)
         ]
         """Member drives of data element ``j`` of a row, by (row mod drives, ``j``)."""
+        self.single_copy = self.level not in ("raid1", "raid10")
+        """Each data element on one drive (no mirror copy to choose)."""
         self._parity = [self.parity_members(r) for r in range(self.width)]
         """Parity members of a row, by row mod drives."""
 
@@ -80,7 +82,7 @@ class RaidLayout:
 
     def members(self, row: int, j: int) -> tuple[int, ...]:
         """:meth:`data_members` from the pool's table (made once)."""
-        return self._data[row % self.width][j]
+        return self.data_table[row % self.width][j]
 
     def parity_members(self, row: int) -> tuple[int, ...]:
         """Member drive(s) holding the parity of ``row`` (none for RAID 0 and mirrors)."""
@@ -110,11 +112,12 @@ class RaidLayout:
         width = self.width
         pos = offset
         end = offset + size
+        slice_rows = self.slice_rows
         row_global, j = divmod(pos // element, data_drives)
         within = pos % element
+        first, row = self._place(row_global)
         while pos < end:
-            first, row = self._place(row_global)
-            members_of = self._data[row % width]
+            members_of = self.data_table[row % width]
             base = row * element
             while j < data_drives and pos < end:
                 length = element - within
@@ -132,6 +135,10 @@ class RaidLayout:
                 j += 1
             j = 0
             row_global += 1
+            if row_global % slice_rows:
+                row += 1  # the slice goes on: the group's next row
+            else:
+                first, row = self._place(row_global)
         return spans
 
     def write_commands(self, offset: int, size: int) -> tuple[Spans, Spans]:
@@ -151,7 +158,7 @@ class RaidLayout:
             b = end - row_start if end - row_start < row_bytes else row_bytes
             first, row = self._place(row_global)
             base = row * element
-            members_of = self._data[row % width]
+            members_of = self.data_table[row % width]
             parity = self._parity[row % width]
             full_row = len(parity) > 0 and a == 0 and b == row_bytes
             rmw = len(parity) > 0 and not full_row

@@ -249,7 +249,10 @@ class Hdd(Drive, Waiter):
             if len(tcq) > self.window:
                 # A read the look-ahead buffer holds is a cache hit: the drive serves it
                 # wherever it sits in the queue; the window bounds only the mechanical choice.
-                candidates = tcq[: self.window] + self._buffered(tcq[self.window :])
+                candidates = tcq[: self.window]
+                buffered = self._buffered(tcq)
+                if buffered is not None:
+                    candidates.append(buffered)
             if scheduler == SPTF:
                 op, positioning = self._shortest(candidates, now)
             elif len(candidates) > 1:
@@ -273,14 +276,16 @@ class Hdd(Drive, Waiter):
         served.callbacks = self._no_callbacks  # the kernel sets them to None when processed
         served.env.schedule(served, NORMAL, positioning + op.xfer)
 
-    def _buffered(self, ops: list[DriveOp]) -> list[DriveOp]:
-        """The read of ``ops`` that continues the last one (in the look-ahead buffer), if any."""
+    def _buffered(self, tcq: list[DriveOp]) -> DriveOp | None:
+        """The read queued beyond the window that continues the last one (in the look-ahead
+        buffer), if any: found by index, without copying the rest of the queue."""
         if self.lookahead:
             streaming = self.last_read_end
-            for op in ops:
+            for i in range(self.window, len(tcq)):
+                op = tcq[i]
                 if op.read_offset == streaming:
-                    return [op]
-        return []
+                    return op
+        return None
 
     def _next_on_sweep(self, candidates: list[DriveOp]) -> DriveOp:
         """The elevator's next command: the nearest cylinder ahead of the arm (LOOK).

@@ -34,6 +34,12 @@ class RaidPool:
         self.row_bytes = self.layout.row_bytes
         self.capacity = pool_capacity(spec)
         """Usable bytes in the pool."""
+        layout = self.layout
+        self.spread_rows = layout.groups if layout.slice_rows == 1 and layout.single_copy else 0
+        """Rows a read may span with each row in a group of its own (consecutive rows go to
+        consecutive groups, one copy of each element): such a read is one command per
+        element, each on a drive of its own (:meth:`_submit_spread`); 0 when the pool has
+        slices or mirrors."""
 
     def _less_busy(self, group: int, copies: tuple[int, ...]) -> int:
         """The mirror copy with fewer commands outstanding."""
@@ -74,8 +80,52 @@ class RaidPool:
             drive.submit(DriveOp(row * element + within, size, False, join), now)
             join.close(now)
             return join
-        join = self._submit(layout.read_commands(offset, size, self._less_busy), False, now)
+        data_drives = layout.data_drives
+        rows = (offset + size - 1) // element // data_drives - offset // element // data_drives
+        if rows < self.spread_rows:
+            join = self._submit_spread(offset, size, now)
+        else:
+            join = self._submit(layout.read_commands(offset, size, self._less_busy), False, now)
         join.close(now)
+        return join
+
+    def _submit_spread(self, offset: int, size: int, now: float) -> Join:
+        """Submit the drive reads of a read whose rows each fall in a group of their own.
+
+        Every element is then a command of its own on a drive of its own, in the order of
+        the elements, as :meth:`RaidLayout.read_commands` would give them: this skips the
+        ranges it gathers by drive (a prefetch chunk of a pool without slices, every time).
+        """
+        layout = self.layout
+        element = layout.element
+        data_drives = layout.data_drives
+        width = layout.width
+        groups = layout.groups
+        table = layout.data_table
+        flat = self.flat
+        join = Join(cast(Kernel, self.env), now)
+        pos = offset
+        end = offset + size
+        row_global, j = divmod(pos // element, data_drives)
+        within = pos % element
+        while pos < end:
+            row = row_global // groups  # no slices: consecutive rows, consecutive groups
+            first = (row_global % groups) * width
+            members_of = table[row % width]
+            base = row * element
+            while j < data_drives and pos < end:
+                length = element - within
+                if length > end - pos:
+                    length = end - pos
+                drive = flat[first + members_of[j][0]]
+                if drive.event_driven:
+                    join.remaining += 1
+                drive.submit(DriveOp(base + within, length, False, join), now)
+                pos += length
+                within = 0
+                j += 1
+            j = 0
+            row_global += 1
         return join
 
     def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
