@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -72,3 +76,19 @@ def test_a_read_submits_the_commands_of_read_commands_in_order(
     pool.start_read(offset, size, 0.0)
     spans = pool.layout.read_commands(offset, size)
     assert log == [(d, start, length) for d, b in spans.items() for start, length in ranges(b)]
+
+
+@pytest.mark.skipif(compiled.core() != "compiled", reason="the test above runs in this process")
+def test_the_submission_test_also_runs_where_the_core_is_compiled() -> None:
+    """The compiled core accepts only its own drives, so the recording test above runs in a
+    process of its own on the pure-Python core: the same RAID code, uncompiled."""
+    name = test_a_read_submits_the_commands_of_read_commands_in_order.__name__
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"{__file__}::{name}"],
+        env={**os.environ, "SANPATH_PURE_PYTHON": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed" in out.stdout, out.stdout
