@@ -155,7 +155,7 @@ class Simulation:
             # _host_work without processors, written out: most hosts, and no process level
             host_time = host.io_time()
             if host_time > 0:
-                yield env.timeout(host_time)
+                yield env.sleep(host_time)
                 now = env._now
                 layers[HOST] += host_time
         else:
@@ -176,7 +176,7 @@ class Simulation:
             start, done = hba_cpu.reserve(now, hba_port.command_time())
             arrive = done + one_way
             if arrive > now:
-                yield env.timeout(arrive - now)
+                yield env.sleep(arrive - now)
                 now = env._now
             hba_cpu.station.depart(now, t_slot_start, start, done)
             t_sent = done  # the command frame leaves the HBA: an exchange begins
@@ -202,12 +202,12 @@ class Simulation:
             now, self.controller_write_time() if cmd.write else self.controller_time()
         )
         if done > now:
-            yield env.timeout(done - now)
+            yield env.sleep(done - now)
             now = env._now
         controller.station.depart(now, t_port, start, done)
         layers[CONTROLLER] += done - t_port
         if self.cross_time > 0.0 and port.controller != lun.owner:
-            yield env.timeout(self.cross_time)
+            yield env.sleep(self.cross_time)
             now = env._now
             layers[CONTROLLER] += self.cross_time
         if cmd.write:
@@ -224,13 +224,13 @@ class Simulation:
                     if not ev.processed:
                         yield ev
                 if self.hit_time > 0:
-                    yield env.timeout(self.hit_time)
+                    yield env.sleep(self.hit_time)
                 now = env._now
                 layers[CACHE] += now - t
             elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
                 measure.counters["cache_hits"] += 1
                 if self.hit_time > 0:
-                    yield env.timeout(self.hit_time)
+                    yield env.sleep(self.hit_time)
                     now = env._now
                 layers[CACHE] += now - t
             else:
@@ -280,13 +280,13 @@ class Simulation:
         if cpu is not None:
             start, done = cpu.reserve(now, host.cpu_time())
             if done > now:
-                yield env.timeout(done - now)
+                yield env.sleep(done - now)
                 now = env._now
             cpu.station.depart(now, t0, start, done)
             spent = done - t0
         host_time = host.io_time()
         if host_time > 0:
-            yield env.timeout(host_time)
+            yield env.sleep(host_time)
             now = env._now
             spent += host_time
         return now, spent
@@ -317,16 +317,16 @@ class Simulation:
             measure.timeseries.add_qfull(t)
         if self.qfull_time > 0.0:
             start, done = self.controller.reserve(t, self.qfull_time)
-            yield env.timeout(done - t)
+            yield env.sleep(done - t)
             self.controller.station.depart(env._now, t, start, done)
-        yield env.timeout(self.one_way)
+        yield env.sleep(self.one_way)
         now = env._now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - t_sent, 0)
         route.hba_slots.release(now, t_slot, t_slot_start)
         self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._host_work(cmd.host, now)
-        yield env.timeout(cmd.host.retry_delay)
+        yield env.sleep(cmd.host.retry_delay)
         measure.counters["retries"] += 1
         cmd.layers[layer] += env._now - t
 
@@ -341,7 +341,7 @@ class Simulation:
         lun, size = cmd.lun, cmd.size
         one_way = self.one_way
         if one_way > 0:
-            yield env.timeout(one_way)
+            yield env.sleep(one_way)
             layers[FABRIC] += one_way
         now = t = yield from self.transfers.move(layers, route.write_legs, size, env._now)
         if self.cache.absorbs(size):
@@ -356,7 +356,7 @@ class Simulation:
                 if ev is not None:
                     yield ev
             if self.write_time > 0:
-                yield env.timeout(self.write_time)
+                yield env.sleep(self.write_time)
             now = env._now
             layers[CACHE] += now - t
         else:
@@ -367,7 +367,7 @@ class Simulation:
             layers[DRIVE] += now - t - wait
         lun.queue.release(now, t_port, t_port)  # held since admission
         if one_way > 0:
-            yield env.timeout(one_way)
+            yield env.sleep(one_way)
             now = env._now
             layers[FABRIC] += one_way
         return now

@@ -25,6 +25,7 @@ from sanpath.results import LAYERS
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.kernel import Kernel
 from sanpath.sim.replay import TraceLoad
 from sanpath.sim.routes import slot_servers
 from sanpath.sim.sources import IoSource, SourceShape, make_source
@@ -160,7 +161,7 @@ class Load:
 
     def __init__(
         self,
-        env: simpy.Environment,
+        env: Kernel,
         scenario: Scenario,
         topology: Topology,
         streams: Streams,
@@ -259,7 +260,7 @@ class Load:
             size, write, offset = source.next_io()
             yield from io(host, lun, offset, size, write, workload)
             if think is not None:
-                yield env.timeout(think())
+                yield env.sleep(think())
 
     def _copy_loop(
         self, host: HostInstance, lun: Lun, source: IoSource, workload: int, slot: int
@@ -288,7 +289,7 @@ class Load:
                     yield ev
                 t_writer = env.now
                 assert job.writer_time is not None
-                yield env.timeout(job.writer_time())
+                yield env.sleep(job.writer_time())
             t_slot = env.now
             ev = file.writes.acquire(t_slot)
             if ev is not None:
@@ -318,7 +319,7 @@ class Load:
             for gap in gaps.exponential(1.0, block).tolist():
                 current = rates[workload]
                 assert current is not None
-                yield env.timeout(gap / current)
+                yield env.sleep(gap / current)
                 i = int(pick() * n) if n > 1 else 0
                 lun = luns[i]
                 source = sources[i]

@@ -95,6 +95,8 @@ class IoSource:
         "_blocks",
         "_cum",
         "_direction_mixes",
+        "_sequential",
+        "_size",
         "_sizes",
         "_u",
         "_unit",
@@ -117,10 +119,13 @@ class IoSource:
         shape = as_shape(spec, lun_size)
         self._u = u
         self._sizes, self._cum = shape.sizes, shape.cum
+        self._size = shape.sizes[0] if len(shape.sizes) == 1 else 0
+        """The one size of the mix (no draw), or 0: drawn."""
         self._direction_mixes = shape.direction_mixes
         self.read_fraction = shape.read_fraction
         self.pattern = shape.pattern
         self.random_share = shape.random_share
+        self._sequential = shape.pattern == "sequential"
         self.span_bytes = shape.span_bytes
         self._unit = shape.unit
         self._blocks = blocks
@@ -137,7 +142,7 @@ class IoSource:
         rf = self.read_fraction
         mixes = self._direction_mixes
         if mixes is None:
-            size = _draw_size(self._sizes, self._cum, u)
+            size = self._size or _draw_size(self._sizes, self._cum, u)
             write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
         else:
             write = False if rf >= 1.0 else (True if rf <= 0.0 else u() >= rf)
@@ -145,7 +150,7 @@ class IoSource:
             size = _draw_size(sizes, cum, u)
         share = self.random_share
         if share is None:
-            sequential = self.pattern == "sequential"
+            sequential = self._sequential
         else:
             sequential = share <= 0.0 or (share < 1.0 and u() >= share)
         if sequential:

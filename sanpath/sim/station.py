@@ -66,6 +66,7 @@ class Station:
         "held_since",
         "kind",
         "layer",
+        "mirror",
         "n",
         "n_start",
         "name",
@@ -99,6 +100,10 @@ class Station:
         self.sojourn_sum = 0.0
         self.held = -1
         self.held_since = 0.0
+        self.mirror = False
+        """A slot station no command has waited at: its busy time is its time-weighted
+        count (``area``), the same sums in the same order, so ``busy``, ``held`` and
+        ``held_since`` are not kept (:meth:`track_held`, :meth:`split`)."""
 
     @property
     def arrivals(self) -> int:
@@ -106,8 +111,21 @@ class Station:
         return self.completions + self.n - self.n_start
 
     def track_held(self) -> None:
-        """Count busy time from slot grants and releases (exact) instead of departures."""
+        """Count busy time from slot grants and releases (exact) instead of departures:
+        mirrored from ``area`` until a command first waits (:meth:`split`)."""
+        if self.held < 0:
+            self.mirror = True
         self.held = 0
+
+    def split(self) -> None:
+        """A command is about to wait at this slot station: keep its busy time apart from
+        here on. Every command present holds a slot until now, so the slots held are ``n``
+        and the busy time the time-weighted count."""
+        if self.mirror:
+            self.mirror = False
+            self.busy = self.area
+            self.held = self.n
+            self.held_since = self.t_last
 
     def hold(self, now: float, delta: int) -> None:
         """``delta`` slots were taken (+1) or given back (-1) at ``now``."""
@@ -127,11 +145,13 @@ class Station:
 
         A stage whose departure time is known in advance may be accounted for later, when
         the command next wakes up; the time it was still counted present is taken back, so
-        the time-weighted count stays exact.
+        the time-weighted count stays exact. The times come in order:
+        ``t_arrive <= t_start <= t_depart``.
         """
         w0 = self.window_start
-        if t_arrive > w0 and t_start >= w0 and t_depart > w0:
-            # The common case, the whole stay inside the window: the sums below, unclipped.
+        if t_arrive > w0:
+            # The common case, the whole stay inside the window (the times in order): the
+            # sums below, unclipped.
             n = self.n
             self.area += n * (now - self.t_last) - (now - t_depart)
             self.t_last = now
@@ -181,7 +201,9 @@ class Station:
         area = self.area + self.n * (now - self.t_last)
         mean_in = area / span if span > 0 else 0.0
         busy = self.busy
-        if self.held >= 0:
+        if self.mirror:
+            busy = area
+        elif self.held >= 0:
             busy += self.held * (now - self.held_since)
         busy_mean = busy / span if span > 0 else 0.0
         utilization = busy_mean / self.servers if math.isfinite(self.servers) else math.nan
@@ -253,11 +275,13 @@ class SlotPool:
             st.t_last = now
             st.n = n + 1
             st.present_sum += now
-            held = st.held
-            st.busy += held * (now - st.held_since)
-            st.held_since = now
-            st.held = held + 1
+            if not st.mirror:
+                held = st.held
+                st.busy += held * (now - st.held_since)
+                st.held_since = now
+                st.held = held + 1
             return None
+        st.split()
         st.arrive(now)
         event = simpy.Event(self._env)
         waiters = self.waiters
@@ -304,10 +328,11 @@ class SlotPool:
                 waiters.popleft().succeed()  # the slot passes to the first waiter
                 return
         self.held -= 1
-        held = st.held
-        st.busy += held * (now - st.held_since)
-        st.held_since = now
-        st.held = held - 1
+        if not st.mirror:
+            held = st.held
+            st.busy += held * (now - st.held_since)
+            st.held_since = now
+            st.held = held - 1
 
     def set_capacity(self, capacity: int | None) -> None:
         """Change the number of slots; waiters are let in if slots opened up."""

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import cast
 
 import numpy as np
@@ -288,34 +289,29 @@ class BlockStream:
         self._n = _next_block(n)
 
 
-class _BlockSampler:
-    """Draws from a vectorised numpy sampler in growing blocks (``draw(rng, n)``)."""
+def _sampler(
+    source: RngSource, draw: Callable[[np.random.Generator, int], np.ndarray]
+) -> Callable[[], float]:
+    """Draws from a vectorised numpy sampler (``draw(rng, n)``) in growing blocks.
 
-    __slots__ = ("_buf", "_draw", "_i", "_n", "_rng", "_source")
+    The function returned is the ``__next__`` of an iterator over the blocks' numbers: a
+    draw is a call into C, without a Python frame (a service time is drawn at every
+    station), and the blocks are drawn when the numbers before them are used up, as a
+    buffer refilled then would."""
+    return chain.from_iterable(_blocks(source, draw)).__next__
 
-    def __init__(
-        self, source: RngSource, draw: Callable[[np.random.Generator, int], np.ndarray]
-    ) -> None:
-        self._source: RngSource | None = source
-        self._rng: np.random.Generator | None = None
-        self._draw = draw
-        self._buf: list[float] = []
-        self._i = 0
-        self._n = _FIRST_BLOCK
 
-    def __call__(self) -> float:
-        i = self._i
-        if i >= len(self._buf):
-            self._refill()
-            i = 0
-        self._i = i + 1
-        return self._buf[i]
-
-    def _refill(self) -> None:
-        rng, self._source, self._rng = _draw_from(self._source, self._rng)
-        n = self._n
-        self._buf = self._draw(rng, n).tolist()
-        self._n = _next_block(n)
+def _blocks(
+    source: RngSource | None, draw: Callable[[np.random.Generator, int], np.ndarray]
+) -> Iterator[list[float]]:
+    """The blocks of :func:`_sampler`: :data:`_FIRST_BLOCK` numbers, then twice as many
+    each time, up to :data:`_BLOCK`."""
+    rng: np.random.Generator | None = None
+    n = _FIRST_BLOCK
+    while True:
+        made, source, rng = _draw_from(source, rng)
+        yield draw(made, n).tolist()
+        n = _next_block(n)
 
 
 def make_sampler(spec: DistSpec, rng: RngSource) -> Callable[[], float]:
@@ -331,15 +327,15 @@ def make_sampler(spec: DistSpec, rng: RngSource) -> Callable[[], float]:
         case "constant":
             return lambda: mean
         case "exponential":
-            return _BlockSampler(rng, lambda g, n: g.exponential(mean, n))
+            return _sampler(rng, lambda g, n: g.exponential(mean, n))
         case "erlang":
             assert spec.k is not None
             k = spec.k
-            return _BlockSampler(rng, lambda g, n: g.gamma(k, mean / k, n))
+            return _sampler(rng, lambda g, n: g.gamma(k, mean / k, n))
         case "gamma":
             assert spec.cv is not None
             shape = 1.0 / spec.cv**2
-            return _BlockSampler(rng, lambda g, n: g.gamma(shape, mean / shape, n))
+            return _sampler(rng, lambda g, n: g.gamma(shape, mean / shape, n))
         case "lognormal":
             assert spec.cv is not None
             if spec.cv == 0 or mean == 0:
@@ -347,9 +343,9 @@ def make_sampler(spec: DistSpec, rng: RngSource) -> Callable[[], float]:
             sigma2 = math.log1p(spec.cv**2)
             mu = math.log(mean) - sigma2 / 2.0
             sigma = math.sqrt(sigma2)
-            return _BlockSampler(rng, lambda g, n: g.lognormal(mu, sigma, n))
+            return _sampler(rng, lambda g, n: g.lognormal(mu, sigma, n))
         case "uniform":
             assert spec.low is not None and spec.high is not None
             low, high = spec.low, spec.high
-            return _BlockSampler(rng, lambda g, n: g.uniform(low, high, n))
+            return _sampler(rng, lambda g, n: g.uniform(low, high, n))
     raise AssertionError(f"unknown distribution {spec.dist}")  # pragma: no cover

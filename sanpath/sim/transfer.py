@@ -64,13 +64,15 @@ class Transfers:
         :meth:`~sanpath.sim.station.Station.depart`).
         """
         env = self.env
-        wire = self.wire_bytes(size)
+        wire = self._wire.get(size)  # wire_bytes, its common case written out
+        if wire is None:
+            wire = self.wire_bytes(size)
         prev_start = prev_done = now
         booked: list[tuple[Station, float, float, float]] = []
         for link, framed, latency, layer in legs:
             arrive = prev_start + latency
             if arrive - now > RESERVE_AHEAD:
-                yield env.timeout(arrive - now)
+                yield env.sleep(arrive - now)
                 now = env._now
             if link.rate is None:
                 start = end = arrive
@@ -81,7 +83,7 @@ class Transfers:
             layers[layer] += done - prev_done
             prev_start, prev_done = start, done
         if prev_done > now:
-            yield env.timeout(prev_done - now)
+            yield env.sleep(prev_done - now)
             now = env._now
         for station, t_booked, start, end in booked:
             station.depart(now, t_booked, start, end)
