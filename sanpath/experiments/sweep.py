@@ -272,12 +272,16 @@ def sweep(
     tasks = []
     specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
     made_with: list[str] = []  # per task: the overrides its point ran with, as JSON text
+    parallel = executor is not None or (jobs or 0) > 1
+    seconds: dict[str, float] = {}  # per task key: its run's estimated wall time (parallel)
     for point in points:
         spec = point_scenario(base, point, source)
         data = spec.to_data()
         overrides = json.dumps({**base.overrides, **point}, default=str)
+        point_seconds = budget.estimate(spec).seconds if parallel else 0.0
         for r in range(replicates):
             tasks.append(Task(data, point, r, _task_key(data, r)))
+            seconds[tasks[-1].key] = point_seconds
             made_with.append(overrides)
         specs[tasks[-1].key] = (point, spec)
 
@@ -295,6 +299,8 @@ def sweep(
             point, spec = specs[key]
             label = ", ".join(f"{k}={v}" for k, v in point.items()) or "base scenario"
             budget.check(spec, source=source, runs_at_once=at_once, context=f"sweep ({label}): ")
+    if parallel:
+        todo = longest_first(todo, seconds)
     complete = True
     bar = _progress(len(tasks), len(tasks) - len(todo), progress)
     try:
@@ -371,6 +377,18 @@ def fan_in_figures(scenario: Scenario) -> dict[str, Any]:
     active = 1 if host.multipath == "failover" else paths
     out["commands_per_host"] = active * luns * min(depths) // len(ports_seen)
     return out
+
+
+def longest_first(tasks: Sequence[Task], seconds: Mapping[str, float]) -> list[Task]:
+    """``tasks`` in decreasing order of their run's estimated wall time (``seconds``, by task
+    key, from :func:`sanpath.sim.budget.estimate`); equal estimates keep their order.
+
+    Workers take tasks in the order they are sent. Sent longest first, the short runs fill
+    the gaps at the end, and no worker is left finishing the sweep's largest point alone
+    while the others wait (longest processing time first). The table keeps the grid's order
+    whatever order the runs finish in.
+    """
+    return sorted(tasks, key=lambda t: -seconds[t.key])
 
 
 def _execute(

@@ -23,11 +23,13 @@ sections 6 to 8.
    scenario object each time so nothing is reused).
 8. A 200-point sweep of the enterprise scenario (its eight host counts x 25 replicates,
    short fixed runs) serially, on a Dask ``LocalCluster`` with two single-threaded worker
-   processes, and on a cluster started with the ``dask scheduler`` and ``dask worker``
-   commands (the commands of a multi-machine cluster, here on this machine); the tables
-   must be identical. Before the timing, the serial process and every worker run one short
-   task, so imports and first-use caches are paid outside it on both sides, as they are
-   once in a long-lived worker. The machine's load average (and the CPU time other
+   processes (with :data:`sanpath.experiments.dask_settings.SWEEP_SETTINGS`, then again with
+   Dask's defaults for comparison), and on a cluster started with the ``dask scheduler`` and
+   ``dask worker`` commands (the commands of a multi-machine cluster, here on this machine,
+   with the settings as environment variables); the tables must be identical. Before the
+   timing, the serial process and every worker run one short task, so imports and
+   first-use caches are paid outside it on both sides, as they are once in a long-lived
+   worker. The machine's load average (and the CPU time other
    processes took) during each is printed beside it: on a shared machine two workers get
    less than two cores.
 
@@ -65,6 +67,8 @@ DASK_TARGET = 1.7
 ONE_BLAS_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 """The environment of ``dask worker`` (as docs/howto/dask.md starts it): a simulation needs no
 parallel linear algebra, and idle BLAS threads of two workers compete for the cores."""
+DASK_DEFAULTS = "LocalCluster, Dask's default settings"
+"""The same cluster without ``SWEEP_SETTINGS``, printed beside it for comparison."""
 DASK_REPLICATES = 25
 """Replicates of each of the enterprise sweep's 8 points: 200 runs."""
 
@@ -251,9 +255,11 @@ def bench_twin(repeat: int) -> dict[str, Any]:
 
 
 def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
+    import dask
     from distributed import Client, LocalCluster
 
     import sanpath
+    from sanpath.experiments.dask_settings import SWEEP_SETTINGS
     from sanpath.experiments.sweep import sweep
 
     base = sanpath.load_scenario(ENTERPRISE, short_run(ios))
@@ -261,9 +267,11 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
     say(
         f"8. Sweep on Dask: the enterprise sweep's {points} host counts x {replicates} "
         f"replicates = {points * replicates} runs of {ios:,} I/Os, serial against 2 worker "
-        "processes (1 thread each): a LocalCluster, then a cluster started with the "
-        "`dask scheduler` and `dask worker` commands. Each side first runs one short task "
-        "(imports and first-use caches), as a long-lived worker would have"
+        "processes (1 thread each): a LocalCluster with the sweep settings of "
+        "sanpath.experiments.dask_settings, the same with Dask's defaults, then a cluster "
+        "started with the `dask scheduler` and `dask worker` commands (the settings as "
+        "environment variables). Each side first runs one short task (imports and first-use "
+        "caches), as a long-lived worker would have"
     )
     warm = warm_up_task(base)
     run_task(warm)
@@ -272,13 +280,15 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
     t_serial = time.perf_counter() - t0
     load_serial = machine_load(busy0, t_serial)
     timed: dict[str, tuple[float, bool, dict[str, Any]]] = {}
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
-        ) as cluster,
-        Client(cluster) as client,
-    ):
-        timed["LocalCluster"] = dask_sweep(client, base, replicates, warm, serial)
+    for name, settings in (("LocalCluster", SWEEP_SETTINGS), (DASK_DEFAULTS, {})):
+        with (
+            dask.config.set(settings),
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            timed[name] = dask_sweep(client, base, replicates, warm, serial)
     with (
         command_line_cluster(workers=2) as scheduler_file,
         Client(scheduler_file=str(scheduler_file)) as client,
@@ -299,6 +309,7 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
     say()
     t_dask, same, load_dask = timed["LocalCluster"]
     t_cli, same_cli, load_cli = timed["dask scheduler + dask worker"]
+    t_default, same_default, _ = timed[DASK_DEFAULTS]
     return {
         "runs": len(serial.table),
         "serial_s": t_serial,
@@ -308,6 +319,9 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
         "cli_s": t_cli,
         "cli_speedup": t_serial / t_cli,
         "cli_same": same_cli,
+        "default_s": t_default,
+        "default_speedup": t_serial / t_default,
+        "default_same": same_default,
         "load_serial": load_serial,
         "load_dask": load_dask,
         "load_cli": load_cli,
@@ -349,13 +363,17 @@ def command_line_cluster(workers: int) -> Iterator[Path]:
     """A scheduler and ``workers`` single-threaded worker processes started with the
     ``dask scheduler`` and ``dask worker`` commands, on this machine: the same commands as on
     several machines. Yields the scheduler file to connect with."""
+    from sanpath.experiments.dask_settings import environment
+
     dask = Path(sys.executable).with_name("dask")
     with tempfile.TemporaryDirectory() as tmp:
         scheduler_file = Path(tmp) / "scheduler.json"
         common = ["--scheduler-file", str(scheduler_file), "--no-dashboard"]
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         scheduler = subprocess.Popen(
-            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0", *common], **quiet
+            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", "0", *common],
+            env={**os.environ, **environment()},
+            **quiet,
         )
         worker = None
         try:
@@ -366,7 +384,7 @@ def command_line_cluster(workers: int) -> Iterator[Path]:
                 time.sleep(0.1)
             worker = subprocess.Popen(
                 [str(dask), "worker", "--nworkers", str(workers), "--nthreads", "1", *common],
-                env={**os.environ, **ONE_BLAS_THREAD},
+                env={**os.environ, **ONE_BLAS_THREAD, **environment()},
                 **quiet,
             )
             yield scheduler_file
