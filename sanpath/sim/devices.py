@@ -11,7 +11,7 @@ complete in the window too). :meth:`DeviceCounter.figures` turns the sums into a
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from sanpath.results import LAYERS, DeviceFigures
 
@@ -110,7 +110,7 @@ class DeviceCounter:
         ``depth`` is the sum of the host's per-LUN queue depths over its paths now, after
         any throttle or schedule changed them (esxtop's DQLEN; None when unlimited)."""
         busy = self.busy + (now - self.busy_since if self.active else 0.0)
-        return DeviceFigures.of(
+        return _figures_of(
             {
                 "host": self.host,
                 "lun": self.lun,
@@ -129,3 +129,12 @@ class DeviceCounter:
                 "outstanding_s": self.area + self.active * (now - self.area_since),
             }
         )
+
+
+def _figures_of(fields: dict[str, Any]) -> DeviceFigures:
+    """:meth:`DeviceFigures.of <sanpath.results.DeviceFigures.of>` made in the compiled core:
+    ``fields`` (every field by name) become the figures' attributes as they are (a thousand
+    hosts have tens of thousands of devices at the end of a run)."""
+    out = object.__new__(DeviceFigures)
+    object.__setattr__(out, "__dict__", fields)
+    return out

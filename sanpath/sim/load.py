@@ -309,14 +309,16 @@ class Load:
         env = self.env
         io = self.io
         streams = self.streams
-        gaps = streams.generator(f"{name}.arrivals")
+        # drawn through the run's hub (the numbers of a generator of its own, without
+        # making one per host: see sanpath.sim.streams)
+        gaps = streams.lazy(f"{name}.arrivals")
         n = len(luns)
         sources: list[IoSource | None] = [None] * n
         pick = streams.uniform(f"{name}.lun")
         rates = self.rates
         block = 16  # gaps drawn at once: doubles up to 1024 (same numbers, see streams)
         while True:
-            for gap in gaps.exponential(1.0, block).tolist():
+            for gap in gaps().exponential(1.0, block).tolist():
                 current = rates[workload]
                 assert current is not None
                 yield env.sleep(gap / current)

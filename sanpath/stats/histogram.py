@@ -123,6 +123,10 @@ class LatencyHistogram:
     ----------
     bits : int, default 7
         Linear bits per power-of-two group (fio uses 6). Must be in ``1..12``.
+    counts : ndarray of int64, optional
+        Bucket counters (``n_buckets(bits)`` of them) the histogram takes as its own,
+        without a copy; zeros by default. The count, sum, minimum and maximum stay empty
+        (:meth:`from_counts` sets them).
 
     Notes
     -----
@@ -134,11 +138,16 @@ class LatencyHistogram:
 
     __slots__ = ("_bits", "_buf", "_count", "_counts", "_max", "_min", "_sum")
 
-    def __init__(self, bits: int = DEFAULT_BITS) -> None:
+    def __init__(self, bits: int = DEFAULT_BITS, *, counts: IntArray | None = None) -> None:
         if not 1 <= bits <= 12:
             raise ValueError(f"bits must be in 1..12, got {bits}")
         self._bits = bits
-        self._counts: IntArray = np.zeros(_n_buckets(bits), dtype=np.int64)
+        nb = _n_buckets(bits)
+        if counts is None:
+            counts = np.zeros(nb, dtype=np.int64)
+        elif counts.size != nb:
+            raise ValueError(f"expected {nb} bucket counts, got {counts.size}")
+        self._counts: IntArray = counts
         self._buf: list[float] = []
         self._count = 0
         self._sum = 0.0
@@ -159,11 +168,8 @@ class LatencyHistogram:
         ``total`` is the exact sum of the values (s), ``minimum`` and ``maximum`` their exact
         extremes (s); the count is the sum of ``counts``.
         """
-        out = cls(bits)
-        arr = np.asarray(counts, dtype=np.int64).ravel()
-        if arr.size != out._counts.size:
-            raise ValueError(f"expected {out._counts.size} bucket counts, got {arr.size}")
-        out._counts = arr.copy()
+        arr = np.array(counts, dtype=np.int64).ravel()  # a copy of its own
+        out = cls(bits, counts=arr)
         out._count = int(arr.sum())
         if out._count:
             out._sum = float(total)
