@@ -263,23 +263,35 @@ _M6: Final = 60677
 _M7: Final = 9056
 
 
-def pcg_step(
-    s0: int, s1: int, s2: int, s3: int, i0: int, i1: int, i2: int, i3: int
-) -> Words4:
+def pcg_step(s0: int, s1: int, s2: int, s3: int, i0: int, i1: int, i2: int, i3: int) -> Words4:
     """PCG64's step, ``state * PCG_MULT + inc`` modulo 2**128, in 32-bit words (state
     ``s0..s3``, increment ``i0..i3``, lowest first; :data:`Words4`).
 
-    Each word times a 16-bit limb of the multiplier is a 48-bit product, summed into the
-    16-bit column where it starts, and the columns' carries are passed up: no number above
-    2**52 on the way."""
-    c0 = s0 * _M0 + i0
-    c1 = s0 * _M1 + (c0 >> 16)
-    c2 = s0 * _M2 + s1 * _M0 + i1 + (c1 >> 16)
-    c3 = s0 * _M3 + s1 * _M1 + (c2 >> 16)
-    c4 = s0 * _M4 + s1 * _M2 + s2 * _M0 + i2 + (c3 >> 16)
-    c5 = s0 * _M5 + s1 * _M3 + s2 * _M1 + (c4 >> 16)
-    c6 = s0 * _M6 + s1 * _M4 + s2 * _M2 + s3 * _M0 + i3 + (c5 >> 16)
-    c7 = s0 * _M7 + s1 * _M5 + s2 * _M3 + s3 * _M1 + (c6 >> 16)
+    The state's 16-bit limbs times the multiplier's (products below 2**32: the compiled
+    core multiplies two numbers as machine integers only when both are below 2**30) are
+    summed per 16-bit column, and each column's carry is passed up."""
+    a0, a1, a2, a3 = s0 & 0xFFFF, s0 >> 16, s1 & 0xFFFF, s1 >> 16
+    a4, a5, a6, a7 = s2 & 0xFFFF, s2 >> 16, s3 & 0xFFFF, s3 >> 16
+    c0 = a0 * _M0 + i0
+    c1 = a0 * _M1 + a1 * _M0 + (c0 >> 16)
+    c2 = a0 * _M2 + a1 * _M1 + a2 * _M0 + i1 + (c1 >> 16)
+    c3 = a0 * _M3 + a1 * _M2 + a2 * _M1 + a3 * _M0 + (c2 >> 16)
+    c4 = a0 * _M4 + a1 * _M3 + a2 * _M2 + a3 * _M1 + a4 * _M0 + i2 + (c3 >> 16)
+    c5 = a0 * _M5 + a1 * _M4 + a2 * _M3 + a3 * _M2 + a4 * _M1 + a5 * _M0 + (c4 >> 16)
+    c6 = (
+        a0 * _M6 + a1 * _M5 + a2 * _M4 + a3 * _M3 + a4 * _M2 + a5 * _M1 + a6 * _M0 + i3 + (c5 >> 16)
+    )
+    c7 = (
+        a0 * _M7
+        + a1 * _M6
+        + a2 * _M5
+        + a3 * _M4
+        + a4 * _M3
+        + a5 * _M2
+        + a6 * _M1
+        + a7 * _M0
+        + (c6 >> 16)
+    )
     return (
         (c0 & 0xFFFF) | ((c1 & 0xFFFF) << 16),
         (c2 & 0xFFFF) | ((c3 & 0xFFFF) << 16),
@@ -306,7 +318,9 @@ def pcg_double(s0: int, s1: int, s2: int, s3: int) -> float:
 
 
 def _mul32(a: int, b: int) -> int:
-    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, from ``a`` times each 16-bit half
-    of ``b`` (the compiled core multiplies those as machine integers, where the whole
+    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, from products of their 16-bit
+    halves (the compiled core multiplies those as machine integers, where the whole
     product would go through Python's long integers)."""
-    return (a * (b & 0xFFFF) + (((a * (b >> 16)) & 0xFFFF) << 16)) & _MASK32
+    a_low, a_high = a & 0xFFFF, a >> 16
+    b_low, b_high = b & 0xFFFF, b >> 16
+    return (a_low * b_low + (((a_high * b_low + a_low * b_high) & 0xFFFF) << 16)) & _MASK32
