@@ -316,7 +316,10 @@ class Load:
         sources: list[IoSource | None] = [None] * n
         pick = streams.uniform(f"{name}.lun")
         rates = self.rates
-        block = 16  # gaps drawn at once: doubles up to 1024 (same numbers, see streams)
+        # gaps drawn at once: doubles up to 1024 (the same numbers, see streams); one block
+        # covers a host of a thousand that sends a few dozen I/Os, each block loads the
+        # run's generator with the host's state
+        block = 64
         while True:
             for gap in gaps().exponential(1.0, block).tolist():
                 current = rates[workload]
