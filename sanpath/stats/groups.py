@@ -148,7 +148,7 @@ class GroupedLatency:
         self._flush()
         rows = [2 * g + int(w) for g in groups for w in directions]
         fig = self._figures[dim][:, rows]
-        counts = self._counts[dim][rows].sum(axis=0, dtype=np.int64)
+        counts = self._counts[dim][_evenly(rows)].sum(axis=0, dtype=np.int64)
         return LatencyHistogram.from_counts(
             self.bits,
             counts,
@@ -156,3 +156,20 @@ class GroupedLatency:
             minimum=float(fig[_MIN].min()) if rows else math.inf,
             maximum=float(fig[_MAX].max()) if rows else -math.inf,
         )
+
+
+def _evenly(rows: list[int]) -> list[int] | slice:
+    """``rows`` as a slice when they are evenly spaced (every host of a group in one
+    direction): numpy reads the rows of a slice in place, where a list of rows copies
+    them (a thousand hosts' bucket counters are 18 MB). Integer counts add up to the same
+    numbers either way."""
+    n = len(rows)
+    if n < 2:
+        return rows
+    step = rows[1] - rows[0]
+    if step <= 0:
+        return rows
+    for i in range(2, n):
+        if rows[i] - rows[i - 1] != step:
+            return rows
+    return slice(rows[0], rows[-1] + 1, step)
