@@ -131,10 +131,15 @@ class DeviceCounter:
         )
 
 
+_NEW: Final = object.__new__
+_SET: Final = object.__setattr__
+"""Bound once: the compiled core calls them without looking them up."""
+
+
 def _figures_of(fields: dict[str, Any]) -> DeviceFigures:
     """:meth:`DeviceFigures.of <sanpath.results.DeviceFigures.of>` made in the compiled core:
     ``fields`` (every field by name) become the figures' attributes as they are (a thousand
     hosts have tens of thousands of devices at the end of a run)."""
-    out = object.__new__(DeviceFigures)
-    object.__setattr__(out, "__dict__", fields)
+    out = _NEW(DeviceFigures)
+    _SET(out, "__dict__", fields)
     return out

@@ -115,6 +115,15 @@ class GroupedLatency:
         self._flush()
         return int(self._figures[dim][_BYTES, 2 * group + int(write)])
 
+    def totals(self, dim: int, groups: Sequence[int], write: bool) -> tuple[int, int]:
+        """(:meth:`count`, :meth:`nbytes`) of ``groups`` together in one direction (a host
+        group of a thousand hosts read at once)."""
+        self._flush()
+        rows = [2 * g + int(write) for g in groups]
+        fig = self._figures[dim]
+        count = sum(int(x) for x in fig[_COUNT, rows].tolist())
+        return count, sum(int(x) for x in fig[_BYTES, rows].tolist())
+
     def sum_of_squares(self, dim: int, groups: Sequence[int], write: bool) -> float:
         """Sum of the squared latencies (s^2) of ``groups`` in one direction."""
         self._flush()
