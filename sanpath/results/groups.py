@@ -25,7 +25,7 @@ ESXTOP_MB = 1 << 20
 """esxtop's MB (MBREAD/s, MBWRTN/s)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class GroupFigures:
     """The measured application I/Os of one group over ``span_s`` simulated seconds.
 
@@ -46,6 +46,38 @@ class GroupFigures:
     write_sumsq: float = 0.0
     members: tuple[str, ...] = ()
     """The hosts of a host group (empty for other groups)."""
+
+    def __init__(
+        self,
+        name: str,
+        span_s: float,
+        reads: int,
+        writes: int,
+        bytes_read: int,
+        bytes_written: int,
+        qfull: int,
+        read: LatencyHistogram,
+        write: LatencyHistogram,
+        read_sumsq: float = 0.0,
+        write_sumsq: float = 0.0,
+        members: tuple[str, ...] = (),
+    ) -> None:
+        # a thousand hosts have a thousand of them: the fields are set in one step rather
+        # than one frozen-dataclass assignment each (as DeviceFigures)
+        vars(self).update(
+            name=name,
+            span_s=span_s,
+            reads=reads,
+            writes=writes,
+            bytes_read=bytes_read,
+            bytes_written=bytes_written,
+            qfull=qfull,
+            read=read,
+            write=write,
+            read_sumsq=read_sumsq,
+            write_sumsq=write_sumsq,
+            members=members,
+        )
 
     def _rate(self, value: float) -> float:
         return value / self.span_s if self.span_s > 0 else 0.0

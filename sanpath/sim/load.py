@@ -309,14 +309,19 @@ class Load:
         env = self.env
         io = self.io
         streams = self.streams
-        gaps = streams.generator(f"{name}.arrivals")
+        # drawn through the run's hub (the numbers of a generator of its own, without
+        # making one per host: see sanpath.sim.streams)
+        gaps = streams.lazy(f"{name}.arrivals")
         n = len(luns)
         sources: list[IoSource | None] = [None] * n
         pick = streams.uniform(f"{name}.lun")
         rates = self.rates
-        block = 16  # gaps drawn at once: doubles up to 1024 (same numbers, see streams)
+        # gaps drawn at once: doubles up to 1024 (the same numbers, see streams); one block
+        # covers a host of a thousand that sends a few dozen I/Os, each block loads the
+        # run's generator with the host's state
+        block = 64
         while True:
-            for gap in gaps.exponential(1.0, block).tolist():
+            for gap in gaps().exponential(1.0, block).tolist():
                 current = rates[workload]
                 assert current is not None
                 yield env.sleep(gap / current)

@@ -424,16 +424,15 @@ class Measurement:
                     write_sumsq=write_sumsq,
                 )
 
-            def total(count: Callable[[int, int, bool], int], write: bool) -> int:
-                return sum(count(dim, m, write) for m in members)
-
+            reads, bytes_read = groups.totals(dim, members, False)
+            writes, bytes_written = groups.totals(dim, members, True)
             return GroupFigures(
                 name=name,
                 span_s=span,
-                reads=total(groups.count, False),
-                writes=total(groups.count, True),
-                bytes_read=total(groups.nbytes, False),
-                bytes_written=total(groups.nbytes, True),
+                reads=reads,
+                writes=writes,
+                bytes_read=bytes_read,
+                bytes_written=bytes_written,
                 qfull=sum(qfull[dim][m] for m in members),
                 read=groups.histogram(dim, members, (False,)),
                 write=groups.histogram(dim, members, (True,)),

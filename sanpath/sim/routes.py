@@ -311,17 +311,8 @@ class RouteMaker:
                 host_legs[0] + array_legs[0],
                 array_legs[1] + host_legs[1],
             )
-        return Route(
-            host_queue=queue,
-            hba=host.cards[path.card],
-            hba_port=port,
-            hba_slots=slots,
-            array_port=path.array_port,
-            lun=path.lun,
-            throttle=throttle,
-            write_legs=legs[0],
-            read_legs=legs[1],
-        )
+        hba = host.cards[path.card]
+        return Route(queue, hba, port, slots, path.array_port, path.lun, throttle, legs[0], legs[1])
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if

@@ -35,19 +35,17 @@ import math
 import zlib
 from collections.abc import Callable, Iterator
 from itertools import chain
-from typing import cast
+from typing import Final, cast
 
 import numpy as np
 
 from sanpath.layout import AccessModel
 from sanpath.sim.seeds import (
-    MASK64,
-    MASK128,
-    PCG_MULT,
-    TO_DOUBLE,
     PcgState,
     SeedPool,
     SourceSeeds,
+    pcg_double,
+    pcg_step,
     words,
 )
 from sanpath.spec import DistSpec
@@ -65,6 +63,10 @@ rather than a block of 2,048 (64 KiB as a list)."""
 _EAGER = 16
 """Draws a :class:`UniformStream` on a :class:`Substream` takes one at a time by integer
 arithmetic before it draws through the hub in blocks of :data:`_FIRST_BLOCK` and up."""
+_UNSEEDED: Final = -1
+"""A :class:`Substream`'s state before its first draw."""
+_IN_WORDS: Final = -2
+"""A :class:`Substream`'s state while :meth:`Substream.double` holds it in words."""
 _NO_DRAWS: list[float] = []
 """The buffer of a stream that has drawn no block yet (shared, never changed)."""
 
@@ -96,19 +98,41 @@ class Substream:
     once, before any other substream is called.
     """
 
-    __slots__ = ("_crc", "_has_uint32", "_hub", "_inc", "_seeds", "_state", "_uinteger")
+    __slots__ = (
+        "_crc",
+        "_has_uint32",
+        "_hub",
+        "_i0",
+        "_i1",
+        "_i2",
+        "_i3",
+        "_inc",
+        "_s0",
+        "_s1",
+        "_s2",
+        "_s3",
+        "_seeds",
+        "_state",
+        "_uinteger",
+    )
 
     def __init__(self, hub: Hub, seeds: SourceSeeds, crc: int) -> None:
         self._hub = hub
         self._seeds = seeds
         self._crc = crc
-        self._state = -1
-        """The PCG64 state while another stream holds the hub (-1: not seeded yet); kept
-        as numbers rather than numpy's dict, as are the increment and the buffered 32-bit
-        draw (tens of thousands of streams)."""
+        self._state = _UNSEEDED
+        """The PCG64 state while another stream holds the hub (:data:`_UNSEEDED`: not
+        seeded yet; :data:`_IN_WORDS`: in ``_s0.._s3``); kept as numbers rather than
+        numpy's dict, as are the increment and the buffered 32-bit draw (tens of thousands
+        of streams)."""
         self._inc = 0
         self._has_uint32 = 0
         self._uinteger = 0
+        self._s0 = self._s1 = self._s2 = self._s3 = 0
+        """The state in 32-bit words, lowest first, while :meth:`double` draws (it works
+        in words: :func:`~sanpath.sim.seeds.pcg_step`)."""
+        self._i0 = self._i1 = self._i2 = self._i3 = 0
+        """The increment in 32-bit words, as the state."""
 
     def __call__(self) -> np.random.Generator:
         hub = self._hub
@@ -117,12 +141,16 @@ class Substream:
             bits = hub.bits
             if owner is not None:
                 owner._keep(bits.state)
-            if self._state < 0:
+            state = self._state
+            if state == _UNSEEDED:
                 bits.state = self._seeds.state(self._crc)
             else:
+                if state == _IN_WORDS:  # the hub goes on from where double() left it
+                    state = _join(self._s0, self._s1, self._s2, self._s3)
+                    self._inc = _join(self._i0, self._i1, self._i2, self._i3)
                 bits.state = {
                     "bit_generator": "PCG64",
-                    "state": {"state": self._state, "inc": self._inc},
+                    "state": {"state": state, "inc": self._inc},
                     "has_uint32": self._has_uint32,
                     "uinteger": self._uinteger,
                 }
@@ -133,17 +161,16 @@ class Substream:
         """The stream's next U(0, 1) draw, worked out without the hub: exactly the number
         ``Generator.random()`` would give (PCG64's step, its XSL-RR output, the top 53 bits
         times 2**-53). Only while the hub has never held this stream."""
-        if self._state < 0:
-            state, inc = self._seeds.seed(self._crc)
-            self._inc = inc
+        if self._state == _UNSEEDED:
+            s0, s1, s2, s3, i0, i1, i2, i3 = self._seeds.start(self._crc)
+            self._i0, self._i1, self._i2, self._i3 = i0, i1, i2, i3
+            self._state = _IN_WORDS
         else:
-            state, inc = self._state, self._inc
-        state = (state * PCG_MULT + inc) & MASK128
-        self._state = state
-        word = ((state >> 64) ^ state) & MASK64
-        rot = state >> 122
-        word = ((word >> rot) | (word << ((64 - rot) & 63))) & MASK64
-        return (word >> 11) * TO_DOUBLE
+            s0, s1, s2, s3 = self._s0, self._s1, self._s2, self._s3
+            i0, i1, i2, i3 = self._i0, self._i1, self._i2, self._i3
+        s0, s1, s2, s3 = pcg_step(s0, s1, s2, s3, i0, i1, i2, i3)
+        self._s0, self._s1, self._s2, self._s3 = s0, s1, s2, s3
+        return pcg_double(s0, s1, s2, s3)
 
     def _keep(self, state: PcgState) -> None:
         """Keep the hub's state (a numpy state dict) while another stream draws."""
@@ -152,6 +179,11 @@ class Substream:
         self._inc = pcg["inc"]
         self._has_uint32 = state["has_uint32"]
         self._uinteger = state["uinteger"]
+
+
+def _join(w0: int, w1: int, w2: int, w3: int) -> int:
+    """The 128-bit number of four 32-bit words, lowest first."""
+    return (w3 << 96) | (w2 << 64) | (w1 << 32) | w0
 
 
 class Streams:

@@ -80,6 +80,15 @@ def _bucket_tables(bits: int) -> tuple[IntArray, FloatArray]:
     return edges, values
 
 
+@lru_cache(maxsize=8)
+def _no_counts(bits: int) -> IntArray:
+    """Zero bucket counters, read only, shared by the histograms of
+    :meth:`LatencyHistogram.empty` (a histogram copies them before it counts a value)."""
+    out = np.zeros(_n_buckets(bits), dtype=np.int64)
+    out.setflags(write=False)
+    return out
+
+
 def _bucket_index(ns: IntArray, bits: int) -> IntArray:
     """Vectorised fio-style bucket index of non-negative integer nanoseconds.
 
@@ -123,6 +132,10 @@ class LatencyHistogram:
     ----------
     bits : int, default 7
         Linear bits per power-of-two group (fio uses 6). Must be in ``1..12``.
+    counts : ndarray of int64, optional
+        Bucket counters (``n_buckets(bits)`` of them) the histogram takes as its own,
+        without a copy; zeros by default. The count, sum, minimum and maximum stay empty
+        (:meth:`from_counts` sets them).
 
     Notes
     -----
@@ -134,11 +147,16 @@ class LatencyHistogram:
 
     __slots__ = ("_bits", "_buf", "_count", "_counts", "_max", "_min", "_sum")
 
-    def __init__(self, bits: int = DEFAULT_BITS) -> None:
+    def __init__(self, bits: int = DEFAULT_BITS, *, counts: IntArray | None = None) -> None:
         if not 1 <= bits <= 12:
             raise ValueError(f"bits must be in 1..12, got {bits}")
         self._bits = bits
-        self._counts: IntArray = np.zeros(_n_buckets(bits), dtype=np.int64)
+        nb = _n_buckets(bits)
+        if counts is None:
+            counts = np.zeros(nb, dtype=np.int64)
+        elif counts.size != nb:
+            raise ValueError(f"expected {nb} bucket counts, got {counts.size}")
+        self._counts: IntArray = counts
         self._buf: list[float] = []
         self._count = 0
         self._sum = 0.0
@@ -159,17 +177,21 @@ class LatencyHistogram:
         ``total`` is the exact sum of the values (s), ``minimum`` and ``maximum`` their exact
         extremes (s); the count is the sum of ``counts``.
         """
-        out = cls(bits)
-        arr = np.asarray(counts, dtype=np.int64).ravel()
-        if arr.size != out._counts.size:
-            raise ValueError(f"expected {out._counts.size} bucket counts, got {arr.size}")
-        out._counts = arr.copy()
+        arr = np.array(counts, dtype=np.int64).ravel()  # a copy of its own
+        out = cls(bits, counts=arr)
         out._count = int(arr.sum())
         if out._count:
             out._sum = float(total)
             out._min = float(minimum)
             out._max = float(maximum)
         return out
+
+    @classmethod
+    def empty(cls, bits: int = DEFAULT_BITS) -> LatencyHistogram:
+        """An empty histogram whose zero counters are shared (read only) with the others made
+        here until it records a value: a thousand hosts' results hold one for each direction
+        a host sent nothing in, without 17 KiB of fresh memory each."""
+        return cls(bits, counts=_no_counts(bits))
 
     # -- recording ---------------------------------------------------------------------
 
@@ -217,7 +239,10 @@ class LatencyHistogram:
         if arr.size:
             ns = np.rint(np.minimum(arr * _NS_PER_S, float(_MAX_NS))).astype(np.int64)
             idx = _bucket_index(ns, self._bits)
-            self._counts += np.bincount(idx, minlength=self._counts.size)
+            counts = self._counts
+            if not counts.flags.writeable:  # shared zeros (:meth:`empty`): its own from now
+                counts = self._counts = counts.copy()
+            counts += np.bincount(idx, minlength=counts.size)
             self._count += int(arr.size)
             self._sum += float(arr.sum())
             self._min = min(self._min, float(arr.min()))
@@ -228,7 +253,8 @@ class LatencyHistogram:
     def reset(self) -> None:
         """Forget all recorded values (keeps ``bits`` and the allocated counters)."""
         self._buf = []
-        self._counts.fill(0)
+        if self._counts.flags.writeable:  # else the shared zeros of :meth:`empty`
+            self._counts.fill(0)
         self._count = 0
         self._sum = 0.0
         self._min = math.inf

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sanpath.sim.seeds import PCG_MULT, pcg_double, pcg_step
 from sanpath.sim.streams import Streams, UniformStream, make_sampler
 from sanpath.spec import DistSpec
 
@@ -138,3 +139,35 @@ def test_a_stream_s_first_draws_are_numpys_without_the_run_s_generator(
         assert streams._hub.owner is hub_owner
     else:
         assert streams._hub.owner is not hub_owner
+
+
+def _words(n: int) -> tuple[int, int, int, int]:
+    return n & 0xFFFFFFFF, (n >> 32) & 0xFFFFFFFF, (n >> 64) & 0xFFFFFFFF, n >> 96
+
+
+U128 = st.integers(0, 2**128 - 1)
+
+
+@given(state=U128, stream=U128, rot=st.one_of(st.none(), st.integers(0, 63)))
+def test_the_pcg64_step_in_words_is_the_128_bit_step(
+    state: int, stream: int, rot: int | None
+) -> None:
+    """PCG64's step and output worked in 32-bit words give the 128-bit arithmetic's
+    numbers, for every rotation of the output (``rot``: the state's top six bits)."""
+    if rot is not None:
+        state = (state & ((1 << 122) - 1)) | (rot << 122)
+    inc = ((stream << 1) | 1) & (2**128 - 1)
+    stepped = (state * PCG_MULT + inc) % 2**128
+    assert pcg_step(*_words(state), *_words(inc)) == _words(stepped)
+    word = ((state >> 64) ^ state) & (2**64 - 1)
+    turn = state >> 122
+    word = ((word >> turn) | (word << ((64 - turn) & 63))) & (2**64 - 1)
+    assert pcg_double(*_words(state)) == (word >> 11) * 2.0**-53
+
+
+@given(seed=SEEDS, replicate=REPLICATES, crc=st.integers(0, 2**32 - 1))
+def test_a_source_s_first_state_in_words_is_its_seed(seed: int, replicate: int, crc: int) -> None:
+    """The first state and increment in words are :meth:`SourceSeeds.seed`'s numbers."""
+    seeds = Streams(seed, replicate)._seeds
+    state, inc = seeds.seed(crc)
+    assert seeds.start(crc) == (*_words(state), *_words(inc))

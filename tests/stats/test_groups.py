@@ -73,3 +73,18 @@ def test_reset_forgets_everything() -> None:
     assert grouped.count(0, 1, True) == 0
     assert grouped.histogram(0, [0, 1]).count == 0
     assert math.isnan(grouped.histogram(0, [1]).mean)
+
+
+@given(RECORDS, st.sampled_from([[0, 1, 2], [0, 2], [1, 2], [2, 0], [0, 1]]), st.booleans())
+def test_a_histogram_of_several_groups_counts_each_group_s_buckets(
+    records: list[tuple[int, int, bool, float, int]], members: list[int], write: bool
+) -> None:
+    """Evenly spaced groups in one direction (every host of a host group) and any others
+    give the bucket counts of their groups added up."""
+    grouped = GroupedLatency((3, 2))
+    for host, workload, w, seconds, size in records:
+        grouped.add((host, workload), w, seconds, size)
+    together = grouped.histogram(0, members, (write,))
+    alone = [grouped.histogram(0, [m], (write,)) for m in members]
+    assert np.array_equal(together.counts, sum(h.counts for h in alone))
+    assert together.count == sum(h.count for h in alone)

@@ -142,21 +142,48 @@ class Leg(NamedTuple):
     """The latency-breakdown layer the time on this link counts to (an index into LAYERS)."""
 
 
-@dataclass(eq=False)
 class Route:
-    """One path for one LUN from one host instance: every queue and link it crosses."""
+    """One path for one LUN from one host instance: every queue and link it crosses.
 
-    host_queue: SlotPool
-    hba: Hba
-    hba_port: HbaPort
-    hba_slots: SlotPool
-    array_port: ArrayPort
-    lun: Lun
-    throttle: Throttle | None = None
-    write_legs: tuple[Leg, ...] = ()
-    """The links a write's data crosses, in order (set by the topology)."""
-    read_legs: tuple[Leg, ...] = ()
-    """The links a read's data crosses, in order (set by the topology)."""
+    A plain class rather than a dataclass: the compiled core builds it natively (a thousand
+    hosts make a route on almost every I/O of an open loop).
+    """
+
+    __slots__ = (
+        "array_port",
+        "hba",
+        "hba_port",
+        "hba_slots",
+        "host_queue",
+        "lun",
+        "read_legs",
+        "throttle",
+        "write_legs",
+    )
+
+    def __init__(
+        self,
+        host_queue: SlotPool,
+        hba: Hba,
+        hba_port: HbaPort,
+        hba_slots: SlotPool,
+        array_port: ArrayPort,
+        lun: Lun,
+        throttle: Throttle | None = None,
+        write_legs: tuple[Leg, ...] = (),
+        read_legs: tuple[Leg, ...] = (),
+    ) -> None:
+        self.host_queue = host_queue
+        self.hba = hba
+        self.hba_port = hba_port
+        self.hba_slots = hba_slots
+        self.array_port = array_port
+        self.lun = lun
+        self.throttle = throttle
+        self.write_legs = write_legs
+        """The links a write's data crosses, in order (set by the topology)."""
+        self.read_legs = read_legs
+        """The links a read's data crosses, in order (set by the topology)."""
 
 
 @dataclass(eq=False)
