@@ -233,8 +233,17 @@ class Simulation:
                     yield env.sleep(self.hit_time)
                     now = env._now
                 layers[CACHE] += now - t
+            elif (pool := lun.pool).known and (
+                served := pool.read_known(lun.base + cmd.offset, size, now)
+            ) is not None:
+                # one element on a drive that knows its departure (no join, no queue wait)
+                drive, start, done = served
+                yield env.sleep(done - now)
+                now = env._now
+                drive.depart(now, t, start, done)
+                layers[DRIVE] += now - t
             else:
-                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+                join = pool.start_read(lun.base + cmd.offset, size, now)
                 yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
                 now = env._now
                 join.settle(now)
