@@ -411,16 +411,13 @@ class FcfsDrive(Drive):
         server: FcfsServer,
         service: Callable[[int, bool], float],
         capacity: int,
-        draw: Callable[[], float] | None = None,
     ) -> None:
-        """``service(size, write)``: the service time (s) of an operation of ``size`` bytes;
-        ``draw``: the same when it does not depend on the operation (a textbook server)."""
+        """``service(size, write)``: the service time (s) of an operation of ``size`` bytes."""
         self.env = env
         self.server = server
         self.station = server.station
         self.service = service
         self.capacity = capacity
-        self.draw = draw
 
     @property
     def outstanding(self) -> int:
@@ -432,8 +429,7 @@ class FcfsDrive(Drive):
         op.join.known(self.station, now, start, done)
 
     def read_known(self, size: int, now: float) -> tuple[float, float]:
-        draw = self.draw
-        return self.server.reserve(now, draw() if draw is not None else self.service(size, False))
+        return self.server.reserve(now, self.service(size, False))
 
 
 def make_drive(
@@ -456,4 +452,4 @@ def make_drive(
     assert sampler is not None
     draw = sampler
     server = FcfsServer(env, spec.servers, station)
-    return FcfsDrive(env, server, lambda _size, _write: draw(), spec.capacity, draw)
+    return FcfsDrive(env, server, lambda _size, _write: draw(), spec.capacity)
