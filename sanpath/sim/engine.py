@@ -236,11 +236,12 @@ class Simulation:
             elif (pool := lun.pool).known and (
                 served := pool.read_known(lun.base + cmd.offset, size, now)
             ) is not None:
-                # one element on a drive that knows its departure (no join, no queue wait)
-                drive, start, done = served
+                # one element on a drive that knows when it is done (no join, no array-queue
+                # wait): a wake-up then, in the place a join's event takes among the events
+                station, start, done = served
                 yield env.sleep(done - now)
                 now = env._now
-                drive.depart(now, t, start, done)
+                station.depart(now, t, start, done)
                 layers[DRIVE] += now - t
             else:
                 join = pool.start_read(lun.base + cmd.offset, size, now)
