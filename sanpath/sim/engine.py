@@ -233,8 +233,18 @@ class Simulation:
                     yield env.sleep(self.hit_time)
                     now = env._now
                 layers[CACHE] += now - t
+            elif (pool := lun.pool).known and (
+                served := pool.read_known(lun.base + cmd.offset, size, now)
+            ) is not None:
+                # one element on a drive that knows when it is done (no join, no array-queue
+                # wait): a wake-up then, in the place a join's event takes among the events
+                station, start, done = served
+                yield env.sleep(done - now)
+                now = env._now
+                station.depart(now, t, start, done)
+                layers[DRIVE] += now - t
             else:
-                join = lun.pool.start_read(lun.base + cmd.offset, size, now)
+                join = pool.start_read(lun.base + cmd.offset, size, now)
                 yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
                 now = env._now
                 join.settle(now)

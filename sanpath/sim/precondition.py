@@ -30,7 +30,7 @@ from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
 from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.sources import IoSource, make_source
-from sanpath.sim.streams import Streams, UniformStream
+from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
 
@@ -40,7 +40,7 @@ Draw = Callable[[], tuple[Lun, int, int]]
 class _PoolWrites:
     """The write sources of one pool, chosen by weight, extents merged as the cache would."""
 
-    def __init__(self, pick: UniformStream) -> None:
+    def __init__(self, pick: Callable[[], float]) -> None:
         self.pick = pick
         self.sources: list[tuple[float, Lun, IoSource]] = []
         self.total = 0.0

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from itertools import accumulate
 
 from sanpath.layout import AccessModel, access_blocks, access_model
-from sanpath.sim.streams import BlockStream, Streams, UniformStream
+from sanpath.sim.streams import BlockStream, Streams
 from sanpath.spec import WorkloadSpec
 
 _MIXES: dict[tuple[tuple[int, float], ...], tuple[list[int], list[float]]] = {}
@@ -112,7 +112,7 @@ class IoSource:
         self,
         spec: WorkloadSpec | SourceShape,
         lun_size: int,
-        u: UniformStream,
+        u: Callable[[], float],
         thread: int = 0,
         blocks: BlockStream | None = None,
     ) -> None:
@@ -169,7 +169,7 @@ class IoSource:
         return size, write, offset
 
 
-def _draw_size(sizes: list[int], cum: list[float], u: UniformStream) -> int:
+def _draw_size(sizes: list[int], cum: list[float], u: Callable[[], float]) -> int:
     """One size of a mix (no draw for a single size)."""
     if len(sizes) == 1:
         return sizes[0]

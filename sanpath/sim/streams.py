@@ -23,10 +23,10 @@ its state alone, so every source draws exactly the numbers of a generator of its
 
 Most of those sources draw a handful of numbers (a thousand hosts on 64 LUNs send one or
 two I/Os to most host-LUN pairs), where loading the hub and asking numpy for a block costs
-far more than the numbers: a :class:`UniformStream` takes its first :data:`_EAGER` draws
-from its substream's PCG64 one at a time in integer arithmetic (:meth:`Substream.double`:
-numpy's own step, output function and conversion to a double), and only then draws through
-the hub, from the state it reached.
+far more than the numbers: a uniform stream (:func:`uniform_stream`) takes its first
+:data:`_EAGER` draws from its substream's PCG64 one at a time in integer arithmetic
+(:meth:`Substream.double`: numpy's own step, output function and conversion to a double),
+and only then draws through the hub, from the state it reached.
 """
 
 from __future__ import annotations
@@ -61,14 +61,12 @@ source that draws only a few numbers (one host of a thousand on one LUN) holds a
 rather than a block of 2,048 (64 KiB as a list)."""
 
 _EAGER = 16
-"""Draws a :class:`UniformStream` on a :class:`Substream` takes one at a time by integer
+"""Draws a uniform stream on a :class:`Substream` takes one at a time by integer
 arithmetic before it draws through the hub in blocks of :data:`_FIRST_BLOCK` and up."""
 _UNSEEDED: Final = -1
 """A :class:`Substream`'s state before its first draw."""
 _IN_WORDS: Final = -2
 """A :class:`Substream`'s state while :meth:`Substream.double` holds it in words."""
-_NO_DRAWS: list[float] = []
-"""The buffer of a stream that has drawn no block yet (shared, never changed)."""
 
 RngSource = np.random.Generator | Callable[[], np.random.Generator]
 """A generator, or a function that makes it when the first number is drawn (a
@@ -215,10 +213,10 @@ class Streams:
         pays for it)."""
         return Substream(self._hub, self._seeds, zlib.crc32(name.encode("utf-8")))
 
-    def uniform(self, name: str) -> UniformStream:
+    def uniform(self, name: str) -> Callable[[], float]:
         """A buffered stream of U(0, 1) draws for the source called ``name`` (its generator
-        is made at the first draw)."""
-        return UniformStream(self.lazy(name))
+        is made at the first draw; :func:`uniform_stream`)."""
+        return uniform_stream(self.lazy(name))
 
     def sampler(self, spec: DistSpec, name: str) -> Callable[[], float]:
         """A function returning one service time (seconds) per call, drawn from ``spec``
@@ -246,46 +244,29 @@ def _draw_from(
     return made, None, made
 
 
-class UniformStream:
-    """U(0, 1) draws taken from a numpy generator in blocks (cheap per call).
+def uniform_stream(rng: RngSource) -> Callable[[], float]:
+    """A function returning U(0, 1) draws, taken from a numpy generator in blocks.
 
     ``rng`` is the generator, or a function that makes it at the first draw; blocks grow
     from :data:`_FIRST_BLOCK` to :data:`_BLOCK` draws. On a :class:`Substream`, the first
     :data:`_EAGER` draws are worked out one at a time without the hub
-    (:meth:`Substream.double`; the module docstring).
+    (:meth:`Substream.double`; the module docstring). As a sampler (:func:`_sampler`), the
+    function is the ``__next__`` of an iterator over the blocks: a draw is a call into C.
     """
+    return chain.from_iterable(_uniform_blocks(rng)).__next__
 
-    __slots__ = ("_buf", "_eager", "_i", "_n", "_rng", "_source")
 
-    def __init__(self, rng: RngSource) -> None:
-        self._source: RngSource | None = rng
-        self._rng: np.random.Generator | None = None
-        self._buf = _NO_DRAWS
-        self._i = 0
-        self._n = _FIRST_BLOCK
-        self._eager = _EAGER if isinstance(rng, Substream) else 0
-        """Draws still to be worked out without the hub."""
+def _uniform_blocks(source: RngSource) -> Iterator[list[float]]:
+    """The blocks of :func:`uniform_stream`: the eager draws one by one, then numpy's."""
+    if isinstance(source, Substream):
+        for _ in range(_EAGER):
+            yield [source.double()]
+    yield from _blocks(source, _random)
 
-    def __call__(self) -> float:
-        """Return the next draw."""
-        i = self._i
-        if i >= len(self._buf):
-            eager = self._eager
-            if eager:
-                self._eager = eager - 1
-                source = self._source
-                assert isinstance(source, Substream)
-                return source.double()
-            self._refill()
-            i = 0
-        self._i = i + 1
-        return self._buf[i]
 
-    def _refill(self) -> None:
-        rng, self._source, self._rng = _draw_from(self._source, self._rng)
-        n = self._n
-        self._buf = rng.random(n).tolist()
-        self._n = _next_block(n)
+def _random(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` U(0, 1) draws of ``rng``."""
+    return rng.random(n)
 
 
 class BlockStream:

@@ -68,18 +68,32 @@ class Transfers:
         if wire is None:
             wire = self.wire_bytes(size)
         prev_start = prev_done = now
+        ahead = RESERVE_AHEAD
         booked: list[tuple[Station, float, float, float]] = []
         for link, framed, latency, layer in legs:
             arrive = prev_start + latency
-            if arrive - now > RESERVE_AHEAD:
+            if arrive - now > ahead:
                 yield env.sleep(arrive - now)
                 now = env._now
-            if link.rate is None:
+            rate = link.rate
+            if rate is None:
                 start = end = arrive
             else:
-                start, end = link.reserve(now, arrive, wire if framed else size)
-                booked.append((link.station, now, start, end))
-            done = end if end > prev_done + latency else prev_done + latency
+                # Link.reserve, written out (three links per command): the station's arrival,
+                # then the link busy from when it is free and the data has arrived
+                station = link.station
+                n = station.n
+                station.area += n * (now - station.t_last)
+                station.t_last = now
+                station.n = n + 1
+                station.present_sum += now
+                free = link.free
+                start = free if free > arrive else arrive
+                end = start + link.setup + (wire if framed else size) / rate
+                link.free = end
+                booked.append((station, now, start, end))
+            reach = prev_done + latency  # the data passes this link no sooner
+            done = end if end > reach else reach
             layers[layer] += done - prev_done
             prev_start, prev_done = start, done
         if prev_done > now:

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sanpath.sim.seeds import PCG_MULT, pcg_double, pcg_step
-from sanpath.sim.streams import Streams, UniformStream, make_sampler
+from sanpath.sim.streams import Streams, make_sampler, uniform_stream
 from sanpath.spec import DistSpec
 
 SEEDS = st.one_of(st.integers(0, 2**32 + 10), st.integers(0, 2**140))
@@ -49,7 +49,7 @@ def test_growing_blocks_give_the_numbers_of_one_big_draw() -> None:
         made.append(1)
         return numpy_generator(7, 0, "w.lun.t0")
 
-    u = UniformStream(make)
+    u = uniform_stream(make)
     assert made == []  # nothing is seeded before the first draw
     draws = [u() for _ in range(5000)]  # refills of 16, 32, ..., 2048, 2048 draws
     assert made == [1]

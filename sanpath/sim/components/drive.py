@@ -166,6 +166,11 @@ class Drive:
         """Hand ``op`` to the drive at ``now`` (the current simulated time, s)."""
         raise NotImplementedError
 
+    def read_known(self, size: int, now: float) -> tuple[float, float]:  # pragma: no cover
+        """A read of ``size`` bytes at ``now`` on a drive that is not event driven: its (start,
+        departure), known at once (s)."""
+        raise NotImplementedError
+
     @property
     def outstanding(self) -> int:  # pragma: no cover - interface
         raise NotImplementedError
@@ -404,9 +409,10 @@ class FcfsDrive(Drive):
         self,
         env: simpy.Environment,
         server: FcfsServer,
-        service: Callable[[DriveOp], float],
+        service: Callable[[int, bool], float],
         capacity: int,
     ) -> None:
+        """``service(size, write)``: the service time (s) of an operation of ``size`` bytes."""
         self.env = env
         self.server = server
         self.station = server.station
@@ -419,8 +425,11 @@ class FcfsDrive(Drive):
 
     def submit(self, op: DriveOp, now: float) -> None:
         op.t_submit = op.t_accept = now
-        start, done = self.server.reserve(now, self.service(op))
+        start, done = self.server.reserve(now, self.service(op.size, op.write))
         op.join.known(self.station, now, start, done)
+
+    def read_known(self, size: int, now: float) -> tuple[float, float]:
+        return self.server.reserve(now, self.service(size, False))
 
 
 def make_drive(
@@ -436,10 +445,11 @@ def make_drive(
         per_unit = spec.bandwidth / spec.units
         read_t, write_t = spec.read_time, spec.write_time
 
-        def ssd_service(op: DriveOp) -> float:
-            return (write_t if op.write else read_t) + op.size / per_unit
+        def ssd_service(size: int, write: bool) -> float:
+            return (write_t if write else read_t) + size / per_unit
 
         return FcfsDrive(env, FcfsServer(env, spec.units, station), ssd_service, spec.capacity)
     assert sampler is not None
     draw = sampler
-    return FcfsDrive(env, FcfsServer(env, spec.servers, station), lambda _op: draw(), spec.capacity)
+    server = FcfsServer(env, spec.servers, station)
+    return FcfsDrive(env, server, lambda _size, _write: draw(), spec.capacity)
