@@ -8,10 +8,11 @@ many times a second. Each of these wakes the worker's event-loop thread, which t
 turn with the simulation for Python's interpreter lock. :data:`SWEEP_SETTINGS` keeps the
 checks but runs them less often and turns off the stack sampler.
 
-Measured on two cores (a ``LocalCluster`` of two single-threaded workers, the 40-run
-enterprise sweep of ``make bench --quick``): with Dask's defaults the workers' event-loop
-threads took 0.7 to 1.1 CPU seconds and the scheduler's process 0.4 to 1.2 beside 13 to 15
-CPU seconds of simulation; with these settings 0.16 to 0.26 and 0.20 to 0.25.
+``make bench`` (section 8, ``tests/benchmarks/scale_bench.py``) runs the same sweep on a
+``LocalCluster`` with these settings and with Dask's defaults, side by side; its record,
+``docs/benchmarks.json``, keeps both speed-ups. On a two-core machine, with Dask's defaults,
+the workers' event-loop threads took about 0.7 CPU seconds beside 10 of simulation in a
+40-run sweep, and with these settings about 0.2.
 
 Use them in Python before the cluster starts (a ``LocalCluster`` passes its configuration on
 to the worker processes it starts)::

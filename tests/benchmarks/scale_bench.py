@@ -27,9 +27,10 @@ sections 6 to 8.
    Dask's defaults for comparison), and on a cluster started with the ``dask scheduler`` and
    ``dask worker`` commands (the commands of a multi-machine cluster, here on this machine,
    with the settings as environment variables); the tables must be identical. Before the
-   timing, the serial process and every worker run one short task, so imports and
-   first-use caches are paid outside it on both sides, as they are once in a long-lived
-   worker. The machine's load average (and the CPU time other
+   timing, the serial process and every worker run one short task, and one more goes
+   through the scheduler (which unpickles the tasks it is sent, importing sanpath there),
+   so imports and first-use caches are paid outside it on both sides, as they are once in
+   a long-lived cluster. The machine's load average (and the CPU time other
    processes took) during each is printed beside it: on a shared machine two workers get
    less than two cores.
 
@@ -271,7 +272,8 @@ def bench_dask(ios: int, replicates: int) -> dict[str, Any]:
         "sanpath.experiments.dask_settings, the same with Dask's defaults, then a cluster "
         "started with the `dask scheduler` and `dask worker` commands (the settings as "
         "environment variables). Each side first runs one short task (imports and first-use "
-        "caches), as a long-lived worker would have"
+        "caches; on Dask on every worker and once through the scheduler), as a long-lived "
+        "cluster would have"
     )
     warm = warm_up_task(base)
     run_task(warm)
@@ -352,6 +354,9 @@ def dask_sweep(
 
     client.wait_for_workers(2)
     client.run(run_one, warm)  # on every worker
+    # and once through the scheduler, which unpickles each task it is sent: its first one
+    # imports sanpath's sweep module there (about a second, once per scheduler process)
+    client.submit(run_one, warm, pure=False).result()
     t0, busy0 = time.perf_counter(), machine_busy_s()
     result = sweep(base, replicates=replicates, cache=None, executor=client.get_executor())
     seconds = time.perf_counter() - t0
