@@ -302,16 +302,16 @@ class RouteMaker:
         else:
             queue = self._pool(group.queue_knob.value, group.host_queue)
         group.queue_knob.add(queue, rank)
+        hba = host.cards[path.card]
         legs_key = (host.index << 40) | path.legs
         legs = self._legs.get(legs_key)
         if legs is None:
-            host_legs = self._host_side(host.index, path.port, host.cards[path.card], port)
+            host_legs = self._host_side(host.index, path.port, hba, port)
             array_legs = path.array_legs
             legs = self._legs[legs_key] = (
                 host_legs[0] + array_legs[0],
                 array_legs[1] + host_legs[1],
             )
-        hba = host.cards[path.card]
         return Route(queue, hba, port, slots, path.array_port, path.lun, throttle, legs[0], legs[1])
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:

@@ -75,23 +75,11 @@ class Transfers:
             if arrive - now > ahead:
                 yield env.sleep(arrive - now)
                 now = env._now
-            rate = link.rate
-            if rate is None:
+            if link.rate is None:
                 start = end = arrive
             else:
-                # Link.reserve, written out (three links per command): the station's arrival,
-                # then the link busy from when it is free and the data has arrived
-                station = link.station
-                n = station.n
-                station.area += n * (now - station.t_last)
-                station.t_last = now
-                station.n = n + 1
-                station.present_sum += now
-                free = link.free
-                start = free if free > arrive else arrive
-                end = start + link.setup + (wire if framed else size) / rate
-                link.free = end
-                booked.append((station, now, start, end))
+                start, end = link.reserve(now, arrive, wire if framed else size)
+                booked.append((link.station, now, start, end))
             reach = prev_done + latency  # the data passes this link no sooner
             done = end if end > reach else reach
             layers[layer] += done - prev_done
