@@ -50,8 +50,9 @@ from sanpath.experiments.growth import (
     knee,
     predicted_ms,
 )
+from sanpath.layout import station_roles
 from sanpath.results import RunResult
-from sanpath.results.bottleneck import Bottleneck, kind_of_station, rank_bottlenecks
+from sanpath.results.bottleneck import KIND_OF_LAYER, Bottleneck, rank_bottlenecks
 from sanpath.results.headroom import (
     HeadroomResult,
     SimulatedPoint,
@@ -211,7 +212,9 @@ def headroom(
     if sim_top:
         first = sim_top[0]
     else:
-        kind, station_kind = kind_of_station(at.bottleneck)
+        role = station_roles(spec).get(at.bottleneck)
+        kind = KIND_OF_LAYER[role.layer] if role is not None else at.bottleneck
+        station_kind = role.kind if role is not None else "server"
         first = Bottleneck(kind, at.bottleneck, station_kind, util, util, 1)
     if 0.0 < saturation < growth.limit:
         later = twin.at(saturation).bottleneck

@@ -14,12 +14,17 @@ from sanpath.layout.access import (
     read_hits,
 )
 from sanpath.layout.geometry import CYLINDERS, seek_curve
-from sanpath.layout.raid import RaidLayout, Spans, command_lengths, merge
+from sanpath.layout.raid import WRITE_PENALTY, RaidLayout, Spans, command_lengths, merge
+from sanpath.layout.stations import ROLES, Role, station_name, station_roles
 from sanpath.layout.wiring import (
     HostPort,
     LunPlace,
     PathInfo,
     Wiring,
+    command_limit,
+    failover_path,
+    lun_owner,
+    port_controller,
     split_limit,
     split_sizes,
     wire_bytes,
@@ -27,22 +32,31 @@ from sanpath.layout.wiring import (
 
 __all__ = [
     "CYLINDERS",
+    "ROLES",
+    "WRITE_PENALTY",
     "AccessModel",
     "HostPort",
     "LunPlace",
     "PathInfo",
     "RaidLayout",
+    "Role",
     "Spans",
     "Wiring",
     "access_blocks",
     "access_model",
     "command_lengths",
+    "command_limit",
+    "failover_path",
     "hot_mass",
+    "lun_owner",
     "merge",
+    "port_controller",
     "read_hit",
     "read_hits",
     "seek_curve",
     "split_limit",
     "split_sizes",
+    "station_name",
+    "station_roles",
     "wire_bytes",
 ]

@@ -29,8 +29,13 @@ them against the mapping stated element by element.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from sanpath.spec import PoolSpec
+
+WRITE_PENALTY: Final = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6}
+"""Drive operations per element of a small random write, by RAID level (the write penalty:
+the mirror's two writes, RAID 5's read-modify-write of data and parity, RAID 6's of P and Q)."""
 
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 Spans = dict[int, list[int]]

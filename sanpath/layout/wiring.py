@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.spec import (
+    HostSpec,
     PoolSpec,
     Scenario,
     WorkloadSpec,
@@ -52,6 +53,8 @@ class LunPlace:
     """The array's per-LUN queue limit (None: unlimited)."""
     ports: tuple[int, ...]
     """Array ports that present the LUN."""
+    owner: int
+    """The controller that owns the LUN (:func:`lun_owner`)."""
 
 
 @dataclass(frozen=True)
@@ -84,11 +87,33 @@ class PathInfo:
     array port)."""
 
 
-def split_limit(scenario: Scenario, group: int) -> int | None:
-    """The largest command host group ``group`` sends: min(max_io_size, max_transfer)."""
-    host = scenario.hosts[group]
-    limits = [x for x in [host.max_io_size, *(h.max_transfer for h in host.hbas)] if x]
+def command_limit(host: HostSpec) -> int | None:
+    """The largest command (bytes) a host of ``host``'s group sends: the smallest of its
+    ``max_io_size`` and its HBAs' ``max_transfer`` (None: no limit, nothing is split)."""
+    limits = [x for x in [host.max_io_size, *(h.max_transfer for h in host.hbas)] if x is not None]
     return min(limits) if limits else None
+
+
+def split_limit(scenario: Scenario, group: int) -> int | None:
+    """The largest command host group ``group`` sends (:func:`command_limit`)."""
+    return command_limit(scenario.hosts[group])
+
+
+def lun_owner(lun: int) -> int:
+    """The controller (storage processor) that owns LUN number ``lun``: LUNs alternate
+    between the two, the first on controller 0."""
+    return lun % 2
+
+
+def port_controller(port: int) -> int:
+    """The controller array port number ``port`` belongs to: even ports on 0, odd on 1."""
+    return port % 2
+
+
+def failover_path(lun: int, paths: int) -> int:
+    """The one path (of ``paths``) that carries LUN number ``lun``'s I/O under ``failover``:
+    LUNs are spread over the paths statically, as balanced legacy device files do."""
+    return lun % paths
 
 
 def split_sizes(size: int, limit: int | None) -> list[int]:
@@ -123,7 +148,18 @@ class Wiring:
             for name in expand_names(group.name, group.count):
                 index = len(self.luns)
                 members.append(index)
-                place = LunPlace(index, gi, name, pool, pi, size, used[group.pool], limit, shown)
+                place = LunPlace(
+                    index,
+                    gi,
+                    name,
+                    pool,
+                    pi,
+                    size,
+                    used[group.pool],
+                    limit,
+                    shown,
+                    lun_owner(index),
+                )
                 self.luns.append(place)
                 used[group.pool] += size
             self.luns_by_group[group.name] = members
@@ -150,7 +186,7 @@ class Wiring:
                     n = len(pairs)
                     paths = []
                     for k, (hp, a) in enumerate(pairs):
-                        active = host.multipath != "failover" or k == li % n
+                        active = host.multipath != "failover" or k == failover_path(li, n)
                         key: tuple[Any, ...] = (
                             (g, hp.index, "lun", li)
                             if host.hbas[hp.hba].queue_target == "lun"

@@ -17,6 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
 
 from sanpath.readable import short_name
+from sanpath.results import LAYER_COLOURS
 from sanpath.units import format_bytes
 
 # Axis labels.
@@ -27,18 +28,9 @@ MBPS_LABEL = "MB/s (10^6 B/s)"
 COMMANDS_LABEL = "commands/s"
 
 
-LAYER_COLORS: dict[str, str] = {
-    "host_queue": "#8c8c8c",
-    "hba": "#1f77b4",
-    "pcie": "#17becf",
-    "fabric": "#2ca02c",
-    "array_port": "#bcbd22",
-    "controller": "#ff7f0e",
-    "cache": "#e377c2",
-    "lun_queue": "#9467bd",
-    "drive": "#d62728",
-}
-"""Fixed colour of each latency-breakdown layer (``breakdown_ms_<layer>``), in path order."""
+LAYER_COLORS: dict[str, str] = LAYER_COLOURS
+"""Fixed colour of each latency-breakdown layer (``breakdown_ms_<layer>``), in path order
+(the one table of layers, :data:`sanpath.results.LAYER_TABLE`)."""
 
 
 BAND_ALPHA = 0.2

@@ -19,7 +19,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from sanpath.layout import Wiring
+from sanpath.layout import Wiring, station_name
 from sanpath.plotting.style import set_titles, subtitle
 from sanpath.results import RunResult
 from sanpath.spec import Scenario, load_line
@@ -79,7 +79,10 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
             max(
                 (
                     util[n]
-                    for n in (f"array.port{a}.link.in", f"array.port{a}.link.out")
+                    for n in (
+                        station_name("port_link_in", port=a),
+                        station_name("port_link_out", port=a),
+                    )
                     if n in util
                 ),
                 default=None,
@@ -90,7 +93,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     boxes["controller", 0] = _Box(
         4,
         f"controller x{array.controller.cores}\ncache: {write_back}",
-        util.get("array.controller"),
+        util.get(station_name("controller")),
     )
     for group in array.luns:
         boxes["lun", group.name] = _Box(
@@ -101,7 +104,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         boxes["pool", pool.name] = _Box(
             6,
             f"{pool.name}: {pool.raid}\n{pool.drives * pool.groups} x {drive}",
-            util.get(f"array.{pool.name}.drives"),
+            util.get(station_name("drives", pool=pool.name)),
         )
 
     lines: set[tuple[tuple[str, object], tuple[str, object], bool]] = set()

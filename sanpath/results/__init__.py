@@ -12,18 +12,30 @@ from sanpath.results.headroom import HeadroomResult, Slo, SloError, parse_slo
 from sanpath.results.latency import PERCENTILES
 from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
-from sanpath.results.station import LAYER_LABELS, LAYERS, StationStats
+from sanpath.results.station import (
+    KIND_OF_LAYER,
+    LAYER_COLOURS,
+    LAYER_LABELS,
+    LAYER_TABLE,
+    LAYERS,
+    Layer,
+    StationStats,
+)
 from sanpath.results.sweep import METRICS, SweepResult, check_table_path
 
 __all__ = [
+    "KIND_OF_LAYER",
     "LAYERS",
+    "LAYER_COLOURS",
     "LAYER_LABELS",
+    "LAYER_TABLE",
     "METRICS",
     "PERCENTILES",
     "Bottleneck",
     "DeviceFigures",
     "GroupFigures",
     "HeadroomResult",
+    "Layer",
     "RunResult",
     "Slo",
     "SloError",

@@ -18,23 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.results.station import LAYERS, StationStats
+from sanpath.results.station import KIND_OF_LAYER, LAYERS, StationStats
 
-__all__ = ["KIND_OF_LAYER", "Bottleneck", "kind_of_station", "rank_bottlenecks"]
-
-KIND_OF_LAYER = {
-    "host": "host",
-    "host_queue": "host queue",
-    "hba": "HBA",
-    "pcie": "PCIe",
-    "fabric": "link",
-    "array_port": "array port",
-    "controller": "controller",
-    "cache": "cache",
-    "lun_queue": "LUN queue",
-    "drive": "drives",
-}
-"""The component kind a station of each layer belongs to (every FC link is a ``link``)."""
+__all__ = ["KIND_OF_LAYER", "Bottleneck", "rank_bottlenecks"]
 
 SATURATED = 0.9
 """Utilization from which a component is called saturated."""
@@ -133,39 +119,6 @@ def rank_bottlenecks(stations: Iterable[StationStats]) -> tuple[Bottleneck, ...]
         return (-u, b.station_kind == "slots", _path(b))
 
     return tuple(sorted(ranked, key=key))
-
-
-def kind_of_station(name: str) -> tuple[str, str]:
-    """(component kind, station kind) of a station group told by its name alone.
-
-    For names from elsewhere (the analytic twin names its stations as the simulator does):
-    ``array.r5.drives`` -> ``("drives", "server")``, ``db.link.out`` -> ``("link", "link")``.
-    """
-    parts = name.split(".")
-    tail = parts[-1]
-    if (
-        name == "array.controller"
-        or name.startswith("array.controller.")
-        or tail == "cross_controller"
-    ):
-        return "controller", "link" if name != "array.controller" else "server"
-    if tail == "drives":
-        return "drives", "server"
-    if "link" in parts:
-        return "link", "link"
-    if "pcie" in parts:
-        return "PCIe", "link"
-    if parts[0] == "array" and len(parts) > 1 and parts[1].startswith("port"):
-        return "array port", "slots"
-    if parts[0] == "array" and len(parts) > 1 and parts[1] == "lun":
-        return "LUN queue", "slots"
-    if tail == "lun_queue":
-        return "host queue", "slots"
-    if "hba" in parts:
-        return "HBA", "server" if tail == "cpu" else "slots"
-    if tail == "cpu":
-        return "host", "server"
-    return "host", "slots"
 
 
 def _order(st: StationStats) -> tuple[float, bool]:

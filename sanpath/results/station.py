@@ -10,33 +10,47 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-LAYERS = (
-    "host",
-    "host_queue",
-    "hba",
-    "pcie",
-    "fabric",
-    "array_port",
-    "controller",
-    "cache",
-    "lun_queue",
-    "drive",
+
+@dataclass(frozen=True)
+class Layer:
+    """One latency-breakdown layer: where on the path a command's time is charged."""
+
+    name: str
+    """The key (``breakdown_ms[<name>]``)."""
+    label: str
+    """A storage engineer's name for it, for tables and legends."""
+    component: str
+    """The kind of component its stations are, as the bottleneck ranking groups them (every
+    FC link, the host's and the array's, is a ``link``)."""
+    colour: str
+    """Its fixed colour in every picture."""
+
+
+LAYER_TABLE: tuple[Layer, ...] = (
+    Layer("host", "host", "host", "#c7c7c7"),
+    Layer("host_queue", "host queue", "host queue", "#8c8c8c"),
+    Layer("hba", "HBA", "HBA", "#1f77b4"),
+    Layer("pcie", "PCIe", "PCIe", "#17becf"),
+    Layer("fabric", "fabric", "link", "#2ca02c"),
+    Layer("array_port", "array port", "array port", "#bcbd22"),
+    Layer("controller", "controller", "controller", "#ff7f0e"),
+    Layer("cache", "cache", "cache", "#e377c2"),
+    Layer("lun_queue", "LUN queue", "LUN queue", "#9467bd"),
+    Layer("drive", "drive", "drives", "#d62728"),
 )
+"""The one table of layers, in path order: results, plots, the twin and the checks read it."""
+
+LAYERS = tuple(layer.name for layer in LAYER_TABLE)
 """Latency-breakdown layers, in path order (``breakdown_ms[<layer>]``)."""
 
-LAYER_LABELS = {
-    "host": "host",
-    "host_queue": "host queue",
-    "hba": "HBA",
-    "pcie": "PCIe",
-    "fabric": "fabric",
-    "array_port": "array port",
-    "controller": "controller",
-    "cache": "cache",
-    "lun_queue": "LUN queue",
-    "drive": "drive",
-}
+LAYER_LABELS = {layer.name: layer.label for layer in LAYER_TABLE}
 """A storage engineer's name for each layer of :data:`LAYERS`, for tables and legends."""
+
+KIND_OF_LAYER = {layer.name: layer.component for layer in LAYER_TABLE}
+"""The component kind a station of each layer belongs to (every FC link is a ``link``)."""
+
+LAYER_COLOURS = {layer.name: layer.colour for layer in LAYER_TABLE}
+"""Fixed colour of each layer, in path order."""
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,17 @@ the path a SCSI command takes:
 An application I/O larger than the host's split limit becomes several commands that run in
 parallel; it completes when the last one does (fork-join).
 
-The steps every command takes (1-5, 7 and 8) are written out in :meth:`Simulation.command`:
-every step that can wait in a method of its own would be a generator level each wake-up of
-the command passes through, and every call costs the pure-Python core more than the few
-statements it runs. The others are named methods: a host's processors, when modelled
-(:meth:`Simulation._host_work`), QUEUE FULL and its retry (:meth:`Simulation._queue_full`)
-and the write's data (:meth:`Simulation._write_data`, 6). The links a transfer crosses are
-built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer over them is
-:meth:`~sanpath.sim.transfer.Transfers.move`.
+The front of the trip (1-5) is data: the route's tuple of hops (:mod:`sanpath.sim.hops`,
+declared by :func:`sanpath.layout.hops.front_hops`), which :meth:`Simulation.command` walks in
+one loop: a gate takes a slot or waits (or refuses: QUEUE FULL, :meth:`Simulation._queue_full`,
+and the walk starts again at the route's retry hop), a server serves, a delay waits; each
+gate's arrival and slot-taken times are kept in one list per command, and at completion the
+gates give their slots back in reverse (:meth:`Simulation._complete`). The loop is written
+out in one generator: every step that can wait in a method of its own would be a generator
+level each wake-up of the command passes through. The back end is explicit: the write's data
+(:meth:`Simulation._write_data`, 6) and the read (:meth:`Simulation._read`, 7). The links a
+transfer crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a
+transfer over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
@@ -54,22 +57,13 @@ from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.forkjoin import ChildJoin, Signal
+from sanpath.sim.hops import Delay, Gate, Server
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
 from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.schedule import Schedule
-from sanpath.sim.station import (
-    ARRAY_PORT,
-    CACHE,
-    CONTROLLER,
-    DRIVE,
-    FABRIC,
-    HBA,
-    HOST,
-    HOST_QUEUE,
-    LUN_QUEUE,
-)
+from sanpath.sim.station import CACHE, DRIVE, FABRIC, LUN_QUEUE
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.sim.transfer import Transfers
@@ -97,12 +91,6 @@ class Simulation:
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
         self.controller = self.topology.controller
         self.qfull_time = scenario.array.qfull_time
-        cross = scenario.array.cross_controller
-        self.cross_time = cross.time if cross is not None else 0.0
-        self.cross_link = self.topology.cross_link
-        self.controller_link = self.topology.controller_link
-        self.controller_time = self.topology.controller_time
-        self.controller_write_time = self.topology.controller_write_time
         self.cache = self.topology.cache
         self.run_spec = scenario.run
         self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
@@ -117,10 +105,6 @@ class Simulation:
 
     # -- the path ---------------------------------------------------------------------------
 
-    def wire_bytes(self, nbytes: int) -> int:
-        """Bytes on an FC link for ``nbytes`` of data plus the status frame."""
-        return self.transfers.wire_bytes(nbytes)
-
     def command(
         self, cmd: Command, fork: ChildJoin | None = None
     ) -> Generator[simpy.Event, Any, float]:
@@ -129,10 +113,6 @@ class Simulation:
         ``fork`` is the fork-join of a split I/O the command is part of; without one the
         command is a whole application I/O, and counts the I/O's issue and completion
         itself (one process level less than wrapping it). Returns the completion time (s).
-
-        The steps every command takes are written out here rather than called: each wake-up
-        of the command passes through every generator level it is in, and each call costs
-        the pure-Python core more than the statements it runs.
         """
         env, measure, host, layers = self.env, self.measure, cmd.host, cmd.layers
         lun, size = cmd.lun, cmd.size
@@ -142,122 +122,90 @@ class Simulation:
         route = host.select(lun.index, size)
         cmd.device.begin(now)
         measure.commands_issued += 1
-        # 1. the host's per-LUN (per path) queue, then its own I/O stack (driver, interrupt
-        # and completion work) while the command holds its queue slot
-        t_host = now
-        ev = route.host_queue.acquire(now)
-        if ev is not None:
-            yield ev
-            now = env._now
-        t_host_start = now
-        layers[HOST_QUEUE] += now - t_host
-        if host.cpu is None:
-            # _host_work without processors, written out: most hosts, and no process level
-            host_time = host.io_time()
-            if host_time > 0:
-                yield env.sleep(host_time)
-                now = env._now
-                layers[HOST] += host_time
-        else:
-            now, spent = yield from self._host_work(host, now)
-            layers[HOST] += spent
-        hba_port = route.hba_port
-        hba_port.bytes_in_flight += size
-        hba_slots, hba_cpu, port = route.hba_slots, hba_port.cpu, route.array_port
-        controller, one_way = self.controller, self.one_way
-        while True:
-            # 2. HBA command slot and processing; 3. command frame to the array
-            t_slot = now
-            ev = hba_slots.acquire(now)
-            if ev is not None:
-                yield ev
-                now = env._now
-            t_slot_start = now
-            start, done = hba_cpu.reserve(now, hba_port.command_time())
-            arrive = done + one_way
-            if arrive > now:
-                yield env.sleep(arrive - now)
-                now = env._now
-            hba_cpu.station.depart(now, t_slot_start, start, done)
-            t_sent = done  # the command frame leaves the HBA: an exchange begins
-            layers[HBA] += done - t_slot
-            layers[FABRIC] += arrive - done
-            # 4. the front end admits the command into the port's and the LUN's queues, or
-            # answers QUEUE FULL and the host tries again
-            t_port = now
-            if not port.queue.try_acquire(now):
-                measure.counters["port_qfull"] += 1
-                yield from self._queue_full(cmd, route, ARRAY_PORT, t_sent, t_slot, t_slot_start)
-                now = env._now
-                continue
-            if not lun.queue.try_acquire(now):
-                port.queue.release(now, t_port, t_port)
-                measure.counters["lun_qfull"] += 1
-                yield from self._queue_full(cmd, route, LUN_QUEUE, t_sent, t_slot, t_slot_start)
-                now = env._now
-                continue
-            break
-        # 5. controller
-        start, done = controller.reserve(
-            now, self.controller_write_time() if cmd.write else self.controller_time()
-        )
-        if done > now:
-            yield env.sleep(done - now)
-            now = env._now
-        controller.station.depart(now, t_port, start, done)
-        layers[CONTROLLER] += done - t_port
-        if self.cross_time > 0.0 and port.controller != lun.owner:
-            yield env.sleep(self.cross_time)
-            now = env._now
-            layers[CONTROLLER] += self.cross_time
-        if cmd.write:
-            now = yield from self._write_data(cmd, route, t_port)  # 6.
-        else:
-            # 7. the cache serves the read (a hit or read-ahead) or RAID reads the member
-            # drives; the LUN queue slot is given back and the data crosses back to the host
-            t = now
-            readahead = lun.readahead
-            events = readahead.lookup(cmd.offset, size) if readahead is not None else None
-            if events is not None:
-                measure.counters["read_ahead_hits"] += 1
-                for ev in events:
-                    if not ev.processed:
+        # 1.-5. the front, hop by hop (sanpath.sim.hops); after QUEUE FULL again from the
+        # route's retry hop. A gate's times (arrival, slot taken) are kept for its release.
+        hops, retry_at, n = route.hops, route.retry_at, len(route.hops)
+        times = [0.0] * (2 * n)
+        t_sent = t_admit = now
+        charge, charged, opened = 0.0, -1, -1.0  # the layer's charge so far, its open span
+        reached = False  # the command has reached its HBA port (the retry hop) once
+        i = 0
+        while i < n:
+            hop = hops[i]
+            if hop.layer != charged:
+                if charged >= 0:
+                    layers[charged] += charge + (now - opened) if opened >= 0.0 else charge
+                charge, charged, opened = 0.0, hop.layer, -1.0
+            if i == retry_at and not reached:  # its bytes count as in flight on the port
+                route.hba_port.bytes_in_flight += size
+                reached = True
+            if isinstance(hop, Gate):
+                times[2 * i] = now
+                if hop.refuses:
+                    if not hop.pool.try_acquire(now):
+                        measure.counters[hop.refused] += 1
+                        yield from self._queue_full(cmd, route, i, times, t_sent)
+                        now = env._now
+                        charge, charged, opened, i = 0.0, -1, -1.0, retry_at
+                        continue
+                    t_admit = now
+                else:
+                    ev = hop.pool.acquire(now)
+                    if ev is not None:
                         yield ev
-                if self.hit_time > 0:
-                    yield env.sleep(self.hit_time)
-                now = env._now
-                layers[CACHE] += now - t
-            elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
-                measure.counters["cache_hits"] += 1
-                if self.hit_time > 0:
-                    yield env.sleep(self.hit_time)
+                        now = env._now
+                times[2 * i + 1] = now
+                if opened < 0.0:
+                    opened = times[2 * i]
+            elif isinstance(hop, Server):
+                t = now
+                service = hop.write_service() if cmd.write else hop.service()
+                start, done = hop.server.reserve(now, service)
+                arrive = done + hop.flight
+                if arrive > now:
+                    yield env.sleep(arrive - now)
                     now = env._now
-                layers[CACHE] += now - t
-            elif (pool := lun.pool).known and (
-                served := pool.read_known(lun.base + cmd.offset, size, now)
-            ) is not None:
-                # one element on a drive that knows when it is done (no join, no array-queue
-                # wait): a wake-up then, in the place a join's event takes among the events
-                station, start, done = served
-                yield env.sleep(done - now)
-                now = env._now
-                station.depart(now, t, start, done)
-                layers[DRIVE] += now - t
-            else:
-                join = pool.start_read(lun.base + cmd.offset, size, now)
-                yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
-                now = env._now
-                join.settle(now)
-                wait = join.queue_wait
-                layers[LUN_QUEUE] += wait
-                layers[DRIVE] += now - t - wait
-            lun.queue.release(now, t_port, t_port)  # held since admission
-            now = yield from self.transfers.move(layers, route.read_legs, size, now)
-        # 8. every slot given back, the throttle told, the command counted, a split I/O joined
-        port.queue.release(now, t_port, t_port)
-        hba_slots.release(now, t_slot, t_slot_start)
-        route.host_queue.release(now, t_host, t_host_start)
-        hba_port.bytes_in_flight -= size
+                hop.server.station.depart(now, t, start, done)
+                charge += done - (opened if opened >= 0.0 else t)
+                opened = -1.0
+                if hop.sends:  # the command frame leaves the HBA: an exchange begins
+                    t_sent = done
+                    layers[hop.flight_layer] += arrive - done
+            elif isinstance(hop, Delay):
+                spent = hop.duration()
+                if spent > 0:
+                    yield env.sleep(spent)
+                    now = env._now
+                    charge += spent
+            i += 1
+        layers[charged] += charge
+        if cmd.write:
+            now = yield from self._write_data(cmd, route, t_admit)  # 6.
+        else:
+            now = yield from self._read(cmd, route, t_admit, now)  # 7.
+        self._complete(cmd, route, times, t_sent, now, fork, key, t_issue)  # 8.
+        return now
+
+    def _complete(
+        self,
+        cmd: Command,
+        route: Route,
+        times: list[float],
+        t_sent: float,
+        now: float,
+        fork: ChildJoin | None,
+        key: int,
+        t_issue: float,
+    ) -> None:
+        """8. Every slot given back (``times``: each gate's arrival and slot-taken times), the
+        throttle told, the command counted (its exchange began at ``t_sent``), a split I/O
+        joined (``fork``) or a whole I/O (issued at ``t_issue`` as ``key``) completed."""
+        measure, layers, size, hops = self.measure, cmd.layers, cmd.size, route.hops
+        for j in route.releases:
+            gate = hops[j]
+            assert isinstance(gate, Gate)
+            gate.pool.release(now, times[2 * j], times[2 * j + 1])
+        route.hba_port.bytes_in_flight -= size
         if route.throttle is not None:
             route.throttle.on_good(now)
         measure.commands_completed += 1
@@ -272,54 +220,105 @@ class Simulation:
                 # status coming back (host queue and HBA slot waits excluded).
                 measure.exchanges.add(now, now - t_sent, size)
         if fork is None:
-            measure.complete(now, key, t_issue, host, lun, cmd.workload, size, cmd.write, layers)
+            measure.complete(
+                now, key, t_issue, cmd.host, cmd.lun, cmd.workload, size, cmd.write, layers
+            )
         else:
             fork.remaining -= 1
             if fork.remaining == 0:
                 fork.last_layers = layers
                 if fork.event is not None:
                     fork.event.succeed()
+
+    def _read(
+        self, cmd: Command, route: Route, t_admit: float, now: float
+    ) -> Generator[simpy.Event, Any, float]:
+        """7. The cache serves a read (a hit or read-ahead) or RAID reads the member drives;
+        the LUN queue slot (held since ``t_admit``) is given back and the data crosses back
+        to the host."""
+        env, measure, layers, lun, size = self.env, self.measure, cmd.layers, cmd.lun, cmd.size
+        t = now
+        readahead = lun.readahead
+        events = readahead.lookup(cmd.offset, size) if readahead is not None else None
+        if events is not None:
+            measure.counters["read_ahead_hits"] += 1
+            for ev in events:
+                if not ev.processed:
+                    yield ev
+            if self.hit_time > 0:
+                yield env.sleep(self.hit_time)
+            now = env._now
+            layers[CACHE] += now - t
+        elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
+            measure.counters["cache_hits"] += 1
+            if self.hit_time > 0:
+                yield env.sleep(self.hit_time)
+                now = env._now
+            layers[CACHE] += now - t
+        elif (pool := lun.pool).known and (
+            served := pool.read_known(lun.base + cmd.offset, size, now)
+        ) is not None:
+            # one element on a drive that knows when it is done (no join, no array-queue
+            # wait): a wake-up then, in the place a join's event takes among the events
+            station, start, done = served
+            yield env.sleep(done - now)
+            now = env._now
+            station.depart(now, t, start, done)
+            layers[DRIVE] += now - t
+        else:
+            join = pool.start_read(lun.base + cmd.offset, size, now)
+            yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
+            now = env._now
+            join.settle(now)
+            wait = join.queue_wait
+            layers[LUN_QUEUE] += wait
+            layers[DRIVE] += now - t - wait
+        lun.queue.release(now, t_admit, t_admit)  # held since admission
+        now = yield from self.transfers.move(layers, route.read_legs, size, now)
         return now
 
-    def _host_work(
-        self, host: HostInstance, now: float
-    ) -> Generator[simpy.Event, Any, tuple[float, float]]:
-        """The host's own work on a command (or on a QUEUE FULL): ``cpu_time`` on one of its
-        processors when modelled, then ``io_time``; (the time it is done, the seconds taken)."""
-        env, t0, spent, cpu = self.env, now, 0.0, host.cpu
-        if cpu is not None:
-            start, done = cpu.reserve(now, host.cpu_time())
-            if done > now:
-                yield env.sleep(done - now)
-                now = env._now
-            cpu.station.depart(now, t0, start, done)
-            spent = done - t0
-        host_time = host.io_time()
-        if host_time > 0:
-            yield env.sleep(host_time)
-            now = env._now
-            spent += host_time
-        return now, spent
+    def _work(self, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
+        """The host's own work on a QUEUE FULL status: the route's servers and delays before
+        its retry hop (the host's processors, its I/O stack), counted to no layer."""
+        env = self.env
+        hops = route.hops
+        for i in range(route.retry_at):
+            hop = hops[i]
+            if isinstance(hop, Server):
+                t = now
+                start, done = hop.server.reserve(now, hop.service())
+                if done > now:
+                    yield env.sleep(done - now)
+                    now = env._now
+                hop.server.station.depart(now, t, start, done)
+            elif isinstance(hop, Delay):
+                spent = hop.duration()
+                if spent > 0:
+                    yield env.sleep(spent)
+                    now = env._now
+        return now
 
     def _queue_full(
-        self,
-        cmd: Command,
-        route: Route,
-        layer: int,
-        t_sent: float,
-        t_slot: float,
-        t_slot_start: float,
+        self, cmd: Command, route: Route, refused: int, times: list[float], t_sent: float
     ) -> Proc:
-        """QUEUE FULL: ``array.qfull_time`` of the controller (waiting for a core like any
-        command), the status back, the HBA slot freed, the throttle told; the host handles
-        the status (:meth:`_host_work`) and retries after ``retry_delay``, competing anew
-        with every other arrival. The time counts to ``layer`` (the queue that refused). To
-        a switch probe the refused command is an exchange of its own, from ``t_sent`` (its
-        frame left the HBA) to the status; the retry is a new exchange. The command asked
-        for its HBA slot at ``t_slot`` and got it at ``t_slot_start``."""
+        """QUEUE FULL from the gate ``route.hops[refused]``: the refusing gates the command
+        passed in this attempt give their slots back at once; then ``array.qfull_time`` of
+        the controller (waiting for a core like any command), the status back, the gates
+        that made it wait in this attempt (the HBA slot) freed, the throttle told; the host
+        handles the status (:meth:`_work`) and retries after ``retry_delay``, competing anew
+        with every other arrival. The time counts to the refusing gate's layer. To a switch
+        probe the refused command is an exchange of its own, from ``t_sent`` (its frame left
+        the HBA) to the status; the retry is a new exchange. ``times`` holds each gate's
+        arrival and slot-taken times."""
         env = self.env
         measure = self.measure
+        hops = route.hops
         t = env._now
+        attempt = range(refused - 1, route.retry_at - 1, -1)  # this attempt's gates, backwards
+        for j in attempt:
+            gate = hops[j]
+            if isinstance(gate, Gate) and gate.refuses:
+                gate.pool.release(t, times[2 * j], times[2 * j + 1])
         measure.counters["qfull"] += 1
         measure.count_qfull(cmd.host.index, cmd.workload, cmd.lun.index)
         cmd.device.qfull += 1
@@ -333,12 +332,15 @@ class Simulation:
         now = env._now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - t_sent, 0)
-        route.hba_slots.release(now, t_slot, t_slot_start)
+        for j in attempt:
+            gate = hops[j]
+            if isinstance(gate, Gate) and not gate.refuses:
+                gate.pool.release(now, times[2 * j], times[2 * j + 1])
         self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
-        yield from self._host_work(cmd.host, now)
+        yield from self._work(route, now)
         yield env.sleep(cmd.host.retry_delay)
         measure.counters["retries"] += 1
-        cmd.layers[layer] += env._now - t
+        cmd.layers[hops[refused].layer] += env._now - t
 
     def _write_data(
         self, cmd: Command, route: Route, t_port: float

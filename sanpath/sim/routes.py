@@ -33,11 +33,14 @@ from typing import Any
 
 import simpy
 
+from sanpath.layout import hops as layout_hops
 from sanpath.layout.wiring import PathInfo, Wiring
+from sanpath.results import LAYERS
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
-from sanpath.sim.station import CONTROLLER, FABRIC, PCIE, Link, SlotPool, Station
+from sanpath.sim.hops import Delay, Gate, Hop, Server, constant
+from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
 from sanpath.spec import HostSpec, QfullSpec
 
 
@@ -131,9 +134,11 @@ class PathPlan:
     queues, links and throttle: worked out once for every host of the group."""
 
     __slots__ = (
+        "array_hops",
         "array_legs",
         "array_port",
         "card",
+        "front",
         "governs",
         "legs",
         "lun",
@@ -152,7 +157,13 @@ class PathPlan:
         array_port: ArrayPort,
         lun: Lun,
         array_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
+        front: tuple[layout_hops.Hop, ...],
+        array_hops: tuple[Hop, ...],
     ) -> None:
+        self.front = front
+        """The path's front as declared (:func:`sanpath.layout.hops.front_hops`)."""
+        self.array_hops = array_hops
+        """The running hops of the front's array part (shared by every host of the group)."""
         self.port = path.port
         """The host port (numbered over every card of the host)."""
         self.card = group.port_card[path.port]
@@ -241,8 +252,16 @@ class RouteMaker:
         cross_link: Link | None,
         controller_link: Link | None,
         throttles: list[Throttle],
+        wiring: Wiring,
+        controller: Server,
+        cross_time: float,
     ) -> None:
         self.env = env
+        self.wiring = wiring
+        self.controller = controller
+        """The controller's running hop (its cores and per-command times)."""
+        self.cross_time = cross_time
+        """Seconds to forward a command to the owning controller (``cross_controller.time``)."""
         self.groups = groups
         self.ports = ports
         self.luns = luns
@@ -302,6 +321,14 @@ class RouteMaker:
         else:
             queue = self._pool(group.queue_knob.value, group.host_queue)
         group.queue_knob.add(queue, rank)
+        port_hops = port.hops.get(path.slot_key)
+        if port_hops is None:
+            port_hops = self._bind(path.front, "port", port=port, slots=slots)
+            port.hops[path.slot_key] = port_hops
+        work = host.work
+        if work is None:
+            work = host.work = self._bind(path.front, "host", host=host)
+        hops = (Gate(HOST_QUEUE, queue), *work, *port_hops, *path.array_hops)
         hba = host.cards[path.card]
         legs_key = (host.index << 40) | path.legs
         legs = self._legs.get(legs_key)
@@ -312,7 +339,60 @@ class RouteMaker:
                 host_legs[0] + array_legs[0],
                 array_legs[1] + host_legs[1],
             )
-        return Route(queue, hba, port, slots, path.array_port, path.lun, throttle, legs[0], legs[1])
+        return Route(
+            hops,
+            1 + len(work),
+            queue,
+            port,
+            slots,
+            path.array_port,
+            path.lun,
+            throttle,
+            legs[0],
+            legs[1],
+        )
+
+    def _bind(
+        self,
+        front: tuple[layout_hops.Hop, ...],
+        scope: str,
+        host: HostInstance | None = None,
+        port: HbaPort | None = None,
+        slots: SlotPool | None = None,
+        lun: Lun | None = None,
+        array_port: ArrayPort | None = None,
+    ) -> tuple[Hop, ...]:
+        """The running hops of ``front``'s hops of ``scope`` (see :mod:`sanpath.layout.hops`):
+        each declared role bound to its station. A flight rides on the server before it."""
+        bound: list[Hop] = []
+        for hop in front:
+            if hop.scope != scope:
+                continue
+            layer = LAYERS.index(hop.layer)
+            role = hop.role
+            if role == "host_cpu" and host is not None and host.cpu is not None:
+                bound.append(Server(layer, host.cpu, host.cpu_time))
+            elif role == "host_io" and host is not None:
+                bound.append(Delay(layer, host.io_time))
+            elif role == "hba_slots" and slots is not None:
+                bound.append(Gate(layer, slots))
+            elif role == "hba_cpu" and port is not None:
+                bound.append(Server(layer, port.cpu, port.command_time, sends=True))
+            elif hop.kind == layout_hops.FLIGHT:
+                server = bound[-1]
+                assert isinstance(server, Server)
+                server.flight, server.flight_layer = self.one_way, layer
+            elif role == "port_queue" and array_port is not None:
+                bound.append(Gate(layer, array_port.queue, hop.refused, hop.back_end))
+            elif role == "lun_queue" and lun is not None:
+                bound.append(Gate(layer, lun.queue, hop.refused, hop.back_end))
+            elif role == "controller":
+                bound.append(self.controller)
+            elif role == "cross_forward":
+                bound.append(Delay(layer, constant(self.cross_time)))
+            else:
+                raise ValueError(f"no running station for the {scope} hop {role!r}")
+        return tuple(bound)
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
@@ -358,7 +438,9 @@ class RouteMaker:
             array_legs = self._array_legs.get(array_key)
             if array_legs is None:
                 array_legs = self._array_legs[array_key] = self._array_side(port, lun)
-            plans.append(PathPlan(path, k, group, port, lun, array_legs))
+            front = layout_hops.front_hops(self.wiring, path)
+            array_hops = self._bind(front, "array", lun=lun, array_port=port)
+            plans.append(PathPlan(path, k, group, port, lun, array_legs, front, array_hops))
         group.plans[lun_index] = plans
         return plans
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from sanpath.layout import read_hit
+from sanpath.layout import WRITE_PENALTY, command_limit, read_hit
 from sanpath.spec import (
     HddSpec,
     HostSpec,
@@ -36,8 +36,6 @@ from sanpath.units import format_duration
 
 HDD_QUEUE_GAIN: Final = 2.0
 """How much a deep SPTF queue can raise a hard disk's random IOPS over FIFO (optimistic)."""
-RAID_WRITE_OPS: Final = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6}
-"""Drive operations per element of a small random write (the RAID write penalty)."""
 
 
 # -- the path's capacity (an optimistic IOPS bound) -------------------------------------------
@@ -67,8 +65,7 @@ def _pool_of(s: Scenario, w: WorkloadSpec) -> tuple[PoolSpec, float]:
 
 def per_io(s: Scenario, w: WorkloadSpec, host: HostSpec) -> tuple[float, float, float, float]:
     """Commands, drive operations, drive-busy seconds and unloaded latency (s) per I/O."""
-    limits = [x for x in (host.max_io_size, *(h.max_transfer for h in host.hbas)) if x]
-    split = min(limits) if limits else None
+    split = command_limit(host)
     copies = 1.0 + (w.copy_to.ratio if w.copy_to is not None else 0.0)
     pool, hit = _pool_of(s, w)
     sequential = w.pattern == "sequential"
@@ -80,7 +77,7 @@ def per_io(s: Scenario, w: WorkloadSpec, host: HostSpec) -> tuple[float, float, 
         op_size = size / elements
         reads = w.read_fraction * (1.0 - hit) * elements
         writes = (1.0 - w.read_fraction) * elements
-        writes *= pool.drives / pool.data_drives if sequential else RAID_WRITE_OPS[pool.raid]
+        writes *= pool.drives / pool.data_drives if sequential else WRITE_PENALTY[pool.raid]
         writes += (copies - 1.0) * elements * pool.drives / pool.data_drives
         ops += weight * (reads + writes)
         busy += weight * (reads + writes) * _drive_busy(pool, op_size, sequential)

@@ -20,14 +20,16 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from sanpath.layout import Wiring, port_controller, station_name, station_roles
 from sanpath.layout.access import read_hits
-from sanpath.layout.wiring import Wiring
+from sanpath.results import LAYERS
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive, make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.hops import Server
 from sanpath.sim.routes import GroupPaths, Knob, RouteMaker, group_paths, slot_servers
 from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
@@ -93,15 +95,17 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     """
     array = scenario.array
     stations: dict[str, Station] = {}
+    roles = station_roles(scenario)
     knobs: dict[str, Knob] = {}
 
     def knob(key: str, pool: SlotPool, rank: int) -> SlotPool:
         return knobs.setdefault(key, Knob(pool.capacity)).add(pool, rank)
 
-    def station(name: str, kind: str, layer: str, servers: float = 0.0) -> Station:
+    def station(name: str, servers: float = 0.0) -> Station:
         st = stations.get(name)
         if st is None:
-            st = stations[name] = Station(name, kind, 0.0, layer)
+            role = roles[name]
+            st = stations[name] = Station(name, role.kind, 0.0, role.layer)
         st.servers += servers
         return st
 
@@ -113,28 +117,19 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             SlotPool(
                 env,
                 array.port_queue_depth,
-                station(
-                    f"array.port{i}.queue",
-                    "slots",
-                    "array_port",
-                    slot_servers(array.port_queue_depth),
-                ),
+                station(station_name("port_queue", port=i), slot_servers(array.port_queue_depth)),
             ),
             i,
         )
-        link_in = Link(
-            env, array.port_speed, station(f"array.port{i}.link.in", "link", "fabric", 1)
-        )
-        link_out = Link(
-            env, array.port_speed, station(f"array.port{i}.link.out", "link", "fabric", 1)
-        )
-        ports.append(ArrayPort(i, queue, link_in, link_out))
+        link_in = Link(env, array.port_speed, station(station_name("port_link_in", port=i), 1))
+        link_out = Link(env, array.port_speed, station(station_name("port_link_out", port=i), 1))
+        ports.append(ArrayPort(i, queue, link_in, link_out, port_controller(i)))
     controller_link = None
     if array.controller.bandwidth is not None:
         controller_link = Link(
             env,
             array.controller.bandwidth,
-            station("array.controller.bandwidth", "link", "controller", 1),
+            station(station_name("controller_bandwidth"), 1),
             setup=array.controller.transfer_setup,
         )
     cross_link = None
@@ -142,10 +137,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         cross_link = Link(
             env,
             array.cross_controller.rate,
-            station("array.cross_controller", "link", "controller", 1),
+            station(station_name("cross_controller"), 1),
         )
     cores = array.controller.cores
-    controller = FcfsServer(env, cores, station("array.controller", "server", "controller", cores))
+    controller = FcfsServer(env, cores, station(station_name("controller"), cores))
     controller_time = streams.sampler(array.controller.io_time, "array.controller")
     write_spec = array.controller.write_io_time
     controller_write_time = (
@@ -158,7 +153,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     # -- pools and drives -----------------------------------------------------------------
     pools: dict[str, RaidPool] = {}
     for pool_spec in array.pools:
-        st = station(f"array.{pool_spec.name}.drives", "server", "drive")
+        st = station(station_name("drives", pool=pool_spec.name))
         groups: list[list[Drive]] = []
         for g in range(pool_spec.groups):
             members: list[Drive] = []
@@ -187,7 +182,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         pool = pools[group.pool]
         written = array.cache.read_hit if group.read_hit is None else group.read_hit
         written_hit = 0.0 if written is None else written
-        st = station(f"array.lun.{group.name}", "slots", "lun_queue")
+        st = station(station_name("lun_queue", lun=group.name))
         lun_members: list[Lun] = []
         for li in wiring.luns_by_group[group.name]:
             place = wiring.luns[li]
@@ -207,6 +202,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 write_hit=(array.cache.write_hit if group.write_hit is None else group.write_hit),
                 write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),
                 destage_merge=max(4 * pool.row_bytes, array.cache.destage_size),
+                owner=place.owner,
             )
             if array.cache.read_ahead > 0:
                 chunk = min(array.cache.read_ahead, max(pool.row_bytes, PREFETCH_CHUNK))
@@ -229,18 +225,18 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         cross_link,
         controller_link,
         throttles,
+        wiring,
+        Server(LAYERS.index("controller"), controller, controller_time, controller_write_time),
+        array.cross_controller.time if array.cross_controller is not None else 0.0,
     )
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
-        limits = [
-            x for x in [hspec.max_io_size, *(h.max_transfer for h in hspec.hbas)] if x is not None
-        ]
         instances: list[HostInstance] = []
         for iname in expand_names(hg, hspec.count):
             host = HostInstance(
                 name=iname,
                 group=hg,
-                split_limit=min(limits) if limits else None,
+                split_limit=wiring.split_limit[hi],
                 policy=hspec.multipath,
                 rr_ios=hspec.rr_ios,
                 retry_delay=hspec.qfull.retry_delay,
@@ -248,20 +244,22 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 cpu_time=streams.sampler(hspec.cpu_time, f"{iname}.cpu"),
                 maker=maker,
             )
+            link_out_name = station_name("host_link_out", host=hg)
+            link_in_name = station_name("host_link_in", host=hg)
             if hspec.cpus is not None:
                 cpus = hspec.cpus
-                host.cpu = FcfsServer(env, cpus, station(f"{hg}.cpu", "server", "host", cpus))
+                host.cpu = FcfsServer(env, cpus, station(station_name("host_cpu", host=hg), cpus))
             for hba_spec in hspec.hbas:
                 for _card in range(hba_spec.count):
                     cname = f"{iname}.hba{len(host.cards)}"
                     rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
                     processors = _processors(
-                        env, streams, hba_spec, cname, station(f"{hg}.hba.cpu", "server", "hba")
+                        env, streams, hba_spec, cname, station(station_name("hba_cpu", host=hg))
                     )
                     hba = Hba(
                         name=cname,
-                        pcie_down=Link(env, rate, station(f"{hg}.pcie.down", "link", "pcie", 1)),
-                        pcie_up=Link(env, rate, station(f"{hg}.pcie.up", "link", "pcie", 1)),
+                        pcie_down=Link(env, rate, station(station_name("pcie_down", host=hg), 1)),
+                        pcie_up=Link(env, rate, station(station_name("pcie_up", host=hg), 1)),
                         ports=[],
                     )
                     host.cards.append(hba)
@@ -271,20 +269,16 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             name=f"{cname}.port{p}",
                             cpu=cpu,
                             command_time=command_time,
-                            link_out=Link(
-                                env, hba_spec.speed, station(f"{hg}.link.out", "link", "fabric", 1)
-                            ),
-                            link_in=Link(
-                                env, hba_spec.speed, station(f"{hg}.link.in", "link", "fabric", 1)
-                            ),
+                            link_out=Link(env, hba_spec.speed, station(link_out_name, 1)),
+                            link_in=Link(env, hba_spec.speed, station(link_in_name, 1)),
                         )
                         hba.ports.append(port)
                         host.ports.append(port)
             if not instances and any(g == hi for g, _ in wiring.paths):
                 # the stations of the group's HBA slots and host queues, in the order the
                 # first route of the first host would make them
-                slots_station = station(f"{hg}.hba.slots", "slots", "hba")
-                queue_station = station(f"{hg}.lun_queue", "slots", "host_queue")
+                slots_station = station(station_name("hba_slots", host=hg))
+                queue_station = station(station_name("host_queue", host=hg))
                 plan = group_paths(wiring, hi, hspec, queue_station, slots_station, knobs)
                 group_plans[hg] = plan
             if hg in group_plans:

@@ -8,7 +8,6 @@ import pytest
 
 import sanpath
 from sanpath.results import Bottleneck, StationStats, rank_bottlenecks
-from sanpath.results.bottleneck import kind_of_station
 from sanpath.theory import textbook
 
 
@@ -79,26 +78,6 @@ def test_meaning_below_half_load_says_nothing_is_near_saturation() -> None:
     assert b.meaning.startswith("nothing is near saturation")
     assert "controller" in b.saturating
     assert b.to_dict()["meaning"] == b.meaning
-
-
-@pytest.mark.parametrize(
-    ("name", "kind"),
-    [
-        ("array.r5.drives", "drives"),
-        ("array.controller", "controller"),
-        ("array.port2.queue", "array port"),
-        ("array.port2.link.out", "link"),
-        ("db.link.in", "link"),
-        ("db.pcie.down", "PCIe"),
-        ("db.hba.cpu", "HBA"),
-        ("db.hba.slots", "HBA"),
-        ("db.lun_queue", "host queue"),
-        ("array.lun.data", "LUN queue"),
-        ("db.cpu", "host"),
-    ],
-)
-def test_kind_of_a_station_told_by_its_name(name: str, kind: str) -> None:
-    assert kind_of_station(name)[0] == kind
 
 
 def test_a_run_names_its_saturated_controller_first() -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from sanpath.advice.fmt import _host_label, _n, _pct
 from sanpath.advice.registry import CheckOptions, Found, rule
+from sanpath.layout import station_name
 from sanpath.spec import Scenario
 from sanpath.theory.twin import predict
 
@@ -91,13 +92,17 @@ def check_host_cpu(s: Scenario, options: CheckOptions) -> list[Found]:
     findings = []
     for g, host in hosts:
         assert host.cpus is not None
-        busy = prediction.utilization.get(f"{host.name}.cpu", 0.0)
+        busy = prediction.utilization.get(station_name("host_cpu", host=host.name), 0.0)
         if busy < HOST_CPU_BUSY:
             continue
         cpu_time = host.cpu_time.mean_s
         ceiling = host.cpus / cpu_time
         cpus = math.ceil(host.cpus * busy / HOST_CPU_TARGET)
-        others = {k: u for k, u in prediction.utilization.items() if k != f"{host.name}.cpu"}
+        others = {
+            k: u
+            for k, u in prediction.utilization.items()
+            if k != station_name("host_cpu", host=host.name)
+        }
         runner_up = max(others, key=others.__getitem__, default=None)
         close = ""
         if runner_up is not None and others[runner_up] >= HOST_CPU_BUSY:

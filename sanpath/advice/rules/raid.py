@@ -8,6 +8,7 @@ from sanpath.advice.analysis import _valid
 from sanpath.advice.fmt import _size
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.advice.report import Severity
+from sanpath.layout import WRITE_PENALTY
 from sanpath.spec import Scenario
 
 RAID_WRITE_WARNING = 0.5
@@ -24,8 +25,6 @@ SRC_WRITE_ASIDE = (
     "past the write cache, and pool LUNs cannot change it; EMC CLARiiON best practices "
     "h5773."
 )
-
-_PENALTY = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6": 6}
 
 
 def raid10_drives(drives: int) -> tuple[int, str]:
@@ -86,7 +85,7 @@ def check_raid_writes(s: Scenario, options: CheckOptions) -> list[Found]:
         if share < RAID_WRITE_INFO:
             continue
         severity: Severity = "warning" if share >= RAID_WRITE_WARNING else "info"
-        penalty = _PENALTY[pool.raid]
+        penalty = WRITE_PENALTY[pool.raid]
         now = (1 - share) + share * penalty
         r10 = (1 - share) + share * 2
         drives, why = raid10_drives(pool.drives)

@@ -28,11 +28,9 @@ class ArrayPort:
     queue: SlotPool
     link_in: Link
     link_out: Link
-
-    @property
-    def controller(self) -> int:
-        """The controller (storage processor) the port belongs to: 0 for even ports, 1 odd."""
-        return self.index % 2
+    controller: int
+    """The controller (storage processor) the port belongs to
+    (:func:`sanpath.layout.port_controller`)."""
 
 
 @dataclass(eq=False)
@@ -57,9 +55,6 @@ class Lun:
     """Fraction of this LUN's cached writes that overwrite dirty data (no new room, no destage)."""
     write_hit_draw: Callable[[], float]
     destage_merge: int
+    owner: int
+    """The controller that owns the LUN (:func:`sanpath.layout.lun_owner`)."""
     readahead: ReadAhead | None = field(default=None)
-
-    @property
-    def owner(self) -> int:
-        """The controller that owns the LUN (LUNs alternate between the two)."""
-        return self.index % 2

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sanpath.sim.hops import Hop
 from sanpath.sim.station import FcfsServer, Link, SlotPool
 
 
@@ -36,6 +37,8 @@ class HbaPort:
     link_out: Link
     link_in: Link
     slots: dict[tuple[str, int], SlotPool] = field(default_factory=dict)
+    hops: dict[tuple[str, int], tuple[Hop, ...]] = field(default_factory=dict)
+    """Per slot pool (its key), the port's running hops: the slot gate and the processor."""
     bytes_in_flight: int = 0
 
     def service_time(self, size: int) -> float:

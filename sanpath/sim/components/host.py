@@ -23,8 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from sanpath.layout import failover_path
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
+from sanpath.sim.hops import Gate, Hop
 from sanpath.sim.station import FcfsServer, Link, SlotPool
 from sanpath.spec import QfullSpec
 
@@ -143,7 +145,8 @@ class Leg(NamedTuple):
 
 
 class Route:
-    """One path for one LUN from one host instance: every queue and link it crosses.
+    """One path for one LUN from one host instance: the hops of its front, in the order a
+    command crosses them (:mod:`sanpath.sim.hops`), and the links its data crosses.
 
     A plain class rather than a dataclass: the compiled core builds it natively (a thousand
     hosts make a route on almost every I/O of an open loop).
@@ -151,20 +154,23 @@ class Route:
 
     __slots__ = (
         "array_port",
-        "hba",
         "hba_port",
         "hba_slots",
+        "hops",
         "host_queue",
         "lun",
         "read_legs",
+        "releases",
+        "retry_at",
         "throttle",
         "write_legs",
     )
 
     def __init__(
         self,
+        hops: tuple[Hop, ...],
+        retry_at: int,
         host_queue: SlotPool,
-        hba: Hba,
         hba_port: HbaPort,
         hba_slots: SlotPool,
         array_port: ArrayPort,
@@ -173,8 +179,18 @@ class Route:
         write_legs: tuple[Leg, ...] = (),
         read_legs: tuple[Leg, ...] = (),
     ) -> None:
+        self.hops = hops
+        """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
+        self.retry_at = retry_at
+        """The hop a command starts again from after QUEUE FULL (its HBA slot)."""
+        self.releases = tuple(
+            j
+            for j in range(len(hops) - 1, -1, -1)
+            if isinstance(gate := hops[j], Gate) and not gate.back_end
+        )
+        """The gates whose slots a command gives back when it completes, in that order (the
+        front's gates backwards, but those the back end gives back)."""
         self.host_queue = host_queue
-        self.hba = hba
         self.hba_port = hba_port
         self.hba_slots = hba_slots
         self.array_port = array_port
@@ -210,6 +226,8 @@ class HostInstance:
     ports: list[HbaPort] = field(default_factory=list)
     """The host's HBA ports, numbered over every card as zoning numbers them."""
     cards: list[Hba] = field(default_factory=list)
+    work: tuple[Hop, ...] | None = None
+    """The host's own running hops (its processors, its I/O stack), made with its first route."""
     maker: Callable[[HostInstance, int, int], Route] | None = None
     """Makes the route of path ``k`` to a LUN when it is first taken (the topology's)."""
     _rr: dict[int, int] = field(default_factory=dict)
@@ -260,7 +278,7 @@ class HostInstance:
                     if t < best_t:
                         k, best_t = i, t
             else:
-                k = lun_index % n  # failover: a fixed path per LUN
+                k = failover_path(lun_index, n)  # failover: a fixed path per LUN
         route = routes[k]
         if route is None:
             assert self.maker is not None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from sanpath.layout import station_name
 from sanpath.theory.kernels import FloatArray
 from sanpath.theory.twin.drives import _F1, _P1, _PH, _SFF, _SFP, _SPP, _V, SPTF_GAMMA
 from sanpath.theory.twin.network import _Network
@@ -145,7 +146,7 @@ def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) 
             bgf[k] += share * acc[_F1]
             bgp[k] += share * acc[_P1]
         for pi, nbytes in c.prefetch.items():
-            k = index[(f"array.{net.pools[pi].name}.drives", 1)]
+            k = index[(station_name("drives", pool=net.pools[pi].name), 1)]
             fixed[k] += share * nbytes / prefetch[pi]
             visits[k] += share
             second[k] += share * (nbytes / prefetch[pi]) ** 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from sanpath.layout import station_name
 from sanpath.layout.wiring import Wiring, split_sizes
 from sanpath.spec.scenario import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.demands import _dist, _fill_class, hba_processors
@@ -72,10 +73,10 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
         model = _drive_model(pool, intervals)
         drive_models.append(model)
         n = pool.drives * pool.groups
-        group_servers[f"array.{pool.name}.drives"] = float(n * model.servers)
+        group_servers[station_name("drives", pool=pool.name)] = float(n * model.servers)
         mirror = pool.raid in ("raid1", "raid10")
         member(
-            f"array.{pool.name}.drives",
+            station_name("drives", pool=pool.name),
             0,
             model.servers,
             n // 2 if mirror else n,
@@ -88,15 +89,15 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
 
     # -- array front end -----------------------------------------------------------------------
     cores = array.controller.cores
-    controller = member("array.controller", 0, cores, 1)
-    group_servers["array.controller"] = float(cores)
+    controller = member(station_name("controller"), 0, cores, 1)
+    group_servers[station_name("controller")] = float(cores)
     ctrl_read = _dist(array.controller.io_time)
     write_spec = array.controller.write_io_time
     ctrl_write = ctrl_read if write_spec is None else _dist(write_spec)
     port_speed = array.port_speed
     for a in range(array.ports):
-        group_servers[f"array.port{a}.link.in"] = 1.0
-        group_servers[f"array.port{a}.link.out"] = 1.0
+        group_servers[station_name("port_link_in", port=a)] = 1.0
+        group_servers[station_name("port_link_out", port=a)] = 1.0
 
     # -- sequential streams per pool: one stream keeps its drives to itself --------------------
     streams = [0.0] * len(pools)
@@ -123,17 +124,19 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
                 card += 1
         hba_ports.append(ports)
         processors = len(set(hba_processors(hs)))
-        group_servers[f"{hs.name}.hba.cpu"] = float(processors * hs.count)
+        group_servers[station_name("hba_cpu", host=hs.name)] = float(processors * hs.count)
         if hs.cpus is not None:
-            group_servers[f"{hs.name}.cpu"] = float(hs.cpus * hs.count)
+            group_servers[station_name("host_cpu", host=hs.name)] = float(hs.cpus * hs.count)
         if any(h.pcie is not None for h in hs.hbas):
-            group_servers[f"{hs.name}.pcie.down"] = float(card * hs.count)
-            group_servers[f"{hs.name}.pcie.up"] = float(card * hs.count)
+            group_servers[station_name("pcie_down", host=hs.name)] = float(card * hs.count)
+            group_servers[station_name("pcie_up", host=hs.name)] = float(card * hs.count)
         if any(h.speed is not None for h in hs.hbas):
-            group_servers[f"{hs.name}.link.out"] = float(len(ports) * hs.count)
-            group_servers[f"{hs.name}.link.in"] = float(len(ports) * hs.count)
+            group_servers[station_name("host_link_out", host=hs.name)] = float(
+                len(ports) * hs.count
+            )
+            group_servers[station_name("host_link_in", host=hs.name)] = float(len(ports) * hs.count)
     if array.controller.bandwidth is not None:
-        group_servers["array.controller.bandwidth"] = 1.0
+        group_servers[station_name("controller_bandwidth")] = 1.0
 
     def routes_of(hi: int, gi: int) -> list[tuple[int, int]]:
         first = lun_first[gi]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from sanpath.layout import station_name
 from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
 from sanpath.theory.twin.aggregate import _Arrays, _arrays
 from sanpath.theory.twin.drives import _F1, _P1
@@ -107,7 +108,7 @@ def _with_refusals(
     """
     s = net.scenario
     qfull_time = s.array.qfull_time
-    key = ("array.controller", 0)
+    key = (station_name("controller"), 0)
     if not retrying or qfull_time <= 0 or key not in arr.keys:
         return sol
     k = arr.keys.index(key)
@@ -172,7 +173,7 @@ def _class_mix(
             k = index[key]
             r += (acc[_F1] + acc[_P1]) / arr.parallel * stretch[k]
         for pi, nbytes in c.prefetch.items():
-            k = index[(f"array.{net.pools[pi].name}.drives", 1)]
+            k = index[(station_name("drives", pool=net.pools[pi].name), 1)]
             r += nbytes / net.prefetch[pi] * stretch[k]
         raw.append(pops[i] / max(r, 1e-300))
     total = sum(raw)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sanpath.layout import station_name
 from sanpath.layout.access import read_hit
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.spec.scenario import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
@@ -74,7 +75,7 @@ def _fill_class(
     payload, overhead = fabric.frame_payload, fabric.frame_overhead
     n_luns = len(lun_fractions)
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
-    drive_key = (f"array.{pool.name}.drives", 0)
+    drive_key = (station_name("drives", pool=pool.name), 0)
     r_share = w.random_share
     sequential = r_share < 1.0  # some I/Os continue where the previous one ended
     seq_mode = "seq" if seq_private else "random"
@@ -119,7 +120,7 @@ def _fill_class(
                 card, si = ports[port]
                 hba = hs.hbas[si]
                 t_mean, t_var = _dist(hba.command_time)
-                cpu = member(f"{hname}.hba.cpu", processor_of[port], 1, count)
+                cpu = member(station_name("hba_cpu", host=hname), processor_of[port], 1, count)
                 _add(_get(c, cpu), f, t_mean, vf=t_var)
                 legs = []
                 for part in children:
@@ -130,13 +131,17 @@ def _fill_class(
                     t_port = wire / port_speed if port_speed is not None else 0.0
                     direction = ("down", "out", "in") if write else ("up", "in", "out")
                     if t_pcie > 0:
-                        key = member(f"{hname}.pcie.{direction[0]}", card, 1, count)
+                        key = member(
+                            station_name(f"pcie_{direction[0]}", host=hname), card, 1, count
+                        )
                         _add(_get(c, key), pf, t_pcie)
                     if t_host > 0:
-                        key = member(f"{hname}.link.{direction[1]}", port, 1, count)
+                        key = member(
+                            station_name(f"host_link_{direction[1]}", host=hname), port, 1, count
+                        )
                         _add(_get(c, key), pf, t_host)
                     if t_port > 0:
-                        key = member(f"array.port{a}.link.{direction[2]}", a, 1, 1)
+                        key = member(station_name(f"port_link_{direction[2]}", port=a), a, 1, 1)
                         _add(_get(c, key), pf, t_port)
                     legs.append((pf, t_pcie + t_host + t_port - max(t_pcie, t_host, t_port)))
                 # Pipelined transfer: the links overlap, the service of the slower ones only
@@ -147,13 +152,18 @@ def _fill_class(
             _add(_get(c, controller), v, mean, vf=var)
             bandwidth = s.array.controller.bandwidth
             if bandwidth is not None:
-                key = member("array.controller.bandwidth", 0, 1, 1)
+                key = member(station_name("controller_bandwidth"), 0, 1, 1)
                 setup = s.array.controller.transfer_setup
                 _add(_get(c, key), v, mean_cmd / bandwidth + setup)
             c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
             if hs.cpus is not None:  # its processor time: a queue with ``cpus`` servers
                 cpu_mean, cpu_var = _dist(hs.cpu_time)
-                _add(_get(c, member(f"{hname}.cpu", 0, hs.cpus, count)), v, cpu_mean, vf=cpu_var)
+                _add(
+                    _get(c, member(station_name("host_cpu", host=hname), 0, hs.cpus, count)),
+                    v,
+                    cpu_mean,
+                    vf=cpu_var,
+                )
             c.delay += v * one_way * (4 if write else 2)
             if not write:
                 v_random = v

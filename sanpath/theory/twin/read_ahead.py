@@ -6,6 +6,7 @@ share of the drives they keep busy is counted in the pool's utilisation.
 
 from __future__ import annotations
 
+from sanpath.layout import station_name
 from sanpath.theory.twin.aggregate import _arrays
 from sanpath.theory.twin.drives import _drive_work, _DriveModel
 from sanpath.theory.twin.network import _Class, _Member, _Network
@@ -17,7 +18,7 @@ def _add_read_ahead(net: _Network) -> None:
     for ra in net.read_ahead:
         bandwidth, busy = _prefetch_bandwidth(net, ra.pool, ra.model, ra.base, ra.streams, ra.mode)
         net.prefetch[ra.pool] = bandwidth
-        name = f"array.{net.pools[ra.pool].name}.drives"
+        name = station_name("drives", pool=net.pools[ra.pool].name)
         key = (name, 1)
         if key not in net.members:
             busy_scale = busy * net.group_servers[name]
@@ -37,7 +38,7 @@ def _prefetch_bandwidth(
     pool = net.pools[pi]
     chunk = min(cache.read_ahead, max(pool.data_drives * pool.stripe_element, 256 * 1024))
     fg, _ = _drive_work(pool, model, base, chunk, None, False, "read", mode, 0)
-    key = (f"array.{pool.name}.drives", 0)
+    key = (station_name("drives", pool=pool.name), 0)
     mb = net.members[key]
     single = _Network(
         scenario=s,

@@ -1,0 +1,109 @@
+"""The path as hops: what a command crosses on its way to the array, declared as data.
+
+A route's *front* (everything before the cache, RAID and drives) is a tuple of :class:`Hop`,
+in the order a command meets them. Five kinds of hop cover the front of every transport:
+
+* :data:`GATE` - slots the command holds until it completes (a queue depth): it waits for
+  one when all are taken (the host's per-LUN queue, the HBA's command slots);
+* :data:`REFUSING_GATE` - slots that never make a command wait: when all are taken the
+  target answers QUEUE FULL and the host tries again from the route's retry point (the
+  array port's queue, the array's per-LUN queue);
+* :data:`SERVER` - first-come-first-served servers, a service time per command (the host's
+  processors, the HBA's command processor, the array controller);
+* :data:`DELAY` - a pure delay of work nobody queues for (the host's I/O stack, forwarding
+  between controllers);
+* :data:`FLIGHT` - a pure delay of propagation (the command frame's trip over the fabric),
+  which rides on the wake-up of the server before it.
+
+The data a command moves crosses :data:`LINK` hops (bandwidth servers) in the data legs.
+
+Each hop names its station (:func:`~sanpath.layout.stations.station_name`), the layer its time
+counts to, the scenario key that sizes it, and its *scope*: whether the running object behind
+it is the route's own (``route``), its host's (``host``), its HBA port's (``port``) or the
+array's (``array``). The simulator binds each declared hop to its running station
+(:mod:`sanpath.sim.hops`) and walks the tuple (:meth:`sanpath.sim.engine.Simulation.command`);
+the hop marked ``retry`` is where a command starts again after QUEUE FULL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Final
+
+from sanpath.layout.stations import ROLES, station_name
+from sanpath.layout.wiring import PathInfo, Wiring, port_controller
+
+GATE: Final = "gate"
+REFUSING_GATE: Final = "refusing gate"
+SERVER: Final = "server"
+LINK: Final = "link"
+DELAY: Final = "delay"
+FLIGHT: Final = "flight"
+
+KINDS: Final = (GATE, REFUSING_GATE, SERVER, LINK, DELAY, FLIGHT)
+"""Every kind of hop."""
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One hop of a route, as declared (see the module docstring)."""
+
+    kind: str
+    """One of :data:`KINDS`."""
+    role: str
+    """What it is: a key of :data:`~sanpath.layout.stations.ROLES` for a hop with a station,
+    else ``host_io`` (the host's I/O stack), ``fabric`` (the command's flight) or
+    ``cross_forward`` (forwarding to the owning controller)."""
+    layer: str
+    """The latency-breakdown layer its time counts to."""
+    scope: str
+    """Whose running object it is: ``route``, ``host``, ``port`` or ``array``."""
+    station: str | None = None
+    """The station's name (None for a pure delay)."""
+    knob: str | None = None
+    """The scenario key that sizes it (a queue depth, cores, a time), if one does."""
+    retry: bool = False
+    """True for the hop a command starts again from after QUEUE FULL."""
+    refused: str = ""
+    """For a refusing gate: the counter its QUEUE FULL answers count to."""
+    back_end: bool = False
+    """For a gate: its slot is given back when the back end (cache, RAID, drives) is done
+    with the command, before the data or the status travel back (the array's per-LUN queue);
+    otherwise when the command completes."""
+
+
+def _station(role: str, scope: str, knob: str | None, **names: object) -> Hop:
+    found = ROLES[role]
+    kind = {"slots": GATE, "server": SERVER, "link": LINK}[found.kind]
+    return Hop(kind, role, found.layer, scope, station_name(role, **names), knob)
+
+
+def front_hops(wiring: Wiring, path: PathInfo) -> tuple[Hop, ...]:
+    """The front of one path (host group ``path.group`` to LUN ``path.lun`` through host port
+    ``path.port`` and array port ``path.array_port``), in the order a command crosses it."""
+    s = wiring.scenario
+    g = path.group
+    host = s.hosts[g]
+    lun = wiring.luns[path.lun]
+    hba = wiring.host_ports[g][path.port].hba
+    name = host.name
+    hops = [_station("host_queue", "route", f"hosts.{g}.lun_queue_depth", host=name)]
+    if host.cpus is not None:
+        hops.append(_station("host_cpu", "host", f"hosts.{g}.cpus", host=name))
+    hops.append(Hop(DELAY, "host_io", "host", "host", knob=f"hosts.{g}.io_time"))
+    slots = _station("hba_slots", "port", f"hosts.{g}.hbas.{hba}.queue_depth", host=name)
+    hops.append(replace(slots, retry=True))
+    hops.append(_station("hba_cpu", "port", f"hosts.{g}.hbas.{hba}.command_time", host=name))
+    hops.append(Hop(FLIGHT, "fabric", "fabric", "port", knob="fabric.hop_latency"))
+    port = _station("port_queue", "array", "array.port_queue_depth", port=path.array_port)
+    hops.append(replace(port, kind=REFUSING_GATE, refused="port_qfull"))
+    group = s.array.luns[lun.group].name
+    queue = _station("lun_queue", "array", f"array.luns.{lun.group}.queue_depth", lun=group)
+    hops.append(replace(queue, kind=REFUSING_GATE, refused="lun_qfull", back_end=True))
+    hops.append(_station("controller", "array", "array.controller.cores"))
+    cross = s.array.cross_controller
+    if cross is not None and cross.time > 0.0 and port_controller(path.array_port) != lun.owner:
+        hops.append(
+            Hop(DELAY, "cross_forward", "controller", "array", knob="array.cross_controller.time")
+        )
+    return tuple(hops)
