@@ -32,6 +32,7 @@ from typing import Final
 
 from sanpath.layout.stations import ROLES, station_name
 from sanpath.layout.wiring import PathInfo, Wiring, port_controller
+from sanpath.spec import knob_key
 
 GATE: Final = "gate"
 REFUSING_GATE: Final = "refusing gate"
@@ -87,23 +88,23 @@ def front_hops(wiring: Wiring, path: PathInfo) -> tuple[Hop, ...]:
     lun = wiring.luns[path.lun]
     hba = wiring.host_ports[g][path.port].hba
     name = host.name
-    hops = [_station("host_queue", "route", f"hosts.{g}.lun_queue_depth", host=name)]
+    hops = [_station("host_queue", "route", knob_key("host_queue_depth", host=g), host=name)]
     if host.cpus is not None:
-        hops.append(_station("host_cpu", "host", f"hosts.{g}.cpus", host=name))
-    hops.append(Hop(DELAY, "host_io", "host", "host", knob=f"hosts.{g}.io_time"))
-    slots = _station("hba_slots", "port", f"hosts.{g}.hbas.{hba}.queue_depth", host=name)
+        hops.append(_station("host_cpu", "host", knob_key("host_cpus", host=g), host=name))
+    hops.append(Hop(DELAY, "host_io", "host", "host", knob=knob_key("host_io_time", host=g)))
+    slots = _station("hba_slots", "port", knob_key("hba_queue_depth", host=g, hba=hba), host=name)
     hops.append(replace(slots, retry=True))
-    hops.append(_station("hba_cpu", "port", f"hosts.{g}.hbas.{hba}.command_time", host=name))
-    hops.append(Hop(FLIGHT, "fabric", "fabric", "port", knob="fabric.hop_latency"))
-    port = _station("port_queue", "array", "array.port_queue_depth", port=path.array_port)
+    hops.append(
+        _station("hba_cpu", "port", knob_key("hba_command_time", host=g, hba=hba), host=name)
+    )
+    hops.append(Hop(FLIGHT, "fabric", "fabric", "port", knob=knob_key("hop_latency")))
+    port = _station("port_queue", "array", knob_key("port_queue_depth"), port=path.array_port)
     hops.append(replace(port, kind=REFUSING_GATE, refused="port_qfull"))
     group = s.array.luns[lun.group].name
-    queue = _station("lun_queue", "array", f"array.luns.{lun.group}.queue_depth", lun=group)
+    queue = _station("lun_queue", "array", knob_key("lun_queue_depth", lun=lun.group), lun=group)
     hops.append(replace(queue, kind=REFUSING_GATE, refused="lun_qfull", back_end=True))
-    hops.append(_station("controller", "array", "array.controller.cores"))
+    hops.append(_station("controller", "array", knob_key("controller_cores")))
     cross = s.array.cross_controller
     if cross is not None and cross.time > 0.0 and port_controller(path.array_port) != lun.owner:
-        hops.append(
-            Hop(DELAY, "cross_forward", "controller", "array", knob="array.cross_controller.time")
-        )
+        hops.append(Hop(DELAY, "cross_forward", "controller", "array", knob=knob_key("cross_time")))
     return tuple(hops)

@@ -28,12 +28,12 @@ declared by :func:`sanpath.layout.hops.front_hops`), which :meth:`Simulation.com
 one loop: a gate takes a slot or waits (or refuses: QUEUE FULL, :meth:`Simulation._queue_full`,
 and the walk starts again at the route's retry hop), a server serves, a delay waits; each
 gate's arrival and slot-taken times are kept in one list per command, and at completion the
-gates give their slots back in reverse (:meth:`Simulation._complete`). The loop is written
-out in one generator: every step that can wait in a method of its own would be a generator
-level each wake-up of the command passes through. The back end is explicit: the write's data
-(:meth:`Simulation._write_data`, 6) and the read (:meth:`Simulation._read`, 7). The links a
-transfer crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a
-transfer over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
+gates give their slots back in reverse (:meth:`Simulation._complete`). The back end is
+explicit: the write's data (:meth:`Simulation._write_data`, 6) and the read (7). The walk and
+the read are written out in one generator: every step that can wait in a method of its own
+would be a generator level each wake-up of the command passes through. The links a transfer
+crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
+over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
 
 The load generators live in :mod:`sanpath.sim.load`, scheduled changes in
 :mod:`sanpath.sim.schedule`, turning the counters into a result in :mod:`sanpath.sim.measure`.
@@ -182,7 +182,46 @@ class Simulation:
         if cmd.write:
             now = yield from self._write_data(cmd, route, t_admit)  # 6.
         else:
-            now = yield from self._read(cmd, route, t_admit, now)  # 7.
+            # 7. the cache serves the read (a hit or read-ahead) or RAID reads the member
+            # drives; the LUN queue slot is given back and the data crosses back to the host
+            t = now
+            readahead = lun.readahead
+            events = readahead.lookup(cmd.offset, size) if readahead is not None else None
+            if events is not None:
+                measure.counters["read_ahead_hits"] += 1
+                for ev in events:
+                    if not ev.processed:
+                        yield ev
+                if self.hit_time > 0:
+                    yield env.sleep(self.hit_time)
+                now = env._now
+                layers[CACHE] += now - t
+            elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
+                measure.counters["cache_hits"] += 1
+                if self.hit_time > 0:
+                    yield env.sleep(self.hit_time)
+                    now = env._now
+                layers[CACHE] += now - t
+            elif (pool := lun.pool).known and (
+                served := pool.read_known(lun.base + cmd.offset, size, now)
+            ) is not None:
+                # one element on a drive that knows when it is done (no join, no array-queue
+                # wait): a wake-up then, in the place a join's event takes among the events
+                station, start, done = served
+                yield env.sleep(done - now)
+                now = env._now
+                station.depart(now, t, start, done)
+                layers[DRIVE] += now - t
+            else:
+                join = pool.start_read(lun.base + cmd.offset, size, now)
+                yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
+                now = env._now
+                join.settle(now)
+                wait = join.queue_wait
+                layers[LUN_QUEUE] += wait
+                layers[DRIVE] += now - t - wait
+            lun.queue.release(now, t_admit, t_admit)  # held since admission
+            now = yield from self.transfers.move(layers, route.read_legs, size, now)
         self._complete(cmd, route, times, t_sent, now, fork, key, t_issue)  # 8.
         return now
 
@@ -229,53 +268,6 @@ class Simulation:
                 fork.last_layers = layers
                 if fork.event is not None:
                     fork.event.succeed()
-
-    def _read(
-        self, cmd: Command, route: Route, t_admit: float, now: float
-    ) -> Generator[simpy.Event, Any, float]:
-        """7. The cache serves a read (a hit or read-ahead) or RAID reads the member drives;
-        the LUN queue slot (held since ``t_admit``) is given back and the data crosses back
-        to the host."""
-        env, measure, layers, lun, size = self.env, self.measure, cmd.layers, cmd.lun, cmd.size
-        t = now
-        readahead = lun.readahead
-        events = readahead.lookup(cmd.offset, size) if readahead is not None else None
-        if events is not None:
-            measure.counters["read_ahead_hits"] += 1
-            for ev in events:
-                if not ev.processed:
-                    yield ev
-            if self.hit_time > 0:
-                yield env.sleep(self.hit_time)
-            now = env._now
-            layers[CACHE] += now - t
-        elif (hit := lun.read_hits[cmd.workload]) > 0.0 and lun.hit() < hit:
-            measure.counters["cache_hits"] += 1
-            if self.hit_time > 0:
-                yield env.sleep(self.hit_time)
-                now = env._now
-            layers[CACHE] += now - t
-        elif (pool := lun.pool).known and (
-            served := pool.read_known(lun.base + cmd.offset, size, now)
-        ) is not None:
-            # one element on a drive that knows when it is done (no join, no array-queue
-            # wait): a wake-up then, in the place a join's event takes among the events
-            station, start, done = served
-            yield env.sleep(done - now)
-            now = env._now
-            station.depart(now, t, start, done)
-            layers[DRIVE] += now - t
-        else:
-            join = pool.start_read(lun.base + cmd.offset, size, now)
-            yield join.event  # type: ignore[misc]  # the kernel's event (join.waited(), uncalled)
-            now = env._now
-            join.settle(now)
-            wait = join.queue_wait
-            layers[LUN_QUEUE] += wait
-            layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_admit, t_admit)  # held since admission
-        now = yield from self.transfers.move(layers, route.read_legs, size, now)
-        return now
 
     def _work(self, route: Route, now: float) -> Generator[simpy.Event, Any, float]:
         """The host's own work on a QUEUE FULL status: the route's servers and delays before

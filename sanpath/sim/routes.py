@@ -41,7 +41,7 @@ from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
 from sanpath.sim.hops import Delay, Gate, Hop, Server, constant
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
-from sanpath.spec import HostSpec, QfullSpec
+from sanpath.spec import HostSpec, QfullSpec, knob_key
 
 
 def slot_servers(depth: int | None) -> float:
@@ -211,10 +211,10 @@ def group_paths(
     per_host_routes = sum(len(ps) for ps in paths.values())
     slots_station.servers += spec.count * per_host_slots
     station.servers += spec.count * per_host_routes * slot_servers(spec.lun_queue_depth)
-    queue_key = f"hosts.{hi}.lun_queue_depth"
+    queue_key = knob_key("host_queue_depth", host=hi)
     queue_knob = knobs.setdefault(queue_key, Knob(spec.lun_queue_depth))
     slot_knobs = tuple(
-        knobs.setdefault(f"hosts.{hi}.hbas.{si}.queue_depth", Knob(hba.queue_depth))
+        knobs.setdefault(knob_key("hba_queue_depth", host=hi, hba=si), Knob(hba.queue_depth))
         for si, hba in enumerate(spec.hbas)
     )
     return GroupPaths(

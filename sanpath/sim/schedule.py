@@ -2,7 +2,7 @@
 
 A scenario's ``schedule`` lists changes at simulated times (s); which keys may change, and
 their values, are checked when the scenario is validated
-(:data:`sanpath.spec.workload.SCHEDULABLE`). :class:`Schedule` applies them to the running
+(:data:`sanpath.spec.knobs.KNOBS`). :class:`Schedule` applies them to the running
 queues and load generators and keeps the history of every scheduled key's value
 (``RunResult.settings``), starting with its value at time 0.
 """
@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import re
 from typing import Any
 
 import simpy
 
 from sanpath.sim.load import Load
 from sanpath.sim.topology import Topology
-from sanpath.spec import Scenario, lun_queue_limit
-
-_LOAD_KEY = re.compile(r"workloads\.(\d+|\*)\.(outstanding|rate)")
+from sanpath.spec import Scenario, knob_key, lun_queue_limit, match_knob
 
 
 class Schedule:
@@ -54,22 +51,23 @@ class Schedule:
         now = self.env.now
         for key, value in changes.items():
             self.settings.append((now, key, value))
-            if key == "array.lun_queue_depth":
+            found = match_knob(key)
+            kind = found[0].name if found is not None else ""
+            if kind == "array_lun_queue_depth":
                 self._set_lun_queue_depth(value)
                 continue
-            match = _LOAD_KEY.fullmatch(key)
-            if match:
+            if found is not None and found[0].sizes == "load":
                 load = self.load
-                indices = range(len(load.rates)) if match[1] == "*" else [int(match[1])]
-                for wi in indices:
-                    if match[2] == "rate":
+                at = found[1]["workload"]
+                for wi in range(len(load.rates)) if at == "*" else [int(at)]:
+                    if kind == "rate":
                         load.set_rate(wi, float(value))
                     else:
                         load.set_outstanding(wi, int(value))
                 continue
-            for name, knob in self.topology.knobs.items():
+            for name, queues in self.topology.knobs.items():
                 if fnmatch.fnmatchcase(name, key):
-                    knob.set(value)
+                    queues.set(value)
 
     def _set_lun_queue_depth(self, value: Any) -> None:
         """The array-wide LUN queue depth: every LUN group without its own depth."""
@@ -79,7 +77,7 @@ class Schedule:
             if group.queue_depth is None:
                 spec = array.model_copy(update={"lun_queue_depth": value})
                 limit = lun_queue_limit(spec, group, pool_specs[group.pool])
-                knob = self.topology.knobs.get(f"array.luns.{gi}.queue_depth")
+                knob = self.topology.knobs.get(knob_key("lun_queue_depth", lun=gi))
                 if knob is not None:
                     knob.set(limit)
 

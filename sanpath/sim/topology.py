@@ -39,6 +39,7 @@ from sanpath.spec import (
     SsdSpec,
     TextbookDriveSpec,
     expand_names,
+    knob_key,
 )
 
 PREFETCH_CHUNK = 1 << 20
@@ -113,7 +114,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
     ports = []
     for i in range(array.ports):
         queue = knob(
-            "array.port_queue_depth",
+            knob_key("port_queue_depth"),
             SlotPool(
                 env,
                 array.port_queue_depth,
@@ -195,7 +196,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 size=place.size,
                 base=place.base,
                 pool=pool,
-                queue=knob(f"array.luns.{gi}.queue_depth", SlotPool(env, limit, st), li),
+                queue=knob(knob_key("lun_queue_depth", lun=gi), SlotPool(env, limit, st), li),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
                 read_hit=written_hit,
                 read_hits=[hits.get((wi, gi), written_hit) for wi in range(n_workloads)],

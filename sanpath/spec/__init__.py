@@ -41,6 +41,7 @@ from sanpath.spec.hardware import (
     pool_capacity,
 )
 from sanpath.spec.keys import parse_assignment, set_dotted
+from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
 from sanpath.spec.run import PrecisionSpec, RunSpec
 from sanpath.spec.scenario import (
     Scenario,
@@ -55,6 +56,8 @@ from sanpath.spec.scenario import (
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
+    "KNOBS",
+    "SCHEDULABLE",
     "AccessSpec",
     "ArraySpec",
     "CacheSpec",
@@ -67,6 +70,7 @@ __all__ = [
     "HbaSpec",
     "HddSpec",
     "HostSpec",
+    "Knob",
     "LunSpec",
     "PcieSpec",
     "PoolSpec",
@@ -86,12 +90,14 @@ __all__ = [
     "ZoneSpec",
     "expand_names",
     "json_schema",
+    "knob_key",
     "load_line",
     "load_scenario",
     "locate_field",
     "lun_groups_used",
     "lun_queue_limit",
     "lun_sizes",
+    "match_knob",
     "parse_assignment",
     "pool_capacity",
     "read_yaml",

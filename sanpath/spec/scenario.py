@@ -55,9 +55,10 @@ from sanpath.spec.hardware import (
     pool_capacity,
 )
 from sanpath.spec.keys import _replace_run_length, set_dotted
+from sanpath.spec.knobs import NOT_SCHEDULABLE, SCHEDULABLE
 from sanpath.spec.run import RunSpec
 from sanpath.spec.trace import trace_problems
-from sanpath.spec.workload import NOT_SCHEDULABLE, SCHEDULABLE, ChangeSpec, WorkloadSpec
+from sanpath.spec.workload import ChangeSpec, WorkloadSpec
 
 __all__ = [
     "DistSpec",

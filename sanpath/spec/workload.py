@@ -232,30 +232,9 @@ class WorkloadSpec(Spec):
         return rf * read + (1.0 - rf) * write
 
 
-SCHEDULABLE = (
-    r"hosts\.(\d+|\*)\.lun_queue_depth",
-    r"hosts\.(\d+|\*)\.hbas\.(\d+|\*)\.queue_depth",
-    r"array\.port_queue_depth",
-    r"array\.lun_queue_depth",
-    r"array\.luns\.(\d+|\*)\.queue_depth",
-    r"workloads\.(\d+|\*)\.outstanding",
-    r"workloads\.(\d+|\*)\.rate",
-)
-"""Keys a ``schedule`` may change during a run (regular expressions): queue depths and the
-load. Anything else is refused when the scenario is validated."""
-
-NOT_SCHEDULABLE = (
-    "cannot change during a run; a schedule can change queue depths "
-    "(hosts.N.lun_queue_depth, hosts.N.hbas.M.queue_depth, "
-    "array.port_queue_depth, array.lun_queue_depth, "
-    "array.luns.N.queue_depth) and the load (workloads.N.outstanding, "
-    "workloads.N.rate)"
-)
-
-
 class ChangeSpec(Spec):
     """One scheduled change: at simulated time ``at``, set dotted keys to new values
-    (keys matching :data:`SCHEDULABLE`)."""
+    (keys matching :data:`sanpath.spec.knobs.SCHEDULABLE`)."""
 
     at: Duration
     set: dict[str, Any] = Field(min_length=1)

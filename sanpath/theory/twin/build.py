@@ -156,8 +156,7 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
         total_luns = sum(array.luns[g].count for g in groups)
         for hi in hosts:
             hs = s.hosts[hi]
-            limits = [x for x in [hs.max_io_size, *(h.max_transfer for h in hs.hbas)] if x]
-            limit = min(limits) if limits else None
+            limit = wiring.split_limit[hi]
             for gi in groups:
                 lg = array.luns[gi]
                 pi = pool_index[lg.pool]

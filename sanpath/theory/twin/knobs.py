@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sanpath.spec import match_knob
 from sanpath.spec.scenario import Scenario
 from sanpath.theory.qfull import retry_cycle
 from sanpath.theory.twin.network import _Network
@@ -88,17 +89,21 @@ def _depth(value: Any, nullable: bool) -> bool:
 
 
 def _apply_knobs(s: Scenario, base: _Knobs, point: Mapping[str, Any]) -> _Knobs | None:
-    """The knobs of ``point`` (dotted overrides), or None when a key changes more than that."""
+    """The knobs of ``point`` (dotted overrides), or None when a key changes more than that
+    (a key of :data:`sanpath.spec.knobs.KNOBS` that sets a population, with a valid value)."""
     k = base.copy()
     for key, value in point.items():
-        parts = key.split(".")
-        if len(parts) == 3 and parts[0] == "workloads" and parts[2] in ("outstanding", "rate"):
-            idx = _indices(parts[1], len(s.workloads))
+        found = match_knob(key)
+        if found is None:
+            return None
+        name, at = found[0].name, found[1]
+        if name in ("outstanding", "rate"):
+            idx = _indices(at["workload"], len(s.workloads))
             if idx is None:
                 return None
             for i in idx:
                 closed = s.workloads[i].closed
-                if parts[2] == "outstanding":
+                if name == "outstanding":
                     if not closed or not _depth(value, False):
                         return None
                     k.outstanding[i] = int(value)
@@ -107,37 +112,32 @@ def _apply_knobs(s: Scenario, base: _Knobs, point: Mapping[str, Any]) -> _Knobs 
                     if closed or not ok or not value > 0:
                         return None
                     k.rate[i] = float(value)
-        elif len(parts) == 3 and parts[0] == "hosts" and parts[2] == "lun_queue_depth":
-            idx = _indices(parts[1], len(s.hosts))
+        elif name == "host_queue_depth":
+            idx = _indices(at["host"], len(s.hosts))
             if idx is None or not _depth(value, True):
                 return None
             for i in idx:
                 k.host_qd[i] = value
-        elif (
-            len(parts) == 5
-            and parts[0] == "hosts"
-            and parts[2] == "hbas"
-            and parts[4] == "queue_depth"
-        ):
-            idx = _indices(parts[1], len(s.hosts))
+        elif name == "hba_queue_depth":
+            idx = _indices(at["host"], len(s.hosts))
             if idx is None or not _depth(value, True):
                 return None
             for i in idx:
-                cards = _indices(parts[3], len(s.hosts[i].hbas))
+                cards = _indices(at["hba"], len(s.hosts[i].hbas))
                 if cards is None:
                     return None
                 for j in cards:
                     k.hba_qd[i][j] = value
-        elif key == "array.port_queue_depth":
+        elif name == "port_queue_depth":
             if not _depth(value, True):
                 return None
             k.port_qd = value
-        elif key == "array.lun_queue_depth":
+        elif name == "array_lun_queue_depth":
             if not (_depth(value, True) or value == "clariion"):
                 return None
             k.lun_setting = value
-        elif len(parts) == 4 and parts[:2] == ["array", "luns"] and parts[3] == "queue_depth":
-            idx = _indices(parts[2], len(s.array.luns))
+        elif name == "lun_queue_depth":
+            idx = _indices(at["lun"], len(s.array.luns))
             if idx is None or not (_depth(value, True) or value == "clariion"):
                 return None
             for i in idx:
