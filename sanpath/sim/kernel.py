@@ -45,7 +45,7 @@ major version ``setup.cfg`` pins): ``Environment._now`` and ``Environment._activ
 (set here, read by SimPy's own methods); ``Event._ok``, ``Event._value`` and
 ``Event._defused`` (read of SimPy's events, and the same names carried by the kernel's, which
 SimPy's conditions read); and ``Event.callbacks`` and ``Event.env`` (public, but their
-meaning: a list until processed, then None). ``tests/sim/test_kernel.py`` checks them.
+meaning: a list until processed, then None). ``tests/sim/test_kernel_sleep.py`` checks them.
 
 Times are seconds.
 """
