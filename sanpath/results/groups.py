@@ -229,15 +229,6 @@ class DeviceFigures:
             outstanding_s=outstanding_s,
         )
 
-    @classmethod
-    def of(cls, fields: dict[str, Any]) -> DeviceFigures:
-        """The figures of ``fields``, a dict of every field by name (as the constructor takes
-        them, ``outstanding_s`` included): taken as they are, without a copy (a run of a
-        thousand hosts makes tens of thousands at its end)."""
-        out = object.__new__(cls)
-        object.__setattr__(out, "__dict__", fields)
-        return out
-
     @property
     def name(self) -> str:
         """``host/lun``."""

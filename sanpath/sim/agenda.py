@@ -1,5 +1,4 @@
-"""The compiled core's event queue: what the kernel has scheduled, in the order SimPy
-processes it.
+"""The event queue: what the kernel has scheduled, in the order SimPy processes it.
 
 An entry (:class:`Keyed`) is processed in the order of its key: its time (s), then its
 priority, then the order it was scheduled in (every key is distinct). :class:`Agenda` keeps
@@ -10,8 +9,9 @@ it would go to the top of the heap and come straight off it again. Such entries 
 list, in the order they were scheduled, and :meth:`Agenda.pop` takes the first of them
 unless the heap's top comes before it.
 
-The pure-Python core keeps its queue with :mod:`heapq` instead (see
-:mod:`sanpath.sim.kernel`).
+Both cores keep their queue here (:mod:`sanpath.sim.kernel`); the pop order is
+:mod:`heapq`'s on the keys (``tests/sim/test_agenda.py``). This module knows nothing of the
+kernel: an entry is processed by its own ``_fire``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     # i64: a 64-bit integer to mypyc, which then indexes the heap and compares keys without
     # Python's integers (to Python, an int: only annotations name it)
     from mypy_extensions import i64
-
-    from sanpath.sim.kernel import Kernel
 
 
 class Keyed:
@@ -42,9 +40,9 @@ class Keyed:
     order: i64
 
     @abstractmethod
-    def _fire(self, kernel: Kernel) -> None:
-        """Process the event, taken off the queue (its callbacks run, in order; ``kernel``'s
-        stop ends them)."""
+    def _fire(self) -> None:
+        """Process the event, taken off the queue and its time made now (its callbacks run,
+        in order; the run's stop ends them)."""
 
 
 class Agenda:

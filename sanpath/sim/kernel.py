@@ -10,13 +10,27 @@ plain ``simpy.Environment``, to the last bit.
 
 What it saves is SimPy's cost per event, most of a compiled core's time:
 
-* :meth:`Kernel.timeout` makes a :class:`Wake`, a small event that holds the one process
-  waiting for it, where SimPy makes a ``Timeout`` and a list of callbacks;
+* :meth:`Kernel.timeout` (and :meth:`Kernel.sleep`) makes a :class:`Wake`, a small event
+  that holds the one process waiting for it, where SimPy makes a ``Timeout`` and a list of
+  callbacks;
 * :meth:`Kernel.process` makes a :class:`Task`, which drives its generator as
   ``simpy.Process`` does, and waits on a :class:`Wake` without a callback;
-* :meth:`Kernel.run` processes events in one loop, and the compiled core keeps the event
-  queue in an :class:`~sanpath.sim.agenda.Agenda`, which compares the (time, priority,
-  order) keys without going through Python's comparisons.
+* the event queue is an :class:`~sanpath.sim.agenda.Agenda`, which (compiled) compares the
+  (time, priority, order) keys as C numbers, not through Python's comparisons.
+
+One loop processes every event, in both cores: :meth:`Kernel._advance` takes the first
+entry off the queue, makes its time now and processes it. An entry
+(:class:`~sanpath.sim.agenda.Keyed`) is one of three classes, and each knows how it is
+processed (``_fire``, the one place for its kind): a :class:`Wake` resumes its process and
+calls its callbacks, a :class:`Task` (a process that finished) calls its callbacks, an
+:class:`_Entry` holds one of SimPy's events and does what ``simpy.Environment.step`` does
+with it. The kernel's own events are their own places in the queue (no entry is made for
+them: a timeout is made several times per command); each is scheduled once, a timeout when
+it is made, a process when it finishes. The bases (:class:`~sanpath.sim.agenda.Keyed`,
+:class:`_Event`) are abstract and no other class derives from them: mypyc then checks the
+type of an entry read from the queue by comparing it with those three classes (at most
+three: ``mypyc.common.FAST_ISINSTANCE_MAX_SUBCLASSES``), not by walking the class hierarchy
+(a read per level of the heap, several per event).
 
 A :class:`Wake` and a :class:`Task` stand in for SimPy's ``Timeout`` and ``Process``: they
 carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
@@ -24,11 +38,14 @@ carry what SimPy's events and conditions read (``env``, ``callbacks``, ``_ok``,
 event a component fires itself (:meth:`Wake.succeed`, as ``simpy.Event.succeed()``). A
 :class:`Task` cannot be interrupted, and an exception in its generator stops the run at once.
 
-In the compiled core the queue holds three kinds of entry (:class:`~sanpath.sim.agenda.Keyed`),
-:class:`Wake`, :class:`Task` and :class:`_Entry` (one of SimPy's events), and each knows how
-it is processed (``_fire``). Their bases are abstract and no other class derives from them:
-mypyc then checks the type of an entry read from the queue by comparing it with those
-three, not by walking the class hierarchy (a read per level of the heap, several per event).
+SimPy's private fields. :class:`Kernel` derives from ``simpy.Environment`` (for its
+``event``, ``all_of``, ``any_of``, ``active_process`` and ``exit``) without calling its
+``__init__``, whose queue it replaces; it relies on these private fields of SimPy 4 (the
+major version ``setup.cfg`` pins): ``Environment._now`` and ``Environment._active_proc``
+(set here, read by SimPy's own methods); ``Event._ok``, ``Event._value`` and
+``Event._defused`` (read of SimPy's events, and the same names carried by the kernel's, which
+SimPy's conditions read); and ``Event.callbacks`` and ``Event.env`` (public, but their
+meaning: a list until processed, then None). ``tests/sim/test_kernel_sleep.py`` checks them.
 
 Times are seconds.
 """
@@ -37,7 +54,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, Final, Protocol, cast
 
 import simpy
@@ -51,11 +67,6 @@ URGENT: Final = 0
 """Priority of a process's start, before the ordinary events of the same instant."""
 NORMAL: Final = 1
 """Priority of every other event."""
-
-NATIVE_HEAP: Final = not __file__.endswith(".py")
-"""True in the compiled core: the queue is an :class:`~sanpath.sim.agenda.Agenda`, which
-compares keys as C numbers. The pure-Python core uses :mod:`heapq`, which is faster there.
-Both order events the same way (every key is distinct)."""
 
 Callback = Callable[[Any], None]
 
@@ -76,12 +87,7 @@ class Waiter(Protocol):
 
 class _Event(Keyed):
     """What SimPy's events and conditions read of an event: ``env``, ``callbacks`` (None once
-    processed), ``_ok`` and ``_value``.
-
-    In the compiled core the kernel's own events are their own places in the queue (no
-    :class:`_Entry` to make for them: a timeout is made several times per command); each is
-    scheduled once, a timeout when it is made and a process when it finishes.
-    """
+    processed), ``_ok`` and ``_value``. Abstract (see the module docstring)."""
 
     __slots__ = ("_ok", "_value", "callbacks", "env")
 
@@ -140,23 +146,14 @@ class Wake(_Event):
         """The event as a process yields it (a SimPy event to the type checker)."""
         return cast(simpy.Event, self)
 
-    def _fire(self, kernel: Kernel) -> None:
+    def _fire(self) -> None:
         task = self.task
         callbacks = self.callbacks
         self.callbacks = None
         if task is not None:
             task.resume(self)
         if callbacks:
-            kernel._callbacks(self, callbacks)
-
-
-class _Alarm:
-    """The pure-Python core's timeout of a process that sleeps (:meth:`Kernel.sleep`): no
-    callbacks, no value; ``task`` is the process, set when it yields the alarm."""
-
-    __slots__ = ("task",)
-
-    task: Task
+            self.env._callbacks(self, callbacks)
 
 
 _PENDING: Final = object()
@@ -198,9 +195,7 @@ class Task(_Event, Waiter):
         send = self._send
         while True:
             try:
-                if not NATIVE_HEAP and event.__class__ is _Alarm:
-                    event = send(None)  # the end of a sleep, the pure core's commonest event
-                elif isinstance(event, Wake):
+                if isinstance(event, Wake):
                     # the common event, its value read as the native attribute it is
                     event = send(event._value)
                 elif event._ok:
@@ -213,9 +208,6 @@ class Task(_Event, Waiter):
                     event = self.generator.throw(copy)
             except StopIteration as stop:
                 self._finish(stop.value)
-                return
-            if not NATIVE_HEAP and event.__class__ is _Alarm:
-                event.task = self  # already scheduled: the kernel resumes this process
                 return
             if isinstance(event, Wake):
                 waiting = event.callbacks
@@ -236,11 +228,11 @@ class Task(_Event, Waiter):
         self._value = value
         self.env.schedule(self, NORMAL)
 
-    def _fire(self, kernel: Kernel) -> None:
+    def _fire(self) -> None:
         callbacks = self.callbacks
         self.callbacks = None
         if callbacks:
-            kernel._callbacks(self, callbacks)
+            self.env._callbacks(self, callbacks)
 
 
 class _Stop:
@@ -256,19 +248,26 @@ class _Stop:
 
 
 class _Entry(Keyed):
-    """Another event (one of SimPy's) in the compiled core's queue, with its key: time (s),
-    priority, order."""
+    """One of SimPy's events in the queue, with its key (set when scheduled)."""
 
-    __slots__ = ("event",)
+    __slots__ = ("event", "kernel")
 
-    def __init__(self, time: float, priority: int, order: int, event: Any) -> None:
-        self.time = time
-        self.priority = priority
-        self.order = order
+    def __init__(self, kernel: Kernel, event: Any) -> None:
+        self.kernel = kernel
         self.event = event
 
-    def _fire(self, kernel: Kernel) -> None:
-        kernel._process(self.event)
+    def _fire(self) -> None:
+        # as simpy.Environment.step: the callbacks in order, then a failure nobody handled
+        # stops the run
+        event = self.event
+        callbacks = event.callbacks
+        event.callbacks = None
+        self.kernel._callbacks(event, callbacks)
+        if not event._ok and not hasattr(event, "_defused"):
+            error = event._value
+            copy = type(error)(*error.args)
+            copy.__cause__ = error
+            raise copy
 
 
 class Kernel(simpy.Environment):
@@ -277,14 +276,13 @@ class Kernel(simpy.Environment):
     _now: float
 
     def __init__(self, initial_time: float = 0.0) -> None:
+        # not simpy.Environment.__init__: this queue replaces SimPy's (see the module
+        # docstring for the private fields kept)
         self._now = initial_time
         self._agenda = Agenda()
-        """The queue of the compiled core (the kernel's events and :class:`_Entry` for the
-        others)."""
-        self._tuples: list[tuple[float, int, int, Any]] = []
-        """The queue of the pure-Python core (a :mod:`heapq` heap of (time, priority, order,
-        event) tuples)."""
+        """The events scheduled and not yet processed."""
         self._order: i64 = 0
+        """The order of the next event scheduled (the last part of its key)."""
         self._active_proc = None
         self._stop: _Stop | None = None
 
@@ -293,62 +291,40 @@ class Kernel(simpy.Environment):
         """The current simulated time (s)."""
         return self._now
 
-    def schedule(self, event: Any, priority: int = NORMAL, delay: float = 0.0) -> None:
-        """Schedule ``event`` for processing ``delay`` seconds from now."""
+    def _push(self, entry: Keyed, priority: i64, delay: float) -> None:
+        """Put ``entry`` in the queue, due ``delay`` seconds from now, after every entry
+        scheduled before it with the same time and priority."""
         order = self._order
         self._order = order + 1
-        if NATIVE_HEAP:
-            entry: Keyed
-            if isinstance(event, _Event):
-                entry = event
-                entry.time = self._now + delay
-                entry.priority = priority
-                entry.order = order
-            else:
-                entry = _Entry(self._now + delay, priority, order, event)
-            if delay == 0.0 and priority == NORMAL:
-                self._agenda.push_now(entry)
-            else:
-                self._agenda.push(entry)
+        entry.time = self._now + delay
+        entry.priority = priority
+        entry.order = order
+        if delay == 0.0 and priority == NORMAL:
+            self._agenda.push_now(entry)
         else:
-            heappush(self._tuples, (self._now + delay, priority, order, event))
+            self._agenda.push(entry)
+
+    def schedule(self, event: Any, priority: int = NORMAL, delay: float = 0.0) -> None:
+        """Schedule ``event`` for processing ``delay`` seconds from now."""
+        entry: Keyed = event if isinstance(event, _Event) else _Entry(self, event)
+        self._push(entry, priority, delay)
 
     def timeout(self, delay: float = 0.0, value: Any = None) -> simpy.Timeout:
         """An event processed ``delay`` seconds from now (a :class:`Wake`)."""
         if delay < 0:
             raise ValueError(f"Negative delay {delay}")
         wake = Wake(self, value)
-        order = self._order
-        self._order = order + 1
-        if NATIVE_HEAP:
-            wake.time = self._now + delay
-            wake.priority = NORMAL
-            wake.order = order
-            if delay == 0.0:
-                self._agenda.push_now(wake)
-            else:
-                self._agenda.push(wake)
-        else:
-            heappush(self._tuples, (self._now + delay, NORMAL, order, wake))
+        self._push(wake, NORMAL, delay)
         # A Wake stands in for a Timeout (see the module docstring); not typing.cast, which
         # the pure-Python core would call for every timeout.
         return wake  # type: ignore[return-value]
 
     def sleep(self, delay: float) -> simpy.Event:
         """What a process yields at once to wait ``delay`` (>= 0, not checked) seconds: a
-        timeout that nothing else waits for and whose value is None.
-
-        The compiled core makes a :meth:`timeout`. The pure-Python core queues an
-        :class:`_Alarm`, which resumes the process that yields it, without the event's
-        callbacks and value (half the work of a timeout there; the same order of events).
-        """
-        if NATIVE_HEAP:
-            return self.timeout(delay)
-        alarm = _Alarm()
-        order = self._order
-        self._order = order + 1
-        heappush(self._tuples, (self._now + delay, NORMAL, order, alarm))
-        return alarm  # type: ignore[return-value]  # an event to the process, see resume
+        timeout (a :class:`Wake`) whose value is None, made without the check."""
+        wake = Wake(self)
+        self._push(wake, NORMAL, delay)
+        return wake  # type: ignore[return-value]  # an event to the process, see timeout
 
     def process(self, generator: Generator[Any, Any, Any]) -> simpy.Process:
         """Start a process running ``generator`` now, before the instant's other events
@@ -357,30 +333,23 @@ class Kernel(simpy.Environment):
 
     def peek(self) -> float:
         """The time of the next event (infinity when there is none)."""
-        if NATIVE_HEAP:
-            time = self._agenda.peek()
-            return math.inf if time is None else time
-        return self._tuples[0][0] if self._tuples else math.inf
+        time = self._agenda.peek()
+        return math.inf if time is None else time
 
-    def _next(self) -> Any:
-        """Take the next event off the queue and make its time now; None when there is none."""
-        if NATIVE_HEAP:
-            entry = self._agenda.pop()
-            if entry is None:
-                return None
-            self._now = entry.time
-            return entry.event if isinstance(entry, _Entry) else entry
-        if not self._tuples:
-            return None
-        self._now, _, _, event = heappop(self._tuples)
-        return event
+    def _advance(self) -> bool:
+        """Process the next event: take it off the queue, make its time now and process it
+        (the kernel's one loop runs this). False when no event is left."""
+        entry = self._agenda.pop()
+        if entry is None:
+            return False
+        self._now = entry.time
+        entry._fire()
+        return True
 
     def step(self) -> None:
         """Process the next event (``simpy.core.EmptySchedule`` when there is none)."""
-        event = self._next()
-        if event is None:
+        if not self._advance():
             raise simpy.core.EmptySchedule()
-        self._process(event)
 
     def run(self, until: Any = None) -> Any:
         """Process events until ``until``: an event processed, a time (s) reached, or (None)
@@ -402,45 +371,8 @@ class Kernel(simpy.Environment):
                 return until._value
             until.callbacks.append(stop)
         self._stop = stop
-        agenda, tuples = self._agenda, self._tuples
         try:
-            while True:
-                # the next event (as _next and _process, written out: this loop runs for
-                # every event)
-                if NATIVE_HEAP:
-                    entry = agenda.pop()
-                    if entry is None:
-                        break
-                    self._now = entry.time
-                    entry._fire(self)
-                else:
-                    if not tuples:
-                        break
-                    self._now, _, _, event = heappop(tuples)
-                    if event.__class__ is _Alarm:
-                        # a process's sleep ends (see sleep); no callbacks, so not the stop
-                        event.task.resume(event)
-                        continue
-                    if isinstance(event, Wake):
-                        # the common event: a timeout some process waits for (as
-                        # Wake._fire, which the compiled core calls)
-                        task = event.task
-                        callbacks = event.callbacks
-                        event.callbacks = None
-                        if task is not None:
-                            task.resume(event)
-                        if callbacks:
-                            self._callbacks(event, callbacks)
-                    else:
-                        # SimPy's own events (a condition, an event a component fires)
-                        handlers: list[Callback] = event.callbacks
-                        event.callbacks = None
-                        for callback in handlers:
-                            callback(event)
-                            if callback is stop:
-                                break
-                        if not event._ok and not hasattr(event, "_defused"):
-                            self._fail(event)
+            while self._advance():
                 if stop.event is not None:
                     if not until._ok:
                         raise until._value
@@ -452,34 +384,6 @@ class Kernel(simpy.Environment):
                 f'No scheduled events left but "until" event was not triggered: {until}'
             )
         return None
-
-    def _process(self, event: Any) -> None:
-        """Process ``event``, taken off the queue: its callbacks run, in order; a failed event
-        nobody handled stops the run with its exception."""
-        if event.__class__ is _Alarm:
-            event.task.resume(event)
-            return
-        if isinstance(event, Wake):
-            task = event.task
-            callbacks = event.callbacks
-            event.callbacks = None
-            if task is not None:
-                task.resume(event)
-            if callbacks:
-                self._callbacks(event, callbacks)
-            return
-        callbacks = event.callbacks
-        event.callbacks = None
-        self._callbacks(event, callbacks)
-        if not event._ok and not hasattr(event, "_defused"):
-            self._fail(event)
-
-    def _fail(self, event: Any) -> None:
-        """Stop the run with the exception of ``event``, a failed event nobody handled."""
-        error = event._value
-        copy = type(error)(*error.args)
-        copy.__cause__ = error
-        raise copy
 
     def _callbacks(self, event: Any, callbacks: list[Callback]) -> None:
         """Call ``callbacks`` with ``event``, in order; the run's stop ends them."""

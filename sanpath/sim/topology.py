@@ -191,14 +191,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             st.servers += slot_servers(limit)
             lun = Lun(
                 name=name,
-                group=group.name,
                 index=li,
                 size=place.size,
                 base=place.base,
                 pool=pool,
                 queue=knob(knob_key("lun_queue_depth", lun=gi), SlotPool(env, limit, st), li),
                 hit=streams.uniform(f"array.lun.{name}.hit"),
-                read_hit=written_hit,
                 read_hits=[hits.get((wi, gi), written_hit) for wi in range(n_workloads)],
                 write_hit=(array.cache.write_hit if group.write_hit is None else group.write_hit),
                 write_hit_draw=streams.uniform(f"array.lun.{name}.write_hit"),

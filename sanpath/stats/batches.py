@@ -228,11 +228,6 @@ class BatchMeans:
         """Number of closed batches."""
         return len(self._c_end)
 
-    @property
-    def open_count(self) -> int:
-        """Completions in the open (not yet closed) batch."""
-        return self._n
-
     def batch_values(self) -> BatchValues:
         """Per-batch arrays of the closed batches (copies).
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import pytest
@@ -100,14 +99,3 @@ def test_group_figures_json_shape() -> None:
     assert d["latency_ms"]["max"] == pytest.approx(4.0)
     assert g.stddev_s(False) == pytest.approx(0.001)
     assert math.isnan(g.stddev_s(True))
-
-
-def test_device_figures_from_a_dict_of_their_fields_equal_the_constructed_ones() -> None:
-    made = _device(reads=3, writes=1, qfull=2, dqlen=None)
-    fields = {f.name: getattr(made, f.name) for f in dataclasses.fields(DeviceFigures)}
-    of = DeviceFigures.of(fields)
-    assert of == made
-    assert of.to_dict() == made.to_dict()
-    assert vars(of) == vars(made)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        of.reads = 4  # type: ignore[misc]

@@ -4,7 +4,8 @@
 * Read-ahead: the cache watches each LUN for sequential streams (a read starting where an
   earlier one ended). Once a stream is seen, it keeps ``read_ahead`` bytes prefetched ahead
   of the reader with large back-end reads, so the reader is served from cache and waits
-  only when it catches up with a prefetch still in flight.
+  only when it catches up with a prefetch still in flight (:class:`ReadAhead`, kept beside
+  the LUN in :mod:`sanpath.sim.components.array`).
 * Write-back: a write of at most ``write_aside`` bytes is copied into cache and
   acknowledged; the dirty data is destaged through RAID in the background, pool by pool.
   Destaging starts above the low watermark and its concurrency rises with the dirty level
@@ -22,81 +23,15 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING
 
 import simpy
 
-from sanpath.sim.components.drive import Join
+# ReadAhead: a LUN's read-ahead, kept beside the LUN (sanpath.sim.components.array, which
+# imports nothing of this module) and named here too, with the rest of the cache
+from sanpath.sim.components.array import Lun
+from sanpath.sim.components.array import ReadAhead as ReadAhead
 from sanpath.sim.components.raid import RaidPool
 from sanpath.spec import CacheSpec, PoolSpec
-
-if TYPE_CHECKING:
-    from sanpath.sim.components.array import Lun
-
-
-class _Stream:
-    """A sequential read stream on one LUN and its prefetched chunks."""
-
-    __slots__ = ("chunks", "next_offset", "prefetched_to", "t_used")
-
-    def __init__(self, next_offset: int, now: float) -> None:
-        self.next_offset = next_offset
-        self.prefetched_to = next_offset
-        self.chunks: deque[tuple[int, int, Join]] = deque()
-        self.t_used = now
-
-
-class ReadAhead:
-    """Sequential detection and prefetch for one LUN."""
-
-    MAX_STREAMS = 16
-
-    def __init__(self, env: simpy.Environment, lun: Lun, depth: int, chunk: int) -> None:
-        self.env = env
-        self.lun = lun
-        self.depth = depth
-        self.chunk = chunk
-        self.reach = max(chunk, depth)
-        """How far (bytes) from where a stream has got to a read may start and continue it:
-        commands of one stream can arrive slightly out of order (split I/Os, several paths)."""
-        self.streams: list[_Stream] = []
-
-    def lookup(self, offset: int, size: int) -> list[simpy.Event] | None:
-        """Events to wait for if the read is served by read-ahead, else None (a miss).
-
-        A read that continues a known stream (it starts near where the stream has got to,
-        a little before or after) is served from prefetched data; the first read of a new
-        stream is a miss and starts tracking it.
-        """
-        now = self.env.now
-        reach = self.reach
-        for stream in self.streams:
-            if stream.next_offset - reach <= offset <= stream.next_offset + reach:
-                break
-        else:
-            if len(self.streams) >= self.MAX_STREAMS:
-                self.streams.remove(min(self.streams, key=lambda s: s.t_used))
-            self.streams.append(_Stream(offset + size, now))
-            return None
-        end = offset + size
-        stream.next_offset = max(stream.next_offset, end)
-        stream.t_used = now
-        if stream.prefetched_to < offset:
-            stream.prefetched_to = offset
-            stream.chunks.clear()
-        target = min(end + self.depth, self.lun.size)
-        while stream.prefetched_to < target:
-            start = stream.prefetched_to
-            length = min(self.chunk, self.lun.size - start)
-            if length <= 0:
-                break
-            join = self.lun.pool.start_read(self.lun.base + start, length, now)
-            join.settle_when_fired()
-            stream.chunks.append((start, start + length, join))
-            stream.prefetched_to = start + length
-        while stream.chunks and stream.chunks[0][1] <= offset:
-            stream.chunks.popleft()
-        return [join.waited() for lo, _, join in stream.chunks if lo < end and not join.processed]
 
 
 class _Extent:

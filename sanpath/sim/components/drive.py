@@ -183,7 +183,6 @@ class Hdd(Drive, Waiter):
 
     def __init__(self, env: simpy.Environment, spec: HddSpec, station: Station) -> None:
         self.env = env
-        self.spec = spec
         self.station = station
         self.capacity = spec.capacity
         self.rev = 60.0 / spec.rpm

@@ -17,7 +17,7 @@ from sanpath.layout.raid import RaidLayout, Spans, ranges
 from sanpath.sim.components.drive import Drive, DriveOp, Join
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.station import Station
-from sanpath.spec import PoolSpec, pool_capacity
+from sanpath.spec import PoolSpec
 
 
 class RaidPool:
@@ -27,14 +27,11 @@ class RaidPool:
         self.env = env
         """The environment: the simulation's kernel when the pool serves I/Os (a join is one
         of its events)."""
-        self.spec = spec
         self.drives = drives
         self.flat = [drive for group in drives for drive in group]
         """Every drive, numbered ``group x drives + member`` (the layout's drive numbers)."""
         self.layout = RaidLayout(spec)
         self.row_bytes = self.layout.row_bytes
-        self.capacity = pool_capacity(spec)
-        """Usable bytes in the pool."""
         layout = self.layout
         self.spread_rows = layout.groups if layout.slice_rows == 1 and layout.single_copy else 0
         """Rows a read may span with each row in a group of its own (consecutive rows go to
@@ -55,13 +52,6 @@ class RaidPool:
             if n < fewest:  # ties go to the first copy
                 best, fewest = m, n
         return best
-
-    def read(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
-        """Read ``size`` bytes at pool ``offset``; returns the array-queue wait (s)."""
-        join = self.start_read(offset, size, self.env.now)
-        yield join.waited()
-        join.settle(self.env.now)
-        return join.queue_wait
 
     def read_known(self, offset: int, size: int, now: float) -> tuple[Station, float, float] | None:
         """A read of ``size`` bytes at pool ``offset`` at ``now`` that is one element on one
