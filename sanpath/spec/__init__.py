@@ -20,7 +20,7 @@ This is the public face; the modules behind it:
 
 from sanpath.spec.access import AccessSpec
 from sanpath.spec.describe import load_line, value_range, workload_words
-from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
 from sanpath.spec.fields import DistSpec, Spec
@@ -64,6 +64,7 @@ __all__ = [
     "CrossControllerSpec",
     "DistSpec",
     "FabricSpec",
+    "FlashSpec",
     "HbaSpec",
     "HddSpec",
     "HostSpec",
