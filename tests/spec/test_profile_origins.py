@@ -26,3 +26,12 @@ def test_every_field_has_an_origin(name: str) -> None:
     for path, origin in origins(name).items():
         assert origin.kind in ("sourced", "assumed", "fitted"), path
         assert len(origin.note) > 10, path
+
+
+def test_the_cheetah_profile_is_hdd_15k_with_the_fitted_window() -> None:
+    from sanpath.spec import PoolSpec
+
+    named = PoolSpec(name="p", drive="seagate-cheetah-15k7").drive
+    changed = PoolSpec(name="p", drive={"profile": "hdd-15k", "reorder_window": 16}).drive
+    assert named == changed
+    assert PROVENANCE["seagate-cheetah-15k7"]["reorder_window"].kind == "fitted"
