@@ -18,7 +18,7 @@ import sanpath
 from sanpath.spec import read_yaml
 from sanpath.theory.textbook import free_path
 
-REPEATS = 3
+REPEATS = 5
 IOS = 60_000
 DRIVES = ("ssd", "solidigm-d7-p5510")
 
