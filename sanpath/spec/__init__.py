@@ -15,7 +15,9 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.fields`: units, bounds, the :class:`Spec` base and distributions;
 * :mod:`~sanpath.spec.errors`: located errors and reading YAML with its line numbers;
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
-* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays.
+* :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
+  from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin.
 """
 
 from sanpath.spec.access import AccessSpec
