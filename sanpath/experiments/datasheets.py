@@ -22,8 +22,13 @@ from typing import Any, NamedTuple
 from sanpath.files import write_text
 from sanpath.sim.runner import run
 from sanpath.spec import FlashSpec, PoolSpec
-from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
-from sanpath.spec.profiles.modern import ARRAY_CEILINGS, FLASH_ARRAYS, MODERN_HBAS
+from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES
+from sanpath.spec.profiles.modern import (
+    ARRAY_CEILINGS,
+    FLASH_ARRAYS,
+    HBA_PORT_IOPS,
+    MODERN_HBAS,
+)
 from sanpath.theory.textbook import free_path
 
 HBA_MBPS: dict[str, float] = {"emulex-lpe12002": 789e6, "emulex-lpe16002": 1576e6}
@@ -99,11 +104,7 @@ def hba_rows(name: str, ios: int = 20_000) -> list[Row]:
     """Per-port IOPS (and MB/s where published) of HBA profile ``name``."""
     data = _scenario(ios)
     data["hosts"][0]["hbas"] = [{"profile": name, "ports": 1, "queue_depth": None, "pcie": None}]
-    fields = HBA_PROFILES[name]
-    command = fields["command_time"]
-    from sanpath.units import parse_duration
-
-    published = 1.0 / parse_duration(command)
+    published = HBA_PORT_IOPS[name]
     data["workloads"][0].update(outstanding=256, block_size=512)
     rows = [Row(name, "512-byte reads/s on one port", published, run(data).iops, "")]
     if name in HBA_MBPS:

@@ -265,13 +265,27 @@ def _hba(ports: int, speed: str, iops: float, depth: int = 64) -> dict[str, Any]
     }
 
 
+HBA_PORT_IOPS: dict[str, float] = {
+    "emulex-lpe12002": 200_000,
+    "emulex-lpe16002": 1_000_000,
+    "emulex-lpe32002": 1_600_000,
+    "emulex-lpe35002": 4_800_000,
+    "qlogic-qle2692": 1_300_000,
+    "qlogic-qle2772": 2_600_000,
+}
+"""Published small-I/O commands per second of one port (origins below)."""
+
+_SPEEDS = {
+    "emulex-lpe12002": "8GFC",
+    "emulex-lpe16002": "16GFC",
+    "emulex-lpe32002": "32GFC",
+    "emulex-lpe35002": "32GFC",
+    "qlogic-qle2692": "16GFC",
+    "qlogic-qle2772": "32GFC",
+}
+
 MODERN_HBAS: dict[str, dict[str, Any]] = {
-    "emulex-lpe12002": _hba(2, "8GFC", 200_000),
-    "emulex-lpe16002": _hba(2, "16GFC", 1_000_000),
-    "emulex-lpe32002": _hba(2, "32GFC", 1_600_000),
-    "emulex-lpe35002": _hba(2, "32GFC", 4_800_000),
-    "qlogic-qle2692": _hba(2, "16GFC", 1_300_000),
-    "qlogic-qle2772": _hba(2, "32GFC", 2_600_000),
+    name: _hba(2, _SPEEDS[name], iops) for name, iops in HBA_PORT_IOPS.items()
 }
 """HBAs of the 8, 16 and 32GFC generations (Gen 5 to Gen 7)."""
 
