@@ -13,7 +13,7 @@ help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
 	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
-	@echo "make validation - compare the published experiments and the twin with the model (docs/validation.md)"
+	@echo "make validation - compare the published experiments, the twin and the profiles' datasheets with the model (docs/validation.md)"
 	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
 	@echo "make core   - compile the simulation core with mypyc (every target above does it first)"
 
@@ -97,4 +97,6 @@ validation: $(CORE)
 	$(BIN)/python -c "import glob; from sanpath.experiments.twin_accuracy import \
 	write_twin_accuracy; write_twin_accuracy(sorted(glob.glob('scenarios/*.yaml')), \
 	'docs/validation/twin_accuracy.md')"
-	@echo "docs/validation.md and docs/validation/twin_accuracy.md regenerated"
+	$(BIN)/python -c "from sanpath.experiments.datasheets import write_table; \
+	write_table('docs/validation/datasheets.md')"
+	@echo "docs/validation.md, docs/validation/twin_accuracy.md and docs/validation/datasheets.md regenerated"

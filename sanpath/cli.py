@@ -423,9 +423,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing --out")
 
     sub.add_parser("schema", help="print the JSON Schema of scenario files")
-    p = sub.add_parser(
-        "profiles", help="list the named drive, HBA and array profiles and their values"
-    )
+    p = sub.add_parser("profiles", help="list the named profiles, their values and origins")
+    p.add_argument("name", nargs="?", help="one profile: each value with its origin")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 

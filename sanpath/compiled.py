@@ -80,6 +80,7 @@ CORE_MODULES = (
     "sanpath.sim.components.array",
     "sanpath.sim.components.cache",
     "sanpath.sim.components.drive",
+    "sanpath.sim.components.flash",
     "sanpath.sim.components.hba",
     "sanpath.sim.components.host",
     "sanpath.sim.components.raid",

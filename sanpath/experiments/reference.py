@@ -414,6 +414,21 @@ def write_report(
             f"* `{s.name}`: runnable set-up, no published figures attached yet." for s in pending
         ]
         lines.append("")
+    sheets = figures / "datasheets.md"
+    if sheets.is_relative_to(markdown.parent):
+        sheets = sheets.relative_to(markdown.parent)
+    lines += [
+        "## Profiles against their datasheets",
+        "",
+        "Each profile of today's hardware alone at its datasheet's conditions "
+        "(`sanpath.experiments.datasheets`, written by `make validation`): flash drives' "
+        "IOPS, depth-1 latency and sequential MB/s, HBAs' per-port IOPS and MB/s, all-flash "
+        "arrays' controller ceilings. `sanpath profiles NAME` gives each figure's origin.",
+        "",
+        f"```{{include}} {sheets.as_posix()}",
+        "```",
+        "",
+    ]
     text = "\n".join(lines)
     write_text(markdown, text)
     return text

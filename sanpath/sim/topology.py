@@ -25,7 +25,8 @@ from sanpath.layout.access import read_hits
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
-from sanpath.sim.components.drive import Drive, make_drive
+from sanpath.sim.components.drive import Drive
+from sanpath.sim.components.flash import make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool

@@ -15,12 +15,14 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.fields`: units, bounds, the :class:`Spec` base and distributions;
 * :mod:`~sanpath.spec.errors`: located errors and reading YAML with its line numbers;
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
-* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays.
+* :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
+  from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin.
 """
 
 from sanpath.spec.access import AccessSpec
 from sanpath.spec.describe import load_line, value_range, workload_words
-from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
 from sanpath.spec.fields import DistSpec, Spec
@@ -67,6 +69,7 @@ __all__ = [
     "CrossControllerSpec",
     "DistSpec",
     "FabricSpec",
+    "FlashSpec",
     "HbaSpec",
     "HddSpec",
     "HostSpec",

@@ -2,7 +2,8 @@
 
 A pool's ``drive`` is a profile name (``hdd-15k``), a profile with fields changed, a model
 mapping (``{model: hdd, ...}``) or a service time (``5ms``, ``{dist: exponential, mean: 5ms}``)
-for a textbook drive; :data:`DriveSpec` turns each form into one of the three models.
+for a textbook drive; :data:`DriveSpec` turns each form into one of the four models (a hard
+disk, the simple SSD, a flash drive given by its datasheet, a textbook server).
 """
 
 from __future__ import annotations
@@ -22,7 +23,11 @@ from sanpath.spec.fields import (
     _AlsoAccepts,
     _refuse_bools,
 )
+from sanpath.spec.flash import FlashSpec
 from sanpath.spec.profiles import DRIVE_PROFILES, _with_profile
+from sanpath.spec.ssd import SsdSpec
+
+__all__ = ["DriveSpec", "FlashSpec", "HddSpec", "Scheduler", "SsdSpec", "TextbookDriveSpec"]
 
 Scheduler = Literal["fifo", "elevator", "sptf"]
 """How a drive's firmware picks the next command from its queue (see :class:`HddSpec`)."""
@@ -95,19 +100,6 @@ class HddSpec(Spec):
         return self
 
 
-class SsdSpec(Spec):
-    """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
-
-    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(_refuse_bools)
-
-    model: Literal["ssd"] = "ssd"
-    units: Annotated[int, Field(ge=1)] = 6
-    read_time: Duration = 58e-6
-    write_time: Duration = 85e-6
-    bandwidth: Rate = 560e6
-    capacity: PositiveBytes = 960_000_000_000
-
-
 class TextbookDriveSpec(Spec):
     """A textbook server: ``servers`` identical servers with the given service time.
 
@@ -167,7 +159,7 @@ def _drive(value: Any) -> Any:
 
 
 DriveSpec = Annotated[
-    HddSpec | SsdSpec | TextbookDriveSpec,
+    HddSpec | FlashSpec | SsdSpec | TextbookDriveSpec,
     BeforeValidator(_drive),
     Field(discriminator="model"),
     _AlsoAccepts(

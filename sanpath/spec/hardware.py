@@ -67,13 +67,34 @@ class PcieSpec(Spec):
         return units.pcie_rate(self.gen, self.lanes) * self.efficiency
 
 
-HbaProfile = Literal["emulex-lp10000", "qlogic-qle2562", "hp-ab379b"]
+HbaProfile = Literal[
+    "emulex-lp10000",
+    "qlogic-qle2562",
+    "hp-ab379b",
+    "emulex-lpe12002",
+    "emulex-lpe16002",
+    "emulex-lpe32002",
+    "emulex-lpe35002",
+    "qlogic-qle2692",
+    "qlogic-qle2772",
+]
 """Names of :data:`sanpath.spec.profiles.HBA_PROFILES`."""
 
 HbaProcessor = Literal["port", "card"]
 """Where an HBA's per-command processing runs: one processor per port, or one per card."""
 
-ArrayProfile = Literal["emc-clariion", "emc-vnx", "hitachi-ams", "hitachi-usp-v", "netapp-ontap-fc"]
+ArrayProfile = Literal[
+    "emc-clariion",
+    "emc-vnx",
+    "hitachi-ams",
+    "hitachi-usp-v",
+    "netapp-ontap-fc",
+    "netapp-aff-a900",
+    "pure-flasharray-x50r3",
+    "pure-flasharray-c60",
+    "ibm-flashsystem-9200",
+    "dell-powerstore-9200t",
+]
 """Names of :data:`sanpath.spec.profiles.ARRAY_PROFILES`."""
 
 

@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError
 
-from sanpath.spec.drives import HddSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import (
     Problem,
     ScenarioError,
@@ -62,6 +62,7 @@ from sanpath.spec.workload import ChangeSpec, WorkloadSpec
 
 __all__ = [
     "DistSpec",
+    "FlashSpec",
     "HbaSpec",
     "HddSpec",
     "HostSpec",

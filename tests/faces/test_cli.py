@@ -228,12 +228,31 @@ def test_profiles_lists_every_profile(capsys: pytest.CaptureFixture[str]) -> Non
 
     assert main(["profiles", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
+    origins = listed.pop("provenance")
+    listed.pop("about")
     assert listed == {"drive": DRIVE_PROFILES, "hba": HBA_PROFILES, "array": ARRAY_PROFILES}
+    assert origins["qlogic-qle2562"]["command_time"]["kind"] == "assumed"
     assert main(["profiles"]) == 0
     text = capsys.readouterr().out
     for name in (*DRIVE_PROFILES, *HBA_PROFILES, *ARRAY_PROFILES):
         assert f"  {name} " in text
     assert "max_transfer: 512KiB" in text  # values as a scenario writes them
+    assert "sourced" in text and "assumed" in text
+
+
+def test_one_profile_prints_each_number_with_its_origin(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["profiles", "kingston-dc600m"]) == 0
+    text = capsys.readouterr().out
+    assert "read_iops: 94000  [sourced] Kingston DC600M" in text
+    assert "units: 4" in text  # derived from the datasheet, printed
+    assert main(["profiles", "emulex-lpe16002", "--json"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one["kind"] == "hba"
+    assert one["provenance"]["command_time"]["kind"] == "sourced"
+    assert "1 million" in one["provenance"]["command_time"]["note"]
+    assert main(["profiles", "no-such-card"]) == 2
 
 
 @pytest.mark.parametrize("argv", [["frobnicate"], [], ["run"], ["validate"], ["run", "x", "-z"]])

@@ -12,6 +12,7 @@
 * :class:`FcfsDrive` - ``servers`` first-come-first-served servers: an SSD's parallel flash
   units (service = fixed time + size over the per-unit bandwidth share) or a textbook server
   whose service time follows a given distribution (for validation against M/M/1, M/D/1...).
+* A flash drive given by its datasheet is :class:`sanpath.sim.components.flash.FlashDrive`.
 
 A drive receives :class:`DriveOp` objects grouped by a :class:`Join`: the RAID layer
 submits every member-drive operation of one array I/O and waits on the join's event.
@@ -437,7 +438,12 @@ def make_drive(
     station: Station,
     sampler: Callable[[], float] | None,
 ) -> Drive:
-    """Build the running drive for ``spec`` (``sampler`` draws textbook service times)."""
+    """Build the running drive for ``spec`` (``sampler`` draws textbook service times).
+
+    A flash drive given by its datasheet (``model: flash``) is built by
+    :func:`sanpath.sim.components.flash.make_drive`, which builds the others here.
+    """
+    assert getattr(spec, "model", "") != "flash", "flash drives: sanpath.sim.components.flash"
     if isinstance(spec, HddSpec):
         return Hdd(env, spec, station)
     if isinstance(spec, SsdSpec):

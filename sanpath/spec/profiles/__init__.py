@@ -13,7 +13,14 @@ HBA profile also states where the card processes commands (``processor``) and ho
 takes per command (``command_time``); where no published figure was found, the value is an
 assumption and the list below says so and why.
 
-Numbers and their sources (see also ``docs/model.md``):
+Every number of every profile says where it comes from: ``sourced`` (the document, table and
+date), ``assumed`` (why this value) or ``fitted`` (to which experiment); :data:`PROVENANCE`
+holds them by profile and dotted field (:mod:`sanpath.spec.profiles.origin`), ``sanpath
+profiles NAME`` prints them. Today's hardware (flash drives given by their datasheets,
+8-32GFC HBAs, all-flash arrays) is in :mod:`sanpath.spec.profiles.modern`; the origins of
+the older profiles below are in :mod:`sanpath.spec.profiles.legacy`.
+
+Numbers and their sources of the older profiles (see also ``docs/model.md``):
 
 * Seek curves use three datasheet points, track-to-track, average and full stroke. The
   curve between them is fitted in :mod:`sanpath.sim.components.drive`.
@@ -85,6 +92,29 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from sanpath.spec.profiles.legacy import LEGACY
+from sanpath.spec.profiles.modern import (
+    ABOUT,
+    FLASH_ARRAY_ORIGINS,
+    FLASH_ARRAYS,
+    FLASH_DRIVES,
+    FLASH_ORIGINS,
+    MODERN_HBA_ORIGINS,
+    MODERN_HBAS,
+)
+from sanpath.spec.profiles.origin import Origin, field_paths
+
+__all__ = [
+    "ABOUT",
+    "ARRAY_PROFILES",
+    "DRIVE_PROFILES",
+    "HBA_PROFILES",
+    "PROVENANCE",
+    "Origin",
+    "field_paths",
+    "origins",
+]
+
 DRIVE_PROFILES: dict[str, dict[str, Any]] = {
     "hdd-15k": {
         "model": "hdd",
@@ -126,6 +156,20 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "scheduler": "sptf",
         "reorder_window": 16,
     },
+    "seagate-cheetah-15k7": {
+        "model": "hdd",
+        "rpm": 15000,
+        "track_to_track": "0.2ms",
+        "average_seek": "3.4ms",
+        "full_stroke": "6.6ms",
+        "media_rate_outer": "204MB/s",
+        "media_rate_inner": "122MB/s",
+        "capacity": 450_000_000_000,
+        "overhead": "0.1ms",
+        "queue_depth": 64,
+        "scheduler": "sptf",
+        "reorder_window": 16,
+    },
     "ssd": {
         "model": "ssd",
         "units": 6,
@@ -136,6 +180,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
     },
 }
 """Drive profiles by name; values are unit strings as a user would write them."""
+DRIVE_PROFILES.update(copy.deepcopy(FLASH_DRIVES))
 
 
 HBA_PROFILES: dict[str, dict[str, Any]] = {
@@ -169,6 +214,7 @@ HBA_PROFILES: dict[str, dict[str, Any]] = {
     },
 }
 """HBA profiles by name (fields of ``hosts.N.hbas.M``)."""
+HBA_PROFILES.update(copy.deepcopy(MODERN_HBAS))
 
 _EMC_CACHE = {"write_aside": "1MiB", "low_watermark": 0.6, "high_watermark": 0.8}
 
@@ -190,6 +236,22 @@ ARRAY_PROFILES: dict[str, dict[str, Any]] = {
     "netapp-ontap-fc": {"port_queue_depth": 2048},
 }
 """Array profiles by name (fields of ``array``)."""
+ARRAY_PROFILES.update(copy.deepcopy(FLASH_ARRAYS))
+
+PROVENANCE: dict[str, dict[str, Origin]] = {
+    **LEGACY,
+    **FLASH_ORIGINS,
+    **MODERN_HBA_ORIGINS,
+    **FLASH_ARRAY_ORIGINS,
+}
+"""Where each profile number comes from, by profile name and dotted field."""
+
+
+def origins(name: str) -> dict[str, Origin]:
+    """The origin of every field of profile ``name`` (``model``, a kind, is not a number)."""
+    fields = DRIVE_PROFILES.get(name) or HBA_PROFILES.get(name) or ARRAY_PROFILES[name]
+    known = PROVENANCE.get(name, {})
+    return {path: known[path] for path in field_paths(fields) if path != "model" and path in known}
 
 
 def _with_profile(

@@ -1,0 +1,37 @@
+"""Every number of every profile says where it comes from."""
+
+from __future__ import annotations
+
+import pytest
+
+from sanpath.spec.profiles import (
+    ARRAY_PROFILES,
+    DRIVE_PROFILES,
+    HBA_PROFILES,
+    PROVENANCE,
+    field_paths,
+    origins,
+)
+
+ALL = {**DRIVE_PROFILES, **HBA_PROFILES, **ARRAY_PROFILES}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_every_field_has_an_origin(name: str) -> None:
+    paths = [p for p in field_paths(ALL[name]) if p != "model"]
+    missing = [p for p in paths if p not in PROVENANCE.get(name, {})]
+    assert not missing, f"{name}: no origin for {missing}"
+    stray = [p for p in PROVENANCE.get(name, {}) if p not in paths]
+    assert not stray, f"{name}: origins for fields it does not have: {stray}"
+    for path, origin in origins(name).items():
+        assert origin.kind in ("sourced", "assumed", "fitted"), path
+        assert len(origin.note) > 10, path
+
+
+def test_the_cheetah_profile_is_hdd_15k_with_the_fitted_window() -> None:
+    from sanpath.spec import PoolSpec
+
+    named = PoolSpec(name="p", drive="seagate-cheetah-15k7").drive
+    changed = PoolSpec(name="p", drive={"profile": "hdd-15k", "reorder_window": 16}).drive
+    assert named == changed
+    assert PROVENANCE["seagate-cheetah-15k7"]["reorder_window"].kind == "fitted"
