@@ -27,10 +27,11 @@ The front of the trip (1-5) is data: the route's tuple of hops (:mod:`sanpath.si
 declared by :func:`sanpath.layout.hops.front_hops`), which :meth:`Simulation.command` walks in
 one loop: a gate takes a slot or waits (or refuses: QUEUE FULL, :meth:`Simulation._queue_full`,
 and the walk starts again at the route's retry hop), a server serves, a delay waits; each
-gate's arrival and slot-taken times are kept in one list per command, and at completion the
-gates give their slots back in reverse (:meth:`Simulation._complete`). The back end is
-explicit: the write's data (:meth:`Simulation._write_data`, 6) and the read (7). The walk and
-the read are written out in one generator: every step that can wait in a method of its own
+gate's arrival and slot-taken times are kept in the command's
+:class:`~sanpath.sim.hops.Trip`, and at completion the gates give their slots back in reverse
+(:meth:`Simulation._complete`). The back end is explicit: the write's data
+(:meth:`Simulation._write_data`, 6) and the read (7). The walk and the read are written out in
+one generator: every step that can wait in a method of its own
 would be a generator level each wake-up of the command passes through. The links a transfer
 crosses are built by the topology (:class:`~sanpath.sim.components.host.Leg`); a transfer
 over them is :meth:`~sanpath.sim.transfer.Transfers.move`.
@@ -57,7 +58,7 @@ from sanpath.sim.collector import few_collections
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance, Route
 from sanpath.sim.forkjoin import ChildJoin, Signal
-from sanpath.sim.hops import Delay, Gate, Server
+from sanpath.sim.hops import Delay, Gate, Server, Trip
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
@@ -123,40 +124,36 @@ class Simulation:
         cmd.device.begin(now)
         measure.commands_issued += 1
         # 1.-5. the front, hop by hop (sanpath.sim.hops); after QUEUE FULL again from the
-        # route's retry hop. A gate's times (arrival, slot taken) are kept for its release.
+        # route's retry hop. The trip keeps each gate's times and the layers' charges.
         hops, retry_at, n = route.hops, route.retry_at, len(route.hops)
-        times = [0.0] * (2 * n)
+        trip = Trip(layers)
         t_sent = t_admit = now
-        charge, charged, opened = 0.0, -1, -1.0  # the layer's charge so far, its open span
         reached = False  # the command has reached its HBA port (the retry hop) once
         i = 0
         while i < n:
             hop = hops[i]
-            if hop.layer != charged:
-                if charged >= 0:
-                    layers[charged] += charge + (now - opened) if opened >= 0.0 else charge
-                charge, charged, opened = 0.0, hop.layer, -1.0
+            trip.enter(hop.layer, now)
             if i == retry_at and not reached:  # its bytes count as in flight on the port
                 route.hba_port.bytes_in_flight += size
                 reached = True
             if isinstance(hop, Gate):
-                times[2 * i] = now
                 if hop.refuses:
                     if not hop.pool.try_acquire(now):
                         measure.counters[hop.refused] += 1
-                        yield from self._queue_full(cmd, route, i, times, t_sent)
+                        yield from self._queue_full(cmd, route, i, trip, t_sent)
                         now = env._now
-                        charge, charged, opened, i = 0.0, -1, -1.0, retry_at
+                        trip.restart()
+                        i = retry_at
                         continue
                     t_admit = now
+                    trip.got(hop.slot, now, now)
                 else:
+                    t = now
                     ev = hop.pool.acquire(now)
                     if ev is not None:
                         yield ev
                         now = env._now
-                times[2 * i + 1] = now
-                if opened < 0.0:
-                    opened = times[2 * i]
+                    trip.got(hop.slot, t, now)
             elif isinstance(hop, Server):
                 t = now
                 service = hop.write_service() if cmd.write else hop.service()
@@ -166,8 +163,7 @@ class Simulation:
                     yield env.sleep(arrive - now)
                     now = env._now
                 hop.server.station.depart(now, t, start, done)
-                charge += done - (opened if opened >= 0.0 else t)
-                opened = -1.0
+                trip.served(t, done)
                 if hop.sends:  # the command frame leaves the HBA: an exchange begins
                     t_sent = done
                     layers[hop.flight_layer] += arrive - done
@@ -176,9 +172,9 @@ class Simulation:
                 if spent > 0:
                     yield env.sleep(spent)
                     now = env._now
-                    charge += spent
+                    trip.charge += spent
             i += 1
-        layers[charged] += charge
+        trip.finish()
         if cmd.write:
             now = yield from self._write_data(cmd, route, t_admit)  # 6.
         else:
@@ -222,28 +218,26 @@ class Simulation:
                 layers[DRIVE] += now - t - wait
             lun.queue.release(now, t_admit, t_admit)  # held since admission
             now = yield from self.transfers.move(layers, route.read_legs, size, now)
-        self._complete(cmd, route, times, t_sent, now, fork, key, t_issue)  # 8.
+        self._complete(cmd, route, trip, t_sent, now, fork, key, t_issue)  # 8.
         return now
 
     def _complete(
         self,
         cmd: Command,
         route: Route,
-        times: list[float],
+        trip: Trip,
         t_sent: float,
         now: float,
         fork: ChildJoin | None,
         key: int,
         t_issue: float,
     ) -> None:
-        """8. Every slot given back (``times``: each gate's arrival and slot-taken times), the
+        """8. Every slot given back (``trip``: each gate's arrival and slot-taken times), the
         throttle told, the command counted (its exchange began at ``t_sent``), a split I/O
         joined (``fork``) or a whole I/O (issued at ``t_issue`` as ``key``) completed."""
-        measure, layers, size, hops = self.measure, cmd.layers, cmd.size, route.hops
-        for j in route.releases:
-            gate = hops[j]
-            assert isinstance(gate, Gate)
-            gate.pool.release(now, times[2 * j], times[2 * j + 1])
+        measure, layers, size = self.measure, cmd.layers, cmd.size
+        for gate in route.releases:
+            gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
         route.hba_port.bytes_in_flight -= size
         if route.throttle is not None:
             route.throttle.on_good(now)
@@ -291,7 +285,7 @@ class Simulation:
         return now
 
     def _queue_full(
-        self, cmd: Command, route: Route, refused: int, times: list[float], t_sent: float
+        self, cmd: Command, route: Route, refused: int, trip: Trip, t_sent: float
     ) -> Proc:
         """QUEUE FULL from the gate ``route.hops[refused]``: the refusing gates the command
         passed in this attempt give their slots back at once; then ``array.qfull_time`` of
@@ -300,7 +294,7 @@ class Simulation:
         handles the status (:meth:`_work`) and retries after ``retry_delay``, competing anew
         with every other arrival. The time counts to the refusing gate's layer. To a switch
         probe the refused command is an exchange of its own, from ``t_sent`` (its frame left
-        the HBA) to the status; the retry is a new exchange. ``times`` holds each gate's
+        the HBA) to the status; the retry is a new exchange. ``trip`` holds each gate's
         arrival and slot-taken times."""
         env = self.env
         measure = self.measure
@@ -310,7 +304,7 @@ class Simulation:
         for j in attempt:
             gate = hops[j]
             if isinstance(gate, Gate) and gate.refuses:
-                gate.pool.release(t, times[2 * j], times[2 * j + 1])
+                gate.pool.release(t, trip.arrived(gate.slot), trip.started(gate.slot))
         measure.counters["qfull"] += 1
         measure.count_qfull(cmd.host.index, cmd.workload, cmd.lun.index)
         cmd.device.qfull += 1
@@ -327,7 +321,7 @@ class Simulation:
         for j in attempt:
             gate = hops[j]
             if isinstance(gate, Gate) and not gate.refuses:
-                gate.pool.release(now, times[2 * j], times[2 * j + 1])
+                gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
         self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._work(route, now)
         yield env.sleep(cmd.host.retry_delay)

@@ -38,15 +38,21 @@ class Hop:
 
 
 class Gate(Hop):
-    """Slots a command holds: a queue depth (``refuses``: answers QUEUE FULL when full)."""
+    """Slots a command holds: a queue depth (``refuses``: answers QUEUE FULL when full).
 
-    __slots__ = ("back_end", "pool", "refused", "refuses")
+    ``slot`` is the gate's place among the gates of its route's front (a :class:`Trip` keeps
+    each gate's times there)."""
+
+    __slots__ = ("back_end", "pool", "refused", "refuses", "slot")
 
     def __init__(
-        self, layer: int, pool: SlotPool, refused: str = "", back_end: bool = False
+        self, layer: int, pool: SlotPool, slot: int, refused: str = "", back_end: bool = False
     ) -> None:
         super().__init__(layer)
+        if not 0 <= slot < MAX_GATES:
+            raise ValueError(f"a route's front holds at most {MAX_GATES} gates, not {slot + 1}")
         self.pool = pool
+        self.slot = slot
         self.refuses = refused != ""
         self.refused = refused
         """The counter a QUEUE FULL answer counts to (``port_qfull``); empty: it waits."""
@@ -88,6 +94,112 @@ class Delay(Hop):
     def __init__(self, layer: int, duration: Callable[[], float]) -> None:
         super().__init__(layer)
         self.duration = duration
+
+
+MAX_GATES = 4
+"""The gates a route's front may hold (a :class:`Trip` has a place for each one's times)."""
+
+
+class Trip:
+    """One command's walk over the front of its route: when it reached and when it got
+    each gate (by the gate's ``slot``), and the charge of the layer it is in (the module
+    docstring). Plain fields rather than a list: a float in a list is an object of its own,
+    and a command passes four gates."""
+
+    __slots__ = (
+        "a0",
+        "a1",
+        "a2",
+        "a3",
+        "charge",
+        "charged",
+        "layers",
+        "opened",
+        "s0",
+        "s1",
+        "s2",
+        "s3",
+    )
+
+    def __init__(self, layers: list[float]) -> None:
+        self.layers = layers
+        self.charge = 0.0
+        """Seconds charged to the layer the command is in, not yet added to it."""
+        self.charged = -1
+        """That layer (-1: none yet)."""
+        self.opened = -1.0
+        """When the span a gate opened began (-1: no span open)."""
+        self.a0 = self.a1 = self.a2 = self.a3 = 0.0
+        self.s0 = self.s1 = self.s2 = self.s3 = 0.0
+
+    def enter(self, layer: int, now: float) -> None:
+        """The command reaches a hop of ``layer`` at ``now``: the layer it leaves is charged
+        (with its open span, if any)."""
+        charged = self.charged
+        if layer != charged:
+            if charged >= 0:
+                opened = self.opened
+                spent = self.charge + (now - opened) if opened >= 0.0 else self.charge
+                if spent != 0.0:  # a layer's sum is never -0.0: adding zero changes nothing
+                    self.layers[charged] += spent
+            self.charge = 0.0
+            self.charged = layer
+            self.opened = -1.0
+
+    def finish(self) -> None:
+        """The front is crossed: the last layer's charge is added to it."""
+        if self.charged >= 0:
+            self.layers[self.charged] += self.charge
+        self.charge = 0.0
+        self.charged = -1
+        self.opened = -1.0
+
+    def restart(self) -> None:
+        """After QUEUE FULL: nothing pending (the refusal's time is charged on its own)."""
+        self.charge = 0.0
+        self.charged = -1
+        self.opened = -1.0
+
+    def got(self, slot: int, arrived: float, started: float) -> None:
+        """The gate of ``slot``: reached at ``arrived``, a slot taken at ``started``; a span
+        opens at ``arrived`` unless one is open."""
+        if slot == 0:
+            self.a0, self.s0 = arrived, started
+        elif slot == 1:
+            self.a1, self.s1 = arrived, started
+        elif slot == 2:
+            self.a2, self.s2 = arrived, started
+        else:
+            self.a3, self.s3 = arrived, started
+        if self.opened < 0.0:
+            self.opened = arrived
+
+    def served(self, arrived: float, done: float) -> None:
+        """A server reached at ``arrived`` is done at ``done``: the open span (or its own
+        stay) is charged."""
+        opened = self.opened
+        self.charge += done - (opened if opened >= 0.0 else arrived)
+        self.opened = -1.0
+
+    def arrived(self, slot: int) -> float:
+        """When the command reached the gate of ``slot``."""
+        if slot == 0:
+            return self.a0
+        if slot == 1:
+            return self.a1
+        if slot == 2:
+            return self.a2
+        return self.a3
+
+    def started(self, slot: int) -> float:
+        """When the command took its slot at the gate of ``slot``."""
+        if slot == 0:
+            return self.s0
+        if slot == 1:
+            return self.s1
+        if slot == 2:
+            return self.s2
+        return self.s3
 
 
 def constant(seconds: float) -> Callable[[], float]:

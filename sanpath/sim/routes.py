@@ -328,7 +328,7 @@ class RouteMaker:
         work = host.work
         if work is None:
             work = host.work = self._bind(path.front, "host", host=host)
-        hops = (Gate(HOST_QUEUE, queue), *work, *port_hops, *path.array_hops)
+        hops = (Gate(HOST_QUEUE, queue, 0), *work, *port_hops, *path.array_hops)
         hba = host.cards[path.card]
         legs_key = (host.index << 40) | path.legs
         legs = self._legs.get(legs_key)
@@ -365,7 +365,11 @@ class RouteMaker:
         """The running hops of ``front``'s hops of ``scope`` (see :mod:`sanpath.layout.hops`):
         each declared role bound to its station. A flight rides on the server before it."""
         bound: list[Hop] = []
+        gates = 0  # the gates before the hop: its slot, if it is one
         for hop in front:
+            slot = gates
+            if hop.kind in (layout_hops.GATE, layout_hops.REFUSING_GATE):
+                gates += 1
             if hop.scope != scope:
                 continue
             layer = LAYERS.index(hop.layer)
@@ -375,7 +379,7 @@ class RouteMaker:
             elif role == "host_io" and host is not None:
                 bound.append(Delay(layer, host.io_time))
             elif role == "hba_slots" and slots is not None:
-                bound.append(Gate(layer, slots))
+                bound.append(Gate(layer, slots, slot))
             elif role == "hba_cpu" and port is not None:
                 bound.append(Server(layer, port.cpu, port.command_time, sends=True))
             elif hop.kind == layout_hops.FLIGHT:
@@ -383,9 +387,9 @@ class RouteMaker:
                 assert isinstance(server, Server)
                 server.flight, server.flight_layer = self.one_way, layer
             elif role == "port_queue" and array_port is not None:
-                bound.append(Gate(layer, array_port.queue, hop.refused, hop.back_end))
+                bound.append(Gate(layer, array_port.queue, slot, hop.refused, hop.back_end))
             elif role == "lun_queue" and lun is not None:
-                bound.append(Gate(layer, lun.queue, hop.refused, hop.back_end))
+                bound.append(Gate(layer, lun.queue, slot, hop.refused, hop.back_end))
             elif role == "controller":
                 bound.append(self.controller)
             elif role == "cross_forward":

@@ -123,5 +123,6 @@ def test_a_route_walks_its_declared_hops_and_gives_back_its_gates_in_reverse() -
     assert len(route.hops) == len(running)
     assert [LAYERS[h.layer] for h in route.hops] == [h.layer for h in running]
     assert running[route.retry_at].role == "hba_slots"
-    gates = [j for j, h in enumerate(route.hops) if isinstance(h, Gate) and not h.back_end]
+    gates = [h for h in route.hops if isinstance(h, Gate) and not h.back_end]
     assert list(route.releases) == gates[::-1]
+    assert [g.slot for g in gates] == [0, 1, 2]  # host queue, HBA slots, port: the LUN's later

@@ -183,10 +183,8 @@ class Route:
         """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
         self.retry_at = retry_at
         """The hop a command starts again from after QUEUE FULL (its HBA slot)."""
-        self.releases = tuple(
-            j
-            for j in range(len(hops) - 1, -1, -1)
-            if isinstance(gate := hops[j], Gate) and not gate.back_end
+        self.releases: tuple[Gate, ...] = tuple(
+            gate for gate in reversed(hops) if isinstance(gate, Gate) and not gate.back_end
         )
         """The gates whose slots a command gives back when it completes, in that order (the
         front's gates backwards, but those the back end gives back)."""
