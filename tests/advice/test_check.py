@@ -522,7 +522,14 @@ def test_route_loads_under_full_load_and_at_the_workload() -> None:
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rule_id", SIMULATED)
+SLOW_OPINIONS = {"SP007-enclosure-fan-out", "SP008-failover-idle", "SP015-host-cpu"}
+"""Second opinions that simulate for over ten seconds (``make quick`` leaves them out)."""
+
+
+@pytest.mark.parametrize(
+    "rule_id",
+    [pytest.param(r, marks=pytest.mark.slow) if r in SLOW_OPINIONS else r for r in SIMULATED],
+)
 def test_second_opinion_agrees_with_the_direction_of_the_finding(rule_id: str) -> None:
     changes, kwargs, _ = TRIGGERS[rule_id]
     report = check(variant(changes), rules=[rule_id], simulate=True, ios=IOS, **kwargs)

@@ -48,7 +48,7 @@ def collect(ios: int, warmup: int) -> dict[str, Any]:
         out[f"run:{path}"] = _clean(json.loads(json.dumps(result.to_dict(), default=str)))
         try:
             twin = predict(scenario).to_dict()
-        except Exception as exc:  # noqa: BLE001 - a twin that refuses is part of the record
+        except Exception as exc:
             twin = {"error": f"{type(exc).__name__}: {exc}"}
         out[f"twin:{path}"] = _clean(json.loads(json.dumps(twin, default=str)))
         print(f"  {path}", file=sys.stderr)
