@@ -11,7 +11,7 @@ DEMO_OUT ?= out/demo
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
-	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
+	@echo "make test   - install with test extras, lint (ruff, mypy, imports, vulture) and run every test"
 	@echo "make quick  - the fast tests (not slow, not build) on two workers, stop at the first failure"
 	@echo "              (keeps pytest's cache: make quick ARGS=--lf reruns what failed last)"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
@@ -68,6 +68,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check sanpath tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/vulture
 
 unit: $(CORE)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider

@@ -34,8 +34,6 @@ from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
 
-Draw = Callable[[], tuple[Lun, int, int]]
-
 
 class _PoolWrites:
     """The write sources of one pool, chosen by weight, extents merged as the cache would."""
