@@ -49,6 +49,7 @@ def _run_all(env: dict[str, str]) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(compiled.core() != "compiled", reason="the core is not compiled here")
 def test_compiled_and_pure_python_cores_give_identical_results() -> None:
     """Every shipped scenario, to the last bit: the source is the reference of the build."""
@@ -173,6 +174,7 @@ def test_source_finder_imports_the_python_file(tmp_path: Path) -> None:
     assert finder.find_spec("sanpath.spec.scenario", None) is None  # not a core module
 
 
+@pytest.mark.slow
 def test_stale_build_warns_and_runs_python(tmp_path: Path) -> None:
     """A real process: an edited core source after a build never runs the old code."""
     if compiled.core() != "compiled":

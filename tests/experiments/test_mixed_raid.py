@@ -45,6 +45,7 @@ LAYOUT = {
 """The same 24 drives in each RAID level."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MIXED)
 def test_cited_figures_meet_their_bands_or_are_known_misses(name: str) -> None:
     assert_bands(name, compare(SCENARIOS / f"{name}.yaml"), KNOWN_MISSES)
