@@ -61,6 +61,7 @@ def _drive_ops(read_fraction: float, raid: str) -> float:
     return read_fraction + (1 - read_fraction) * PENALTY[raid]
 
 
+@pytest.mark.slow
 def test_raid_levels_under_a_67_33_mix_follow_the_write_penalties() -> None:
     """Same drives, 67% reads: IOPS ratios within 12% of the write-penalty arithmetic.
 

@@ -51,6 +51,7 @@ def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
     base = small_san(outstanding=64)
     iops = []
@@ -63,6 +64,7 @@ def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
     assert iops[-1] > 2.5 * iops[0]
 
 
+@pytest.mark.slow
 def test_port_queue_overflow_gives_queue_full_and_a_longer_tail() -> None:
     base = small_san(outstanding=8, ios=12_000)
     base["hosts"][0]["count"] = 8

@@ -54,6 +54,7 @@ def test_fixed_length_intervals_cover_the_exact_mm1_answer_95_percent_of_the_tim
         assert LOW <= hits[key] <= HIGH, (key, hits[key], LOW, HIGH)
 
 
+@pytest.mark.slow
 def test_the_half_width_shrinks_like_one_over_root_n() -> None:
     """Four times the I/Os halve the interval: the mean half-widths over eight independent
     replications of M/M/1 at half load, 3,000 against 12,000 measured I/Os."""
@@ -184,6 +185,7 @@ def test_the_auto_warm_up_waits_for_the_cache_and_measures_the_plateau() -> None
     assert twin.iops == pytest.approx(result.iops, rel=0.1)
 
 
+@pytest.mark.slow
 def test_an_open_loop_beyond_the_path_is_reported_unstable_with_its_bottleneck() -> None:
     overrides = {"workloads.0.outstanding": None, "workloads.0.rate": 40_000}
     scenario = load_scenario(QUICKSTART, overrides)
@@ -195,6 +197,7 @@ def test_an_open_loop_beyond_the_path_is_reported_unstable_with_its_bottleneck()
     assert result.ios < 20_000  # stopped early: no endless run for a growing queue
 
 
+@pytest.mark.slow
 def test_precision_stopping_stops_when_the_interval_is_tight() -> None:
     data = free_path("mm1", ios=1, warmup_ios=1000)
     data["run"] = {"precision": {"metric": "latency_ms_mean", "half_width": 0.05}}
@@ -214,6 +217,7 @@ def test_precision_stopping_stops_when_the_interval_is_tight() -> None:
     assert tighter.ios >= 2 * result.ios  # lengths double between checks
 
 
+@pytest.mark.slow
 def test_precision_on_a_percentile_uses_batch_histograms() -> None:
     data = free_path("mm1", ios=1, warmup_ios=1000)
     data["run"] = {"precision": {"metric": ["latency_ms_p99", "iops"], "half_width": 0.05}}
