@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_OK
+from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -37,7 +37,7 @@ def cmd_schema(_args: argparse.Namespace) -> int:
 
 
 def cmd_profiles(args: argparse.Namespace) -> int:
-    from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
+    from sanpath.spec import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 
     kinds = {
         "drive": ("array.pools.N.drive", DRIVE_PROFILES),

@@ -50,14 +50,16 @@ from sanpath.experiments.growth import (
     knee,
     predicted_ms,
 )
-from sanpath.results import RunResult
-from sanpath.results.bottleneck import Bottleneck, kind_of_station, rank_bottlenecks
-from sanpath.results.headroom import (
+from sanpath.results import (
+    Bottleneck,
     HeadroomResult,
+    RunResult,
     SimulatedPoint,
     Slo,
     SloError,
+    kind_of_station,
     parse_slo,
+    rank_bottlenecks,
     status,
     verdict,
 )

@@ -13,7 +13,7 @@ from sanpath.layout.access import (
     read_hit,
     read_hits,
 )
-from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.raid import RaidLayout, Spans, command_lengths, merge
 from sanpath.layout.wiring import (
     HostPort,
@@ -27,6 +27,7 @@ from sanpath.layout.wiring import (
 
 __all__ = [
     "CYLINDERS",
+    "SPTF_GAMMA",
     "AccessModel",
     "HostPort",
     "LunPlace",
@@ -39,6 +40,7 @@ __all__ = [
     "command_lengths",
     "hot_mass",
     "merge",
+    "queue_gain",
     "read_hit",
     "read_hits",
     "seek_curve",

@@ -14,13 +14,13 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from sanpath import units
 from sanpath.spec.fields import (
+    AlsoAccepts,
     Duration,
     PositiveBytes,
     Rate,
     ServiceTime,
     Spec,
-    _AlsoAccepts,
-    _refuse_bools,
+    refuse_bools,
 )
 from sanpath.spec.profiles import DRIVE_PROFILES, _with_profile
 
@@ -52,7 +52,7 @@ class HddSpec(Spec):
         "media_rate_outer",
         "media_rate_inner",
         mode="before",
-    )(_refuse_bools)
+    )(refuse_bools)
 
     model: Literal["hdd"] = "hdd"
     rpm: Annotated[int, Field(gt=0)] = 15000
@@ -98,7 +98,7 @@ class HddSpec(Spec):
 class SsdSpec(Spec):
     """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
 
-    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(_refuse_bools)
+    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(refuse_bools)
 
     model: Literal["ssd"] = "ssd"
     units: Annotated[int, Field(ge=1)] = 6
@@ -115,7 +115,7 @@ class TextbookDriveSpec(Spec):
     textbook queue (M/M/1, M/D/1, M/M/c) for validation and teaching.
     """
 
-    _no_bools = field_validator("servers", "capacity", mode="before")(_refuse_bools)
+    _no_bools = field_validator("servers", "capacity", mode="before")(refuse_bools)
 
     model: Literal["textbook"] = "textbook"
     service: ServiceTime
@@ -170,7 +170,7 @@ DriveSpec = Annotated[
     HddSpec | SsdSpec | TextbookDriveSpec,
     BeforeValidator(_drive),
     Field(discriminator="model"),
-    _AlsoAccepts(
+    AlsoAccepts(
         {
             "type": "string",
             "description": "a drive profile name or a constant service time such as 5ms",

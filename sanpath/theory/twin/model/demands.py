@@ -14,9 +14,14 @@ from typing import Any
 from sanpath.layout.access import read_hit
 from sanpath.layout.wiring import split_sizes, wire_bytes
 from sanpath.spec.scenario import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
-from sanpath.theory.twin.drives import _add, _drive_work, _DriveModel, _scale_into, _Work, _work
-from sanpath.theory.twin.network import _Class
-from sanpath.theory.twin.prediction import _note
+from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
+from sanpath.theory.twin.model.drives import Work as _Work
+from sanpath.theory.twin.model.drives import add_work as _add
+from sanpath.theory.twin.model.drives import drive_work as _drive_work
+from sanpath.theory.twin.model.drives import new_work as _work
+from sanpath.theory.twin.model.drives import scale_into as _scale_into
+from sanpath.theory.twin.model.network import Class as _Class
+from sanpath.theory.twin.prediction import note_once as _note
 
 
 def _dist(d: DistSpec) -> tuple[float, float]:

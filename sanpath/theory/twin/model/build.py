@@ -13,9 +13,14 @@ from typing import Any
 
 from sanpath.layout.wiring import Wiring, split_sizes
 from sanpath.spec.scenario import Scenario, WorkloadSpec, pool_capacity
-from sanpath.theory.twin.demands import _dist, _fill_class, hba_processors
-from sanpath.theory.twin.drives import _drive_model, _DriveModel
-from sanpath.theory.twin.network import _Class, _Flow, _Member, _Network, _ReadAhead
+from sanpath.theory.twin.model.demands import _dist, _fill_class, hba_processors
+from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
+from sanpath.theory.twin.model.drives import drive_model as _drive_model
+from sanpath.theory.twin.model.network import Class as _Class
+from sanpath.theory.twin.model.network import Flow as _Flow
+from sanpath.theory.twin.model.network import Member as _Member
+from sanpath.theory.twin.model.network import Network as _Network
+from sanpath.theory.twin.model.network import ReadAhead as _ReadAhead
 
 
 def _build(scenario: Scenario, destage: bool) -> _Network:

@@ -18,8 +18,8 @@ from typing import Any
 
 from sanpath.spec.scenario import Scenario
 from sanpath.theory.qfull import retry_cycle
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.prediction import _note
+from sanpath.theory.twin.model.network import Network as _Network
+from sanpath.theory.twin.prediction import note_once as _note
 
 # --------------------------------------------------------------------------------------------
 # Knobs: what a sweep varies without changing any demand
