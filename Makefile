@@ -7,11 +7,13 @@ CORE := $(VENV)/.core-compiled
 CORE_SOURCES := $(shell $(PYTHON) sanpath/compiled.py --sources)
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test lint unit notebooks docs bench validation core clean help
+.PHONY: demo test quick lint unit notebooks docs bench validation core clean help
 
 help:
 	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
-	@echo "make test   - install with test extras, lint (ruff, mypy) and run every test"
+	@echo "make test   - install with test extras, lint (ruff, mypy, imports, vulture) and run every test"
+	@echo "make quick  - the fast tests (not slow, not build) on two workers, stop at the first failure"
+	@echo "              (keeps pytest's cache: make quick ARGS=--lf reruns what failed last)"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
 	@echo "make validation - compare the published experiments, the twin and the profiles' datasheets with the model (docs/validation.md)"
 	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
@@ -66,9 +68,15 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check sanpath tests
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/vulture
 
 unit: $(CORE)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
+
+# The inner loop: every test not marked slow or build, two xdist workers, stop at the first
+# failure; pytest's cache stays on so ARGS=--lf (last failed) or ARGS=--ff work.
+quick: $(CORE)
+	$(BIN)/python -m pytest -q -x -n 2 -m "not slow and not build" $(ARGS)
 
 notebooks: $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb

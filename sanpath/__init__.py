@@ -13,9 +13,8 @@ from sanpath.compiled import use_selected_core
 use_selected_core()  # the compiled core or its Python source: before any core module loads
 
 from sanpath._version import __version__
-from sanpath.advice.check import CheckReport, Finding, check
-from sanpath.experiments.headroom import headroom
-from sanpath.experiments.sweep import sweep
+from sanpath.advice import CheckReport, Finding, check
+from sanpath.experiments import headroom, sweep
 from sanpath.results import RunResult, SweepResult
 from sanpath.sim import run
 from sanpath.spec import Scenario, ScenarioError, load_scenario

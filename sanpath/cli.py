@@ -19,16 +19,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from sanpath import cli_commands as commands
 from sanpath import compiled
 from sanpath._version import __version__
 from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
-from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
-from sanpath.cli_commands.compare_runs import cmd_diff
-from sanpath.cli_commands.headroom import cmd_headroom
-from sanpath.cli_commands.ingest import cmd_import
-from sanpath.cli_commands.report import cmd_report
-from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
-from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_OK", "main"]
 
@@ -86,7 +80,7 @@ class _Version(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from sanpath.ingest.model import FORMATS
+    from sanpath.ingest import FORMATS
 
     parser = _Parser(
         prog="sanpath",
@@ -468,19 +462,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     handlers = {
-        "validate": cmd_validate,
-        "run": cmd_run,
-        "sweep": cmd_sweep,
-        "compare": cmd_compare,
-        "calibrate": cmd_calibrate,
-        "headroom": cmd_headroom,
-        "report": cmd_report,
-        "schema": cmd_schema,
-        "profiles": cmd_profiles,
-        "check": cmd_check,
-        "plot": cmd_plot,
-        "import": cmd_import,
-        "diff": cmd_diff,
+        "validate": commands.cmd_validate,
+        "run": commands.cmd_run,
+        "sweep": commands.cmd_sweep,
+        "compare": commands.cmd_compare,
+        "calibrate": commands.cmd_calibrate,
+        "headroom": commands.cmd_headroom,
+        "report": commands.cmd_report,
+        "schema": commands.cmd_schema,
+        "profiles": commands.cmd_profiles,
+        "check": commands.cmd_check,
+        "plot": commands.cmd_plot,
+        "import": commands.cmd_import,
+        "diff": commands.cmd_diff,
     }
     try:
         return handlers[args.command](args)

@@ -74,6 +74,8 @@ CORE_MODULES = (
     "sanpath.sim.streams",
     "sanpath.sim.devices",
     "sanpath.sim.replay",
+    "sanpath.sim.knobs",
+    "sanpath.sim.binding",
     "sanpath.sim.routes",
     "sanpath.sim.sources",
     "sanpath.sim.load",

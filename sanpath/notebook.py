@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.plotting.style import set_titles, subtitle
+from sanpath.plotting import set_titles, subtitle
 from sanpath.spec import Scenario, load_line, load_scenario
 
 KNOBS: dict[str, str] = {
@@ -120,7 +120,7 @@ class WhatIf:
     def simulate(self) -> Point:
         """Run the simulator at the current values and keep the point."""
         from sanpath.sim import run
-        from sanpath.theory.explain import explain
+        from sanpath.theory import explain
 
         spec = self.scenario()
         result = explain(spec, run(spec))

@@ -8,7 +8,16 @@ are in :mod:`~sanpath.advice.report`.
 """
 
 import sanpath.advice.rules  # noqa: F401  (registers every rule in RULES)
+from sanpath.advice.check import DEFAULT_CHECK_IOS, check
 from sanpath.advice.registry import RULES
 from sanpath.advice.report import CheckReport, Finding, SecondOpinion, Step
 
-__all__ = ["RULES", "CheckReport", "Finding", "SecondOpinion", "Step"]
+__all__ = [
+    "DEFAULT_CHECK_IOS",
+    "RULES",
+    "CheckReport",
+    "Finding",
+    "SecondOpinion",
+    "Step",
+    "check",
+]

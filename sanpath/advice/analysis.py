@@ -227,7 +227,7 @@ def _fair_share(demands: Sequence[float], capacity: float) -> list[float]:
     return out
 
 
-def _largest_cap(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
+def largest_cap(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
     """Largest integer q in [1, hi] with ``ok(q)`` (ok must be monotone); None if none."""
     if not ok(1):
         return None
@@ -243,7 +243,7 @@ def _largest_cap(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
     return lo
 
 
-def _smallest(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
+def smallest(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
     """Smallest integer q in [1, hi] with ``ok(q)`` (monotone); None if none."""
     if not ok(hi):
         return None
@@ -257,7 +257,7 @@ def _smallest(ok: Callable[[float], bool], hi: int = 1 << 16) -> int | None:
     return hi
 
 
-def _commands_per_io_mean(pa: PathAnalysis, g: int, w: WorkloadSpec) -> float:
+def commands_per_io_mean(pa: PathAnalysis, g: int, w: WorkloadSpec) -> float:
     """Mean commands one I/O of workload ``w`` becomes on host group ``g`` (over its sizes)."""
     return sum(weight * pa.commands_per_io(g, size) for size, weight in w.size_mix)
 
@@ -267,7 +267,7 @@ def _commands_per_io_mean(pa: PathAnalysis, g: int, w: WorkloadSpec) -> float:
 # --------------------------------------------------------------------------------------
 
 
-def _valid(s: Scenario, fix: Mapping[str, Any]) -> Scenario | None:
+def validated(s: Scenario, fix: Mapping[str, Any]) -> Scenario | None:
     """The fixed scenario, or None when the fix does not validate."""
     try:
         return s.with_overrides(fix)
@@ -275,7 +275,7 @@ def _valid(s: Scenario, fix: Mapping[str, Any]) -> Scenario | None:
         return None
 
 
-def _cap_fix(s: Scenario, groups: Iterable[int], q: int) -> dict[str, Any]:
+def cap_fix(s: Scenario, groups: Iterable[int], q: int) -> dict[str, Any]:
     """Overrides lowering ``lun_queue_depth`` of the host groups above ``q`` to ``q``."""
     fix: dict[str, Any] = {}
     for g in sorted(set(groups)):

@@ -32,9 +32,8 @@ from sanpath import units
 from sanpath.advice.analysis import Limits, PathAnalysis, fan_in
 from sanpath.advice.costs import estimate_latency, parallel_units
 from sanpath.advice.registry import RULES, CheckOptions, Rule, rule_by_id
-from sanpath.advice.report import _RANK, CheckReport, Finding, SecondOpinion, Step
-from sanpath.advice.rules.paths import port_balance
-from sanpath.advice.rules.queues import safe_host_queue_depth
+from sanpath.advice.report import RANK, CheckReport, Finding, SecondOpinion, Step
+from sanpath.advice.rules import port_balance, safe_host_queue_depth
 from sanpath.advice.second_opinion import DEFAULT_CHECK_IOS as DEFAULT_CHECK_IOS  # for the CLI
 from sanpath.advice.second_opinion import merge_fixes, result_metrics, verdict, with_second_opinions
 from sanpath.spec import Scenario, load_scenario
@@ -87,7 +86,7 @@ def check(
     found: list[Finding] = []
     for r in selected:
         found.extend(r.run(s, options))
-    found.sort(key=lambda f: -_RANK[f.severity])
+    found.sort(key=lambda f: -RANK[f.severity])
     if not simulate:
         return CheckReport(
             s.name, tuple(found), latency_target=latency_target, seed=s.seed, overrides=s.overrides

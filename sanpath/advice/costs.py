@@ -11,9 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sanpath.advice.analysis import INF, PathAnalysis, _commands_per_io_mean
-from sanpath.layout import read_hits
-from sanpath.layout.geometry import queue_gain
+from sanpath.advice.analysis import INF, PathAnalysis, commands_per_io_mean
+from sanpath.layout import queue_gain, read_hits
 from sanpath.spec import HddSpec, PoolSpec, Scenario, SsdSpec, TextbookDriveSpec
 
 
@@ -88,7 +87,7 @@ def _bypass(s: Scenario, size: int) -> bool:
     return size > cache.write_back
 
 
-def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int], float]) -> _Mix:
+def pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int], float]) -> _Mix:
     """Mix of the commands on a pool, weighting each (host, LUN) pair by ``weights``."""
     s = pa.scenario
     pool = s.array.pools[pool_index]
@@ -105,9 +104,9 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
         own = []
         for w in ws:
             d = (
-                w.threads * w.outstanding_per_lun * _commands_per_io_mean(pa, g, w)
+                w.threads * w.outstanding_per_lun * commands_per_io_mean(pa, g, w)
                 if w.closed
-                else (w.rate or 0.0) * _commands_per_io_mean(pa, g, w)
+                else (w.rate or 0.0) * commands_per_io_mean(pa, g, w)
             )
             own.append(d)
         denom = sum(own) or 1.0
@@ -139,7 +138,7 @@ def _pool_mix(pa: PathAnalysis, pool_index: int, weights: Mapping[tuple[int, int
     return _Mix(ops_sum / total, drive_sum / total, op_time, random_w / total)
 
 
-def _pair_loads(pa: PathAnalysis, loads: Sequence[float]) -> dict[tuple[int, int], float]:
+def pair_loads(pa: PathAnalysis, loads: Sequence[float]) -> dict[tuple[int, int], float]:
     """Commands per (host group, LUN) over all instances, capped at the LUN's limit."""
     s = pa.scenario
     out: dict[tuple[int, int], float] = {}
@@ -184,7 +183,7 @@ def estimate_latency(pa: PathAnalysis, loads: Sequence[float]) -> dict[int, floa
     nothing here (true while the cache has room).
     """
     s = pa.scenario
-    pairs = _pair_loads(pa, loads)
+    pairs = pair_loads(pa, loads)
     n_total = sum(pairs.values())
     ctrl = s.array.controller
     io_time = ctrl.io_time.mean_s
@@ -195,7 +194,7 @@ def estimate_latency(pa: PathAnalysis, loads: Sequence[float]) -> dict[int, floa
         n = sum(mine.values())
         if n <= 0:
             continue
-        mix = _pool_mix(pa, pi, mine)
+        mix = pool_mix(pa, pi, mine)
         u = parallel_units(pool)
         x_pool = INF
         if mix.drive_seconds > 0:
@@ -207,7 +206,7 @@ def estimate_latency(pa: PathAnalysis, loads: Sequence[float]) -> dict[int, floa
     return out
 
 
-def _back_end_stream(pool: PoolSpec, read_fraction: float) -> float:
+def back_end_stream(pool: PoolSpec, read_fraction: float) -> float:
     """Bytes/s a pool can stream sequentially (reads from every holder, writes from data)."""
     drive = pool.drive
     if isinstance(drive, HddSpec):

@@ -8,7 +8,7 @@ from sanpath import units
 from sanpath.spec import HostSpec
 
 
-def _n(x: float) -> str:
+def num(x: float) -> str:
     """A count for a message: whole numbers without decimals, others with one."""
     if math.isinf(x):
         return "unbounded"
@@ -17,21 +17,21 @@ def _n(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _pct(x: float) -> str:
+def pct(x: float) -> str:
     """A share (1.0 is 100%) as a whole percentage."""
     return "unbounded" if math.isinf(x) else f"{100 * x:.0f}%"
 
 
-def _mb(x: float | None) -> str:
+def mbps(x: float | None) -> str:
     """A rate in bytes per second as MB/s (None or inf: unlimited)."""
     return "unlimited" if x is None or math.isinf(x) else f"{x / 1e6:,.0f} MB/s"
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     """A size in bytes as sanpath writes sizes (``64KiB``)."""
     return units.format_bytes(int(n))
 
 
-def _host_label(host: HostSpec) -> str:
+def host_label(host: HostSpec) -> str:
     """A host group's name, with the number of hosts when there are several."""
     return host.name if host.count == 1 else f"{host.name} ({host.count} hosts)"

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sanpath.results.diff import intervals_overlap
+from sanpath.results import intervals_overlap
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
-_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
 FIX_TIME_LIMIT = 10.0
 """A fixed proposal is simulated for at most this many times the proposal's simulated time;
@@ -57,7 +57,7 @@ class Step:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict."""
         return {
-            "fix": _jsonable(self.fix),
+            "fix": jsonable(self.fix),
             "verdict": self.verdict,
             "before": dict(self.before),
             "after": dict(self.after),
@@ -101,7 +101,7 @@ class SecondOpinion:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict."""
         return {
-            "fix": _jsonable(self.fix),
+            "fix": jsonable(self.fix),
             "metric": self.metric,
             "better": self.better,
             "verdict": self.verdict,
@@ -147,8 +147,8 @@ class Finding:
             "message": self.message,
             "mechanism": self.mechanism,
             "source": self.source,
-            "numbers": _jsonable(self.numbers),
-            "fix": _jsonable(self.fix) if self.fix is not None else None,
+            "numbers": jsonable(self.numbers),
+            "fix": jsonable(self.fix) if self.fix is not None else None,
             "fix_text": self.fix_text,
             "second_opinion": (
                 self.second_opinion.to_dict() if self.second_opinion is not None else None
@@ -181,12 +181,12 @@ class CheckReport:
         """The most severe level among the findings (None when there are none)."""
         if not self.findings:
             return None
-        worst = max(self.findings, key=lambda f: _RANK[f.severity])
+        worst = max(self.findings, key=lambda f: RANK[f.severity])
         return worst.severity
 
     def at_least(self, severity: Severity) -> list[Finding]:
         """Findings at ``severity`` or worse."""
-        return [f for f in self.findings if _RANK[f.severity] >= _RANK[severity]]
+        return [f for f in self.findings if RANK[f.severity] >= RANK[severity]]
 
     def by_rule(self, rule_id: str) -> list[Finding]:
         """Findings of one rule (by full id, ``SP001-fan-in``, or its number, ``SP001``)."""
@@ -206,7 +206,7 @@ class CheckReport:
                 self.latency_target * 1e3 if self.latency_target is not None else None
             ),
             "seed": self.seed,
-            "overrides": _jsonable(self.overrides),
+            "overrides": jsonable(self.overrides),
             "simulated": self.simulated,
             "ios": self.ios,
             "proposal": dict(self.proposal) if self.proposal is not None else None,
@@ -230,11 +230,11 @@ class CheckReport:
 # --------------------------------------------------------------------------------------
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value

@@ -27,11 +27,11 @@ from sanpath.advice.report import (
     Finding,
     SecondOpinion,
     Step,
-    _jsonable,
     interval_text,
+    jsonable,
     metric_interval,
 )
-from sanpath.results.diff import intervals_overlap
+from sanpath.results import intervals_overlap
 from sanpath.spec import Scenario, ScenarioError
 
 VERDICT_TOLERANCE = 0.05
@@ -189,7 +189,7 @@ def with_second_opinions(
     beyond :func:`sanpath.sim.budget.check`'s limits. See :func:`sanpath.advice.check.check`.
     """
     from sanpath.sim import run
-    from sanpath.theory.explain import explain
+    from sanpath.theory import explain
 
     base = _shortened(s, ios)
     n_ios = base.run.ios
@@ -207,7 +207,7 @@ def with_second_opinions(
     runs: dict[str, tuple[dict[str, float], str | None]] = {}
 
     def simulate_fix(fix: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
-        key = json.dumps(_jsonable(dict(fix)), sort_keys=True)
+        key = json.dumps(jsonable(dict(fix)), sort_keys=True)
         if key not in runs:
             try:
                 fixed = base.with_overrides({**fix, **limit})

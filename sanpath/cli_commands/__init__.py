@@ -17,6 +17,30 @@ function of the parsed arguments that prints its output and returns the exit cod
 Each command imports what it needs when it runs, so that ``sanpath --help`` stays quick.
 """
 
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1
-EXIT_BAD_INPUT = 2
+from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.compare_runs import cmd_diff
+from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
+from sanpath.cli_commands.headroom import cmd_headroom
+from sanpath.cli_commands.ingest import cmd_import
+from sanpath.cli_commands.report import cmd_report
+from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
+from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_CHECK_FAILED",
+    "EXIT_OK",
+    "cmd_calibrate",
+    "cmd_check",
+    "cmd_compare",
+    "cmd_diff",
+    "cmd_headroom",
+    "cmd_import",
+    "cmd_plot",
+    "cmd_profiles",
+    "cmd_report",
+    "cmd_run",
+    "cmd_schema",
+    "cmd_sweep",
+    "cmd_validate",
+]

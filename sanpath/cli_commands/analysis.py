@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from sanpath.cli_commands import EXIT_CHECK_FAILED, EXIT_OK
+from sanpath.cli_commands.exits import EXIT_CHECK_FAILED, EXIT_OK
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -56,7 +56,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from sanpath.advice.check import DEFAULT_CHECK_IOS, check
+    from sanpath.advice import DEFAULT_CHECK_IOS, check
     from sanpath.cli_commands.simulate import parse_overrides
     from sanpath.spec import load_scenario
 

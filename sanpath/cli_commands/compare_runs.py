@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sanpath.cli_commands import EXIT_OK
+from sanpath.cli_commands.exits import EXIT_OK
 
 
 def read_result(path: str) -> dict[str, Any]:
@@ -21,7 +21,7 @@ def read_result(path: str) -> dict[str, Any]:
     ValueError
         Naming the file: missing, unreadable, not JSON, or not a run result.
     """
-    from sanpath.results.diff import NotAResultError, check_result
+    from sanpath.results import NotAResultError, check_result
 
     file = Path(path)
     if not file.exists():
@@ -46,7 +46,7 @@ def read_result(path: str) -> dict[str, Any]:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from sanpath.results.diff import diff_results
+    from sanpath.results import diff_results
 
     a, b = read_result(args.a), read_result(args.b)
     diff = diff_results(a, b, labels=(args.a, args.b))

@@ -7,13 +7,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from sanpath.cli_commands import EXIT_OK
+from sanpath.cli_commands.exits import EXIT_OK
 
 
 def cmd_headroom(args: argparse.Namespace) -> int:
     from sanpath.cli_commands.simulate import parse_overrides
-    from sanpath.experiments.headroom import headroom
-    from sanpath.results.headroom import parse_slo
+    from sanpath.experiments import headroom
+    from sanpath.results import parse_slo
     from sanpath.spec import ScenarioError, load_scenario
 
     slos = [parse_slo(text) for text in args.slo]  # bad SLO text: exit 2 before any work

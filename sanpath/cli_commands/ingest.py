@@ -7,12 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sanpath.cli_commands import EXIT_OK
+from sanpath.cli_commands.exits import EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from sanpath.ingest.load import import_scenario, summary
-    from sanpath.ingest.trace import TraceOptions, parse_columns
+    from sanpath.ingest import TraceOptions, import_scenario, parse_columns, summary
 
     trace = TraceOptions(
         speed=args.speed,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from sanpath.cli_commands import EXIT_OK
+from sanpath.cli_commands.exits import EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -16,7 +16,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     check_output(args.out, (".html", ".htm"), "report")  # refuse a bad --out before running
     if args.slo:
-        from sanpath.results.headroom import parse_slo
+        from sanpath.results import parse_slo
 
         for text in args.slo:
             parse_slo(text)  # a bad SLO fails before anything runs

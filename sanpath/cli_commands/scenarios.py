@@ -9,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_OK
+from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_OK
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -127,8 +127,7 @@ def _derived(fields: dict[str, Any]) -> dict[str, Any]:
     """A flash drive's derived model, in readable units."""
     if fields.get("model") != "flash":
         return {}
-    from sanpath.spec import PoolSpec
-    from sanpath.spec.flash import FlashSpec
+    from sanpath.spec import FlashSpec, PoolSpec
 
     spec = PoolSpec(name="p", drive=dict(fields)).drive
     assert isinstance(spec, FlashSpec)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from sanpath.cli_commands import EXIT_OK
+from sanpath.cli_commands.exits import EXIT_OK
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def _in_file(exc: Exception, file: str) -> Exception:
 def cmd_run(args: argparse.Namespace) -> int:
     from sanpath.sim import budget, run
     from sanpath.spec import load_scenario
-    from sanpath.theory.explain import explain
+    from sanpath.theory import explain
 
     output = output_format(args)
     overrides = parse_overrides(args.overrides)
@@ -99,7 +99,7 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from sanpath.spec.keys import is_range, parse_range
+    from sanpath.spec import is_range, parse_range
 
     yaml = YAML(typ="safe")
 
@@ -150,7 +150,7 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from sanpath.experiments.sweep import DEFAULT_CACHE, sweep
+    from sanpath.experiments import DEFAULT_CACHE, sweep
     from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, parse_overrides(args.overrides))

@@ -4,3 +4,12 @@
 * :mod:`~sanpath.experiments.calibrate` - fit unknown parameters to measured figures;
 * :mod:`~sanpath.experiments.reference` - the published figures a scenario reproduces.
 """
+
+from sanpath.experiments.headroom import headroom
+from sanpath.experiments.sweep import DEFAULT_CACHE, sweep
+
+__all__ = [
+    "DEFAULT_CACHE",
+    "headroom",
+    "sweep",
+]

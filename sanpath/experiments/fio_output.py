@@ -31,8 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sanpath.experiments.sweep import Grid, point_scenario, sweep_plan
-from sanpath.results import RunResult
-from sanpath.results.fio_json import combine, fio_document, fio_job
+from sanpath.results import RunResult, combine, fio_document, fio_job
 from sanpath.spec import Scenario, WorkloadSpec, load_scenario
 
 _SUFFIXES = ((1 << 30, "g"), (1 << 20, "m"), (1 << 10, "k"))

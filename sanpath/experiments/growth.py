@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.results.headroom import GROWTH_KINDS, Slo
-from sanpath.spec import Scenario
-from sanpath.spec.fields import MAX_HOSTS
+from sanpath.results import GROWTH_KINDS, Slo
+from sanpath.spec import MAX_HOSTS, Scenario
 from sanpath.theory.twin import TwinPrediction, predict_many
 
 __all__ = [

@@ -51,14 +51,16 @@ from sanpath.experiments.growth import (
     predicted_ms,
 )
 from sanpath.layout import station_roles
-from sanpath.results import RunResult
-from sanpath.results.bottleneck import KIND_OF_LAYER, Bottleneck, rank_bottlenecks
-from sanpath.results.headroom import (
+from sanpath.results import (
+    KIND_OF_LAYER,
+    Bottleneck,
     HeadroomResult,
+    RunResult,
     SimulatedPoint,
     Slo,
     SloError,
     parse_slo,
+    rank_bottlenecks,
     status,
     verdict,
 )

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sanpath.files import atomic_path, write_text
-from sanpath.plotting.style import log_ms_axis, set_titles, subtitle
+from sanpath.plotting import log_ms_axis, set_titles, subtitle
 from sanpath.readable import number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario

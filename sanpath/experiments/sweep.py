@@ -44,8 +44,7 @@ import pandas as pd
 
 from sanpath._version import __version__
 from sanpath.files import OutputError, write_text
-from sanpath.results.latency import finite
-from sanpath.results.sweep import SweepResult, check_table_path
+from sanpath.results import SweepResult, check_table_path, finite
 from sanpath.sim import budget
 from sanpath.spec import Scenario, ScenarioError, load_line, load_scenario, value_range
 
@@ -143,7 +142,7 @@ def run_task(task: Task) -> dict[str, Any]:
     """Run one sweep task (a top-level function, so process pools and Dask can pickle it)."""
     from sanpath.sim import run
     from sanpath.spec import load_scenario
-    from sanpath.theory.explain import explain
+    from sanpath.theory import explain
 
     scenario = load_scenario(task.data)
     result = run(scenario, replicate=task.replicate, force=True)  # sweep() checked it

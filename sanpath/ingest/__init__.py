@@ -6,7 +6,20 @@ One reader per format (:mod:`~sanpath.ingest.perfmon`, :mod:`~sanpath.ingest.ios
 and builds workloads and measured reference points from it.
 """
 
-from sanpath.ingest.load import import_files, load
+from sanpath.ingest.load import import_files, import_scenario, load, summary
 from sanpath.ingest.model import FORMATS, JobSpec, Measured, Sample, bad_file
+from sanpath.ingest.trace import TraceOptions, parse_columns
 
-__all__ = ["FORMATS", "JobSpec", "Measured", "Sample", "bad_file", "import_files", "load"]
+__all__ = [
+    "FORMATS",
+    "JobSpec",
+    "Measured",
+    "Sample",
+    "TraceOptions",
+    "bad_file",
+    "import_files",
+    "import_scenario",
+    "load",
+    "parse_columns",
+    "summary",
+]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sanpath.ingest.model import JobSpec, Sample
-from sanpath.spec.fields import MAX_IO_SIZE
+from sanpath.spec import MAX_IO_SIZE
 
 SECTOR = 512
 LARGE = 128 * 1024

@@ -13,7 +13,18 @@ from sanpath.layout.access import (
     read_hit,
     read_hits,
 )
-from sanpath.layout.geometry import CYLINDERS, seek_curve
+from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
+from sanpath.layout.hops import (
+    DELAY,
+    FLIGHT,
+    GATE,
+    KINDS,
+    LINK,
+    REFUSING_GATE,
+    SERVER,
+    Hop,
+    front_hops,
+)
 from sanpath.layout.raid import WRITE_PENALTY, RaidLayout, Spans, command_lengths, merge
 from sanpath.layout.stations import ROLES, Role, station_name, station_roles
 from sanpath.layout.wiring import (
@@ -32,9 +43,18 @@ from sanpath.layout.wiring import (
 
 __all__ = [
     "CYLINDERS",
+    "DELAY",
+    "FLIGHT",
+    "GATE",
+    "KINDS",
+    "LINK",
+    "REFUSING_GATE",
     "ROLES",
+    "SERVER",
+    "SPTF_GAMMA",
     "WRITE_PENALTY",
     "AccessModel",
+    "Hop",
     "HostPort",
     "LunPlace",
     "PathInfo",
@@ -47,10 +67,12 @@ __all__ = [
     "command_lengths",
     "command_limit",
     "failover_path",
+    "front_hops",
     "hot_mass",
     "lun_owner",
     "merge",
     "port_controller",
+    "queue_gain",
     "read_hit",
     "read_hits",
     "seek_curve",

@@ -32,8 +32,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from sanpath.spec import Scenario, WorkloadSpec, lun_sizes
-from sanpath.spec.access import AccessSpec
+from sanpath.spec import AccessSpec, Scenario, WorkloadSpec, lun_sizes
 
 ZIPF_HEAD = 10_000
 """Ranks whose Zipf weights are summed exactly (the rest by the midpoint integral)."""

@@ -18,7 +18,7 @@ from sanpath.plotting.files import KINDS, picture_path, plot_files, save
 from sanpath.plotting.headroom import headroom
 from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
-from sanpath.plotting.style import LAYER_COLORS
+from sanpath.plotting.style import LAYER_COLORS, log_ms_axis, set_titles, subtitle
 from sanpath.plotting.tables import PlotInputError
 from sanpath.plotting.topology import topology
 from sanpath.plotting.transfer import transfer_size
@@ -37,11 +37,14 @@ __all__ = [
     "iops_vs_outstanding",
     "latency_cdf",
     "latency_vs_iops",
+    "log_ms_axis",
     "per_host",
     "picture_path",
     "plot_files",
     "save",
+    "set_titles",
     "short_name",
+    "subtitle",
     "topology",
     "transfer_size",
 ]

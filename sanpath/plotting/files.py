@@ -22,8 +22,7 @@ from sanpath.plotting.run import dashboard, latency_cdf
 from sanpath.plotting.tables import PlotInputError
 from sanpath.plotting.topology import topology
 from sanpath.plotting.transfer import transfer_size
-from sanpath.results import SweepResult
-from sanpath.results.headroom import HeadroomResult
+from sanpath.results import HeadroomResult, SweepResult
 from sanpath.spec import load_scenario
 
 __all__ = ["KINDS", "picture_path", "plot_files", "save"]

@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from sanpath.plotting.draw import new_axes
 from sanpath.plotting.style import LATENCY_LABEL, palette, set_titles, subtitle
 from sanpath.plotting.tables import PlotInputError
-from sanpath.results.headroom import HeadroomResult
+from sanpath.results import HeadroomResult
 
 __all__ = ["headroom"]
 

@@ -38,13 +38,13 @@ def build_report(
     result = run(spec, seed=seed, force=force, progress=progress)
     report = Report(spec, result, over)
     if slo:
-        from sanpath.experiments.headroom import headroom
+        from sanpath.experiments import headroom
 
         report.headroom = headroom(
             spec, slo, grow=grow, seed=seed, simulations=simulations, force=force
         )
     if check:
-        from sanpath.advice.check import check as run_check
+        from sanpath.advice import check as run_check
 
         report.check = run_check(spec, force=force)
     if sweep is not None:

@@ -22,13 +22,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from sanpath._version import __version__
-from sanpath.advice.check import CheckReport
-from sanpath.plotting.per_host import per_host
-from sanpath.plotting.style import set_titles, subtitle
-from sanpath.plotting.topology import topology
+from sanpath.advice import CheckReport
+from sanpath.plotting import per_host, set_titles, subtitle, topology
 from sanpath.report.words import scenario_in_words
-from sanpath.results import LAYER_LABELS, RunResult, SweepResult
-from sanpath.results.headroom import HeadroomResult
+from sanpath.results import LAYER_LABELS, HeadroomResult, RunResult, SweepResult
 from sanpath.spec import Scenario
 
 __all__ = ["Report", "render"]
@@ -247,7 +244,7 @@ def _headroom(report: Report) -> str:
     h = report.headroom
     if h is None:
         return ""
-    from sanpath.plotting.headroom import headroom as headroom_plot
+    from sanpath.plotting import headroom as headroom_plot
 
     ax = headroom_plot(h)
     first = (

@@ -7,9 +7,20 @@ notebooks can read results written by another process or another version.
 """
 
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
+from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
+from sanpath.results.fio_json import combine, fio_document, fio_job
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
-from sanpath.results.headroom import HeadroomResult, Slo, SloError, parse_slo
-from sanpath.results.latency import PERCENTILES
+from sanpath.results.headroom import (
+    GROWTH_KINDS,
+    HeadroomResult,
+    SimulatedPoint,
+    Slo,
+    SloError,
+    parse_slo,
+    status,
+    verdict,
+)
+from sanpath.results.latency import PERCENTILES, finite, latency_dict
 from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
@@ -24,6 +35,7 @@ from sanpath.results.station import (
 from sanpath.results.sweep import METRICS, SweepResult, check_table_path
 
 __all__ = [
+    "GROWTH_KINDS",
     "KIND_OF_LAYER",
     "LAYERS",
     "LAYER_COLOURS",
@@ -36,16 +48,28 @@ __all__ = [
     "GroupFigures",
     "HeadroomResult",
     "Layer",
+    "NotAResultError",
     "RunResult",
+    "SimulatedPoint",
     "Slo",
     "SloError",
     "Starving",
     "StationStats",
     "SweepResult",
+    "check_result",
     "check_table_path",
+    "combine",
+    "diff_results",
     "fairness",
+    "finite",
+    "fio_document",
+    "fio_job",
+    "intervals_overlap",
+    "latency_dict",
     "parse_slo",
     "rank_bottlenecks",
     "starvation_warning",
     "starving",
+    "status",
+    "verdict",
 ]

@@ -70,7 +70,6 @@ class StationStats:
     arrivals: int
     completions: int
     rejected: int
-    in_station_at_end: int
     little_residual: float
     """Relative gap between the time-weighted count and the summed time in station."""
 

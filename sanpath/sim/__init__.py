@@ -10,7 +10,14 @@ the load generators (:mod:`~sanpath.sim.load`) issue the I/Os and a schedule
 twin, the checks, the experiments or the plots.
 """
 
+from sanpath.sim import budget
 from sanpath.sim.engine import Simulation
+from sanpath.sim.measure import Measurement
 from sanpath.sim.runner import run
 
-__all__ = ["Simulation", "run"]
+__all__ = [
+    "Measurement",
+    "Simulation",
+    "budget",
+    "run",
+]

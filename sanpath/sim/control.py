@@ -28,8 +28,14 @@ from typing import NamedTuple
 import numpy as np
 
 from sanpath.spec import PrecisionSpec, RunSpec
-from sanpath.stats import BatchMeans, LatencyHistogram
-from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
+from sanpath.stats import (
+    BatchMeans,
+    LatencyHistogram,
+    interval_doubts,
+    relative_half_width,
+    settled,
+    trend,
+)
 
 WARM_BATCH = 8
 """Completions per warm-up batch at first (it doubles as the warm-up goes on)."""

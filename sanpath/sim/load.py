@@ -26,8 +26,8 @@ from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.devices import DeviceCounter
 from sanpath.sim.kernel import Kernel
+from sanpath.sim.knobs import slot_servers
 from sanpath.sim.replay import TraceLoad
-from sanpath.sim.routes import slot_servers
 from sanpath.sim.sources import IoSource, SourceShape, make_source
 from sanpath.sim.station import SlotPool, Station
 from sanpath.sim.streams import Streams

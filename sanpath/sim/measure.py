@@ -24,10 +24,10 @@ from sanpath.results import (
     DeviceFigures,
     GroupFigures,
     RunResult,
+    latency_dict,
     starvation_warning,
     starving,
 )
-from sanpath.results.latency import latency_dict
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval

@@ -26,15 +26,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sanpath.sim.components.array import Lun
-from sanpath.sim.components.cache import Cache
-from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.components import Cache, Lun, RaidPool
 from sanpath.sim.sources import IoSource, make_source
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
-
-Draw = Callable[[], tuple[Lun, int, int]]
 
 
 class _PoolWrites:

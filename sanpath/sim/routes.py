@@ -26,74 +26,23 @@ Results are the same to the last bit as with every route built at the start.
 from __future__ import annotations
 
 import bisect
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import simpy
 
-from sanpath.layout import hops as layout_hops
+from sanpath.layout import FLIGHT, front_hops
+from sanpath.layout import Hop as DeclaredHop
 from sanpath.layout.wiring import PathInfo, Wiring
-from sanpath.results import LAYERS
+from sanpath.sim.binding import Binding, bind_hops
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
-from sanpath.sim.hops import Delay, Gate, Hop, Server, constant
+from sanpath.sim.hops import Gate, Hop, Server
+from sanpath.sim.knobs import Knob, Rank, slot_servers
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
 from sanpath.spec import HostSpec, QfullSpec, knob_key
-
-
-def slot_servers(depth: int | None) -> float:
-    """A slot station's server count for a depth limit (infinite when there is none)."""
-    return math.inf if depth is None else float(depth)
-
-
-Rank = int
-"""Where a queue stands in the order the eager build made them (host, then LUN, then path:
-:meth:`RouteMaker.rank`). Resizing queues lets their waiters in, queue by queue, so the
-order decides the order of the events that follow."""
-
-
-class Knob:
-    """The queues one scenario key sizes (``hosts.0.lun_queue_depth``) and its value now.
-
-    A schedule changes the value with :meth:`set`; a queue made later starts from it. The
-    queues are resized in the order the eager build made them (their :data:`Rank`).
-    """
-
-    __slots__ = ("_pools", "_ranks", "_sorted", "value")
-
-    def __init__(self, value: int | None) -> None:
-        self.value = value
-        self._pools: list[SlotPool] = []
-        self._ranks: list[Rank] = []
-        self._sorted = True
-
-    def add(self, pool: SlotPool, rank: Rank) -> SlotPool:
-        """Count ``pool`` (of build order ``rank``) among the queues this key sizes."""
-        ranks = self._ranks
-        if ranks and rank < ranks[-1]:
-            self._sorted = False
-        ranks.append(rank)
-        self._pools.append(pool)
-        return pool
-
-    @property
-    def pools(self) -> list[SlotPool]:
-        """The queues made so far, in build order."""
-        if not self._sorted:
-            order = sorted(range(len(self._ranks)), key=self._ranks.__getitem__)
-            self._ranks = [self._ranks[i] for i in order]
-            self._pools = [self._pools[i] for i in order]
-            self._sorted = True
-        return self._pools
-
-    def set(self, value: int | None) -> None:
-        """Resize every queue of the key now, and the ones made from now on."""
-        self.value = value
-        for pool in self.pools:
-            pool.set_capacity(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,6 +93,7 @@ class PathPlan:
         "lun",
         "port",
         "rank",
+        "retry_at",
         "slot_key",
         "slot_knob",
         "slot_rank",
@@ -157,11 +107,14 @@ class PathPlan:
         array_port: ArrayPort,
         lun: Lun,
         array_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
-        front: tuple[layout_hops.Hop, ...],
+        front: tuple[DeclaredHop, ...],
         array_hops: tuple[Hop, ...],
     ) -> None:
         self.front = front
         """The path's front as declared (:func:`sanpath.layout.hops.front_hops`)."""
+        running = [hop for hop in front if hop.kind != FLIGHT]  # flights ride along
+        self.retry_at = next(i for i, hop in enumerate(running) if hop.retry)
+        """Where a route's running hops start again after QUEUE FULL (the declared retry hop)."""
         self.array_hops = array_hops
         """The running hops of the front's array part (shared by every host of the group)."""
         self.port = path.port
@@ -258,10 +211,8 @@ class RouteMaker:
     ) -> None:
         self.env = env
         self.wiring = wiring
-        self.controller = controller
-        """The controller's running hop (its cores and per-command times)."""
-        self.cross_time = cross_time
-        """Seconds to forward a command to the owning controller (``cross_controller.time``)."""
+        self.binding = Binding(controller, one_way, cross_time)
+        """What binding a declared hop needs besides its scope's objects."""
         self.groups = groups
         self.ports = ports
         self.luns = luns
@@ -323,11 +274,11 @@ class RouteMaker:
         group.queue_knob.add(queue, rank)
         port_hops = port.hops.get(path.slot_key)
         if port_hops is None:
-            port_hops = self._bind(path.front, "port", port=port, slots=slots)
+            port_hops = bind_hops(self.binding, path.front, "port", port=port, slots=slots)
             port.hops[path.slot_key] = port_hops
         work = host.work
         if work is None:
-            work = host.work = self._bind(path.front, "host", host=host)
+            work = host.work = bind_hops(self.binding, path.front, "host", host=host)
         hops = (Gate(HOST_QUEUE, queue, 0), *work, *port_hops, *path.array_hops)
         hba = host.cards[path.card]
         legs_key = (host.index << 40) | path.legs
@@ -341,7 +292,7 @@ class RouteMaker:
             )
         return Route(
             hops,
-            1 + len(work),
+            path.retry_at,
             queue,
             port,
             slots,
@@ -351,52 +302,6 @@ class RouteMaker:
             legs[0],
             legs[1],
         )
-
-    def _bind(
-        self,
-        front: tuple[layout_hops.Hop, ...],
-        scope: str,
-        host: HostInstance | None = None,
-        port: HbaPort | None = None,
-        slots: SlotPool | None = None,
-        lun: Lun | None = None,
-        array_port: ArrayPort | None = None,
-    ) -> tuple[Hop, ...]:
-        """The running hops of ``front``'s hops of ``scope`` (see :mod:`sanpath.layout.hops`):
-        each declared role bound to its station. A flight rides on the server before it."""
-        bound: list[Hop] = []
-        gates = 0  # the gates before the hop: its slot, if it is one
-        for hop in front:
-            slot = gates
-            if hop.kind in (layout_hops.GATE, layout_hops.REFUSING_GATE):
-                gates += 1
-            if hop.scope != scope:
-                continue
-            layer = LAYERS.index(hop.layer)
-            role = hop.role
-            if role == "host_cpu" and host is not None and host.cpu is not None:
-                bound.append(Server(layer, host.cpu, host.cpu_time))
-            elif role == "host_io" and host is not None:
-                bound.append(Delay(layer, host.io_time))
-            elif role == "hba_slots" and slots is not None:
-                bound.append(Gate(layer, slots, slot))
-            elif role == "hba_cpu" and port is not None:
-                bound.append(Server(layer, port.cpu, port.command_time, sends=True))
-            elif hop.kind == layout_hops.FLIGHT:
-                server = bound[-1]
-                assert isinstance(server, Server)
-                server.flight, server.flight_layer = self.one_way, layer
-            elif role == "port_queue" and array_port is not None:
-                bound.append(Gate(layer, array_port.queue, slot, hop.refused, hop.back_end))
-            elif role == "lun_queue" and lun is not None:
-                bound.append(Gate(layer, lun.queue, slot, hop.refused, hop.back_end))
-            elif role == "controller":
-                bound.append(self.controller)
-            elif role == "cross_forward":
-                bound.append(Delay(layer, constant(self.cross_time)))
-            else:
-                raise ValueError(f"no running station for the {scope} hop {role!r}")
-        return tuple(bound)
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
@@ -442,8 +347,8 @@ class RouteMaker:
             array_legs = self._array_legs.get(array_key)
             if array_legs is None:
                 array_legs = self._array_legs[array_key] = self._array_side(port, lun)
-            front = layout_hops.front_hops(self.wiring, path)
-            array_hops = self._bind(front, "array", lun=lun, array_port=port)
+            front = front_hops(self.wiring, path)
+            array_hops = bind_hops(self.binding, front, "array", lun=lun, array_port=port)
             plans.append(PathPlan(path, k, group, port, lun, array_legs, front, array_hops))
         group.plans[lun_index] = plans
         return plans

@@ -122,7 +122,6 @@ checkers)."""
 PCG_MULT: Final = (2549297995355413924 << 64) + 4865540595714422341
 """PCG64's 128-bit multiplier (PCG_DEFAULT_MULTIPLIER_128)."""
 MASK128: Final = (1 << 128) - 1
-MASK64: Final = (1 << 64) - 1
 TO_DOUBLE: Final = 1.0 / 9007199254740992.0
 """2**-53: numpy's ``next_double`` keeps a 64-bit draw's top 53 bits and scales them."""
 

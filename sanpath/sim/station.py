@@ -30,13 +30,11 @@ import simpy
 
 from sanpath.results.station import LAYERS, StationStats
 
-# Indices into a command's ``layers`` list, one per entry of the one table of layers.
-HOST: Final = LAYERS.index("host")
+# Indices into a command's ``layers`` list for the layers the code names (the front's hops
+# carry their own: sanpath.sim.hops).
 HOST_QUEUE: Final = LAYERS.index("host_queue")
-HBA: Final = LAYERS.index("hba")
 PCIE: Final = LAYERS.index("pcie")
 FABRIC: Final = LAYERS.index("fabric")
-ARRAY_PORT: Final = LAYERS.index("array_port")
 CONTROLLER: Final = LAYERS.index("controller")
 CACHE: Final = LAYERS.index("cache")
 LUN_QUEUE: Final = LAYERS.index("lun_queue")
@@ -228,7 +226,6 @@ class Station:
             arrivals=self.arrivals,
             completions=done,
             rejected=self.rejected,
-            in_station_at_end=self.n,
             little_residual=abs(area - accounted) / max(area, 1e-300) if area > 0 else 0.0,
         )
 

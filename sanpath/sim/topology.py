@@ -31,7 +31,8 @@ from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.hops import Server
-from sanpath.sim.routes import GroupPaths, Knob, RouteMaker, group_paths, slot_servers
+from sanpath.sim.knobs import Knob, slot_servers
+from sanpath.sim.routes import GroupPaths, RouteMaker, group_paths
 from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (

@@ -25,7 +25,7 @@ from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
-from sanpath.spec.fields import DistSpec, Spec
+from sanpath.spec.fields import MAX_HOSTS, MAX_IO_SIZE, DistSpec, Spec
 from sanpath.spec.hardware import (
     ArraySpec,
     CacheSpec,
@@ -42,8 +42,9 @@ from sanpath.spec.hardware import (
     lun_queue_limit,
     pool_capacity,
 )
-from sanpath.spec.keys import parse_assignment, set_dotted
+from sanpath.spec.keys import is_range, parse_assignment, parse_range, set_dotted
 from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
+from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 from sanpath.spec.run import PrecisionSpec, RunSpec
 from sanpath.spec.scenario import (
     Scenario,
@@ -58,7 +59,12 @@ from sanpath.spec.scenario import (
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
+    "ARRAY_PROFILES",
+    "DRIVE_PROFILES",
+    "HBA_PROFILES",
     "KNOBS",
+    "MAX_HOSTS",
+    "MAX_IO_SIZE",
     "SCHEDULABLE",
     "AccessSpec",
     "ArraySpec",
@@ -92,6 +98,7 @@ __all__ = [
     "WorkloadSpec",
     "ZoneSpec",
     "expand_names",
+    "is_range",
     "json_schema",
     "knob_key",
     "load_line",
@@ -102,6 +109,7 @@ __all__ = [
     "lun_sizes",
     "match_knob",
     "parse_assignment",
+    "parse_range",
     "pool_capacity",
     "read_yaml",
     "set_dotted",

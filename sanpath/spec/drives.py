@@ -15,16 +15,16 @@ from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from sanpath import units
 from sanpath.spec.fields import (
+    AlsoAccepts,
     Duration,
     PositiveBytes,
     Rate,
     ServiceTime,
     Spec,
-    _AlsoAccepts,
-    _refuse_bools,
+    refuse_bools,
 )
 from sanpath.spec.flash import FlashSpec
-from sanpath.spec.profiles import DRIVE_PROFILES, _with_profile
+from sanpath.spec.profiles import DRIVE_PROFILES, with_profile
 from sanpath.spec.ssd import SsdSpec
 
 __all__ = ["DriveSpec", "FlashSpec", "HddSpec", "Scheduler", "SsdSpec", "TextbookDriveSpec"]
@@ -57,7 +57,7 @@ class HddSpec(Spec):
         "media_rate_outer",
         "media_rate_inner",
         mode="before",
-    )(_refuse_bools)
+    )(refuse_bools)
 
     model: Literal["hdd"] = "hdd"
     rpm: Annotated[int, Field(gt=0)] = 15000
@@ -107,7 +107,7 @@ class TextbookDriveSpec(Spec):
     textbook queue (M/M/1, M/D/1, M/M/c) for validation and teaching.
     """
 
-    _no_bools = field_validator("servers", "capacity", mode="before")(_refuse_bools)
+    _no_bools = field_validator("servers", "capacity", mode="before")(refuse_bools)
 
     model: Literal["textbook"] = "textbook"
     service: ServiceTime
@@ -140,7 +140,7 @@ def _drive(value: Any) -> Any:
             if name not in DRIVE_PROFILES:
                 known = ", ".join(sorted(DRIVE_PROFILES))
                 raise ValueError(f"unknown drive profile {name!r}; known profiles: {known}")
-            merged = _with_profile(_rename_scheduling(value), DRIVE_PROFILES)
+            merged = with_profile(_rename_scheduling(value), DRIVE_PROFILES)
             del merged["profile"]  # drive models have no profile field
             return merged
         if "dist" in value:
@@ -162,7 +162,7 @@ DriveSpec = Annotated[
     HddSpec | FlashSpec | SsdSpec | TextbookDriveSpec,
     BeforeValidator(_drive),
     Field(discriminator="model"),
-    _AlsoAccepts(
+    AlsoAccepts(
         {
             "type": "string",
             "description": "a drive profile name or a constant service time such as 5ms",

@@ -55,7 +55,7 @@ class ScenarioError(ValueError):
         return ScenarioError(problems)
 
 
-def _locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
+def locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
     """Line and column (1-based) of the deepest key of ``loc`` present in ruamel data."""
     line: int | None = None
     column: int | None = None
@@ -84,11 +84,11 @@ def _locate(data: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None
     return line + 1, (column or 0) + 1
 
 
-def _format_loc(loc: Sequence[str | int]) -> str:
+def format_loc(loc: Sequence[str | int]) -> str:
     return ".".join(str(p) for p in loc)
 
 
-def _clean_loc(loc: Sequence[str | int]) -> list[str | int]:
+def clean_loc(loc: Sequence[str | int]) -> list[str | int]:
     """Drop pydantic's union/function tags from an error location."""
     out: list[str | int] = []
     for part in loc:
@@ -105,7 +105,7 @@ def _clean_loc(loc: Sequence[str | int]) -> list[str | int]:
     return out
 
 
-def _describe(err: Mapping[str, Any]) -> str:
+def describe_error(err: Mapping[str, Any]) -> str:
     msg = str(err["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
@@ -166,4 +166,4 @@ def locate_field(source: str | Path, path: str) -> tuple[int | None, int | None]
         data = read_yaml(source)
     except ScenarioError:
         return None, None
-    return _locate(data, [int(p) if p.isdigit() else p for p in path.split(".")])
+    return locate(data, [int(p) if p.isdigit() else p for p in path.split(".")])

@@ -85,7 +85,7 @@ _RATE_SCHEMA = WithJsonSchema(
         "description": "a rate: bytes/s, or a string such as 200MB/s, 8Gb/s, 4GFC",
     }
 )
-_DURATION_SCHEMA = WithJsonSchema(
+DURATION_SCHEMA = WithJsonSchema(
     {
         "anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}],
         "description": "a duration: seconds, or a string such as 5ms, 20us, 120s",
@@ -93,7 +93,7 @@ _DURATION_SCHEMA = WithJsonSchema(
 )
 
 
-def _size(value: Any) -> int:
+def as_size(value: Any) -> int:
     if isinstance(value, int | float | str) and not isinstance(value, bool):
         return units.parse_bytes(value)
     raise ValueError(f"expected a size such as 8KiB or 1MiB, got {value!r}")
@@ -105,32 +105,32 @@ def _rate(value: Any) -> float:
     raise ValueError(f"expected a rate such as 200MB/s or 4GFC, got {value!r}")
 
 
-def _duration(value: Any) -> float:
+def as_duration(value: Any) -> float:
     if isinstance(value, int | float | str) and not isinstance(value, bool):
         return units.parse_duration(value)
     raise ValueError(f"expected a duration such as 5ms or 20us, got {value!r}")
 
 
-def _show_bytes(n: int) -> str:
+def show_bytes(n: int) -> str:
     return units.format_bytes(n) if n >= 1024 and n % 1024 == 0 else f"{n:,} bytes"
 
 
-_CAPACITY_LIMIT = _at_most(MAX_CAPACITY, "for a capacity", _show_bytes)
+_CAPACITY_LIMIT = _at_most(MAX_CAPACITY, "for a capacity", show_bytes)
 _IO_SIZE_LIMIT = _at_most(
-    MAX_IO_SIZE, "for an I/O, transfer, stripe or cache-page size", _show_bytes
+    MAX_IO_SIZE, "for an I/O, transfer, stripe or cache-page size", show_bytes
 )
 
-Bytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
+Bytes = Annotated[int, BeforeValidator(as_size), Field(ge=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
 """A capacity in bytes (at most :data:`MAX_CAPACITY`); accepts unit strings."""
-PositiveBytes = Annotated[int, BeforeValidator(_size), Field(gt=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
-IoBytes = Annotated[int, BeforeValidator(_size), Field(ge=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA]
+PositiveBytes = Annotated[int, BeforeValidator(as_size), Field(gt=0), _CAPACITY_LIMIT, _SIZE_SCHEMA]
+IoBytes = Annotated[int, BeforeValidator(as_size), Field(ge=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA]
 """An I/O, transfer or stripe size in bytes (at most :data:`MAX_IO_SIZE`)."""
 PositiveIoBytes = Annotated[
-    int, BeforeValidator(_size), Field(gt=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA
+    int, BeforeValidator(as_size), Field(gt=0), _IO_SIZE_LIMIT, _IO_SIZE_SCHEMA
 ]
 Rate = Annotated[float, BeforeValidator(_rate), Field(gt=0), _RATE_SCHEMA]
 """A rate in bytes per second; accepts unit strings and named link speeds."""
-Duration = Annotated[float, BeforeValidator(_duration), Field(ge=0), _DURATION_SCHEMA]
+Duration = Annotated[float, BeforeValidator(as_duration), Field(ge=0), DURATION_SCHEMA]
 """A duration in seconds; accepts unit strings."""
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -201,7 +201,7 @@ _NUMBER_KINDS: dict[tuple[type, str], str | None] = {}
 """Per (spec class, field): what a boolean given there should have been, or None."""
 
 
-def _refuse_bools(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+def refuse_bools(cls: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
     """Before-validator of every field: a boolean where a number belongs is an error."""
     if not _holds_bool(value) or info.field_name is None:
         return value
@@ -229,7 +229,7 @@ class Spec(BaseModel):
         extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
     )
 
-    _no_bools = field_validator("*", mode="before")(_refuse_bools)
+    _no_bools = field_validator("*", mode="before")(refuse_bools)
 
 
 # --------------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def _service_time(value: Any) -> Any:
     return {"dist": "constant", "mean": value}
 
 
-class _AlsoAccepts:
+class AlsoAccepts:
     """JSON Schema of a field that takes shorthand forms besides its model: ``anyOf``."""
 
     def __init__(self, *forms: dict[str, Any]) -> None:
@@ -339,7 +339,7 @@ class _AlsoAccepts:
 ServiceTime = Annotated[
     DistSpec,
     BeforeValidator(_service_time),
-    _AlsoAccepts(
+    AlsoAccepts(
         {
             "anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}],
             "description": "a constant service time: seconds, or a string such as 20us",

@@ -49,7 +49,7 @@ from sanpath.spec.fields import (
     PositiveIoBytes,
     Rate,
     Spec,
-    _refuse_bools,
+    refuse_bools,
 )
 from sanpath.spec.ssd import SsdSpec
 
@@ -142,7 +142,7 @@ class FlashSpec(SsdSpec):
         "write_time",
         "bandwidth",
         mode="before",
-    )(_refuse_bools)
+    )(refuse_bools)
 
     model: Literal["flash"] = "flash"  # type: ignore[assignment]
     interface: FlashInterface = FlashInterface()

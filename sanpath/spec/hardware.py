@@ -29,7 +29,7 @@ from sanpath.spec.fields import (
     ServiceTime,
     Spec,
 )
-from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES, _with_profile
+from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES, with_profile
 
 # --------------------------------------------------------------------------------------
 # Host side
@@ -114,7 +114,7 @@ class HbaSpec(Spec):
     @model_validator(mode="before")
     @classmethod
     def _profile(cls, value: Any) -> Any:
-        return _with_profile(value, HBA_PROFILES)
+        return with_profile(value, HBA_PROFILES)
 
     profile: HbaProfile | None = None
     count: HbaCount = 1
@@ -406,7 +406,7 @@ class ArraySpec(Spec):
     @model_validator(mode="before")
     @classmethod
     def _profile(cls, value: Any) -> Any:
-        return _with_profile(value, ARRAY_PROFILES, nested=("cache",))
+        return with_profile(value, ARRAY_PROFILES, nested=("cache",))
 
     profile: ArrayProfile | None = None
     name: str = "array"

@@ -16,7 +16,7 @@ RUN_LENGTH = ("ios", "duration", "precision")
 """The run-length keys, one at a time (see :class:`~sanpath.spec.run.RunSpec`)."""
 
 
-def _replace_run_length(data: Any, overrides: Mapping[str, Any]) -> None:
+def replace_run_length(data: Any, overrides: Mapping[str, Any]) -> None:
     """An override that sets one run-length key replaces the length the file gives.
 
     ``--set run.duration=30s`` on a scenario written with ``run.ios`` means "run for 30 s",

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from sanpath.spec.fields import _DURATION_SCHEMA, Duration, Spec, _duration
+from sanpath.spec.fields import DURATION_SCHEMA, Duration, Spec, as_duration
 
 PRECISION_METRICS = (
     "iops",
@@ -70,11 +70,11 @@ class RunSpec(Spec):
     :mod:`sanpath.sim.precondition`), so the run does not spend minutes of simulated time filling
     it; false starts with an empty cache."""
     max_time: Duration | None = None
-    duration: Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None = (
-        None
-    )
+    duration: (
+        Annotated[float, BeforeValidator(as_duration), Field(gt=0), DURATION_SCHEMA] | None
+    ) = None
     record_interval: (
-        Annotated[float, BeforeValidator(_duration), Field(gt=0), _DURATION_SCHEMA] | None
+        Annotated[float, BeforeValidator(as_duration), Field(gt=0), DURATION_SCHEMA] | None
     ) = None
 
     @model_validator(mode="after")

@@ -36,14 +36,14 @@ from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import (
     Problem,
     ScenarioError,
-    _clean_loc,
-    _describe,
-    _format_loc,
-    _locate,
+    clean_loc,
+    describe_error,
+    format_loc,
+    locate,
     read_yaml,
 )
 from sanpath.spec.experiment import ReferenceSpec, SweepSpec
-from sanpath.spec.fields import MAX_CAPACITY, DistSpec, Spec, _show_bytes
+from sanpath.spec.fields import MAX_CAPACITY, DistSpec, Spec, show_bytes
 from sanpath.spec.hardware import (
     ArraySpec,
     FabricSpec,
@@ -54,7 +54,7 @@ from sanpath.spec.hardware import (
     lun_queue_limit,
     pool_capacity,
 )
-from sanpath.spec.keys import _replace_run_length, set_dotted
+from sanpath.spec.keys import replace_run_length, set_dotted
 from sanpath.spec.knobs import NOT_SCHEDULABLE, SCHEDULABLE
 from sanpath.spec.run import RunSpec
 from sanpath.spec.trace import trace_problems
@@ -138,7 +138,7 @@ class Scenario(Spec):
         Values may be unit strings (``16KiB``).
         """
         data = self.to_data()
-        _replace_run_length(data, overrides)
+        replace_run_length(data, overrides)
         for key, value in overrides.items():
             try:
                 set_dotted(data, key, value)
@@ -175,26 +175,26 @@ def validate_scenario(data: Any, source: str = "<dict>") -> Scenario:
         problems = []
         seen: set[tuple[str, str]] = set()
         errors = exc.errors()
-        locs = [tuple(_clean_loc(err["loc"])) for err in errors]
+        locs = [tuple(clean_loc(err["loc"])) for err in errors]
         for err in errors:
-            loc = _clean_loc(err["loc"])
+            loc = clean_loc(err["loc"])
             if err["type"] == "too_short" and any(
                 len(other) > len(loc) and other[: len(loc)] == tuple(loc) for other in locs
             ):
                 continue  # a list emptied by its own invalid items: the items say why
-            path = _format_loc(loc)
-            message = _describe(err)
+            path = format_loc(loc)
+            message = describe_error(err)
             if (path, message) in seen:
                 continue
             seen.add((path, message))
-            line, column = _locate(data, loc)
+            line, column = locate(data, loc)
             problems.append(Problem(source, line, column, path, message))
         raise ScenarioError(problems) from None
     found = _check_references(scenario)
     if not found:
         found = _check_schedule(scenario)
     problems = [
-        Problem(source, *_locate(data, loc), _format_loc(loc), message) for loc, message in found
+        Problem(source, *locate(data, loc), format_loc(loc), message) for loc, message in found
     ]
     if problems:
         raise ScenarioError(problems)
@@ -364,8 +364,8 @@ def _check_capacity(s: Scenario) -> list[tuple[list[str | int], str]]:
             found.append(
                 (
                     ["array", "pools", i, "groups"],
-                    f"pool {pool.name!r} would hold {_show_bytes(pool_capacity(pool))}: expected "
-                    f"at most {_show_bytes(MAX_CAPACITY)} (fewer groups, drives or smaller drives)",
+                    f"pool {pool.name!r} would hold {show_bytes(pool_capacity(pool))}: expected "
+                    f"at most {show_bytes(MAX_CAPACITY)} (fewer groups, drives or smaller drives)",
                 )
             )
     if found:
@@ -468,7 +468,7 @@ def load_scenario(
         name = str(source)
     if data is None:
         raise ScenarioError([Problem(name, None, None, "", "the file is empty")])
-    _replace_run_length(data, overrides or {})
+    replace_run_length(data, overrides or {})
     for key, value in (overrides or {}).items():
         try:
             set_dotted(data, key, value)

@@ -10,13 +10,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from sanpath.spec.fields import Duration, PositiveBytes, Rate, Spec, _refuse_bools
+from sanpath.spec.fields import Duration, PositiveBytes, Rate, Spec, refuse_bools
 
 
 class SsdSpec(Spec):
     """A flash drive: ``units`` parallel flash units behind one bandwidth limit."""
 
-    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(_refuse_bools)
+    _no_bools = field_validator("units", "bandwidth", "capacity", mode="before")(refuse_bools)
 
     model: Literal["ssd"] = "ssd"
     units: Annotated[int, Field(ge=1)] = 6

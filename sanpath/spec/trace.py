@@ -231,8 +231,7 @@ def trace_problems(i: int, s: Any) -> list[tuple[list[str | int], str]]:
 
 def _iolog_version(path: str) -> int | None:
     """2 or 3 for a fio iolog (its first line), else None."""
-    from sanpath.traces.fio_iolog import version_of
-    from sanpath.traces.records import open_text
+    from sanpath.traces import open_text, version_of
 
     try:
         with open_text(path) as handle:

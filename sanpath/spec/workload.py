@@ -16,9 +16,9 @@ from sanpath.spec.fields import (
     PositiveIoBytes,
     ServiceTime,
     Spec,
-    _show_bytes,
-    _size,
 )
+from sanpath.spec.fields import as_size as _size
+from sanpath.spec.fields import show_bytes as _show_bytes
 from sanpath.spec.trace import TraceSpec
 
 

@@ -16,6 +16,7 @@ otherwise (``*_ms`` milliseconds, ``*_ns`` integer nanoseconds).
 from sanpath.stats.batches import BatchMeans, BatchValues
 from sanpath.stats.histogram import DEFAULT_BITS, FLUSH_EVERY, MAX_NS_BITS, LatencyHistogram
 from sanpath.stats.intervals import lag1_autocorrelation, mean_ci, section_ci
+from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
 from sanpath.stats.timeseries import TimeSeries
 
 __all__ = [
@@ -26,7 +27,11 @@ __all__ = [
     "BatchValues",
     "LatencyHistogram",
     "TimeSeries",
+    "interval_doubts",
     "lag1_autocorrelation",
     "mean_ci",
+    "relative_half_width",
     "section_ci",
+    "settled",
+    "trend",
 ]

@@ -9,3 +9,12 @@
 * :mod:`~sanpath.theory.textbook` - scenarios that reduce to textbook queues;
 * :mod:`~sanpath.theory.explain` - what the twin adds to a simulated run's warnings.
 """
+
+from sanpath.theory.explain import explain
+from sanpath.theory.qfull import refusal_load, retry_cycle
+
+__all__ = [
+    "explain",
+    "refusal_load",
+    "retry_cycle",
+]

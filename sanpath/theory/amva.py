@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sanpath.theory.checks import _check_population, _check_rate
-from sanpath.theory.kernels import FloatArray, _schweitzer
-from sanpath.theory.mva import _network_arrays, _utilization
+from sanpath.theory.checks import check_population, check_rate
+from sanpath.theory.kernels import FloatArray, schweitzer
+from sanpath.theory.mva import network_arrays, station_utilization
 
 __all__ = ["AmvaResult", "amva"]
 
@@ -98,10 +98,10 @@ def amva(
     ValueError
         For invalid arguments, or if the cycle takes no time at all.
     """
-    n = _check_population(population)
-    d, c = _network_arrays(demands, servers)
-    delay = _check_rate("delay", delay, positive=False)
-    z = _check_rate("think_time", think_time, positive=False)
+    n = check_population(population)
+    d, c = network_arrays(demands, servers)
+    delay = check_rate("delay", delay, positive=False)
+    z = check_rate("think_time", think_time, positive=False)
     if float(d.sum()) + delay + z == 0.0:
         raise ValueError("all demands, delay and think_time are zero: infinite throughput")
     fixed: list[tuple[float, float, bool]] = []
@@ -115,7 +115,7 @@ def amva(
         else:
             kinds.append(("fixed", len(fixed)))
             fixed.append((float(d[k]), 1.0, ck == 1 and d[k] > 0.0))
-    x, r_fixed, r_multi = _schweitzer(n, delay + z, fixed, multi)
+    x, r_fixed, r_multi = schweitzer(n, delay + z, fixed, multi)
     residence = np.array(
         [r_fixed[i] if kind == "fixed" else r_multi[i] for kind, i in kinds], dtype=np.float64
     )
@@ -125,5 +125,5 @@ def amva(
         response=n / x - z,
         queue_lengths=x * residence,
         residence=residence,
-        utilization=_utilization(np.array([x]), d, c)[0],
+        utilization=station_utilization(np.array([x]), d, c)[0],
     )

@@ -10,7 +10,7 @@ import math
 import operator
 
 
-def _check_rate(name: str, value: float, *, positive: bool) -> float:
+def check_rate(name: str, value: float, *, positive: bool) -> float:
     value = float(value)
     if not math.isfinite(value) or value < 0.0 or (positive and value == 0.0):
         kind = "positive" if positive else "non-negative"
@@ -18,14 +18,14 @@ def _check_rate(name: str, value: float, *, positive: bool) -> float:
     return value
 
 
-def _check_servers(c: int) -> int:
+def check_servers(c: int) -> int:
     c = operator.index(c)
     if c < 1:
         raise ValueError(f"number of servers must be >= 1, got {c}")
     return c
 
 
-def _check_population(population: int, name: str = "population") -> int:
+def check_population(population: int, name: str = "population") -> int:
     n = operator.index(population)
     if n < 1:
         raise ValueError(f"{name} must be >= 1, got {n}")

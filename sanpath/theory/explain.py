@@ -11,7 +11,7 @@ import dataclasses
 import math
 
 from sanpath.results import RunResult
-from sanpath.spec.scenario import Scenario
+from sanpath.spec import Scenario
 
 
 def capacity(scenario: Scenario) -> tuple[float, str] | None:

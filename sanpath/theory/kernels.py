@@ -13,11 +13,11 @@ different order (summation order, ``math.log`` against ``np.log``), so their res
 in the last bits. Either caller switched to the other kernel would change its numbers, so
 both are kept:
 
-* ``_fixed_rate_mva`` (numpy, with think time; used by ``mva``) and ``_fixed_mva`` (plain
+* ``fixed_rate_mva`` (numpy, with think time; used by ``mva``) and ``fixed_mva`` (plain
   floats, with member counts, faster for the twin's few stations; used by the twin);
-* ``_log_convolve`` (one term at a time; used by ``mva``) and ``_log_conv`` (blocked
+* ``log_convolve`` (one term at a time; used by ``mva``) and ``log_conv`` (blocked
   Toeplitz rows padded with ``-inf``, vectorised for the twin's populations of thousands;
-  used by the twin, also through ``_log_power``).
+  used by the twin, also through ``log_power``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,18 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FloatArray", "IntArray"]
+__all__ = [
+    "FloatArray",
+    "IntArray",
+    "birth_death",
+    "fixed_mva",
+    "fixed_rate_mva",
+    "log_conv",
+    "log_convolve",
+    "log_multiserver_factor",
+    "log_power",
+    "schweitzer",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -39,7 +50,7 @@ IntArray = npt.NDArray[np.int64]
 # --------------------------------------------------------------------------------------------
 
 
-def _fixed_rate_mva(
+def fixed_rate_mva(
     d: FloatArray, is_delay: npt.NDArray[np.bool_], delay: float, z: float, n_max: int
 ) -> FloatArray:
     """Throughputs ``X(1..N)`` of a network of single-server and delay stations only."""
@@ -54,7 +65,7 @@ def _fixed_rate_mva(
     return x
 
 
-def _fixed_mva(
+def fixed_mva(
     demand: Sequence[float], queueing: Sequence[bool], count: Sequence[float], delay: float,
     n_max: int,
 ) -> list[float]:  # fmt: skip
@@ -90,7 +101,7 @@ def _fixed_mva(
 # --------------------------------------------------------------------------------------------
 
 
-def _log_convolve(a: FloatArray, b: FloatArray) -> FloatArray:
+def log_convolve(a: FloatArray, b: FloatArray) -> FloatArray:
     """``log(exp(a) * exp(b))`` for the convolution ``*`` truncated to ``len(a)`` terms."""
     out = np.empty(a.size, dtype=np.float64)
     for n in range(a.size):
@@ -100,14 +111,14 @@ def _log_convolve(a: FloatArray, b: FloatArray) -> FloatArray:
     return out
 
 
-def _log_multiserver_factor(demand: float, c: int, length: int) -> FloatArray:
+def log_multiserver_factor(demand: float, c: int, length: int) -> FloatArray:
     """``log F(j) = log(D^j / prod_{i<=j} min(i, c))`` for ``j = 0..length-1``."""
     j = np.arange(length, dtype=np.float64)
     steps = math.log(demand) - np.log(np.minimum(j[1:], c))
     return np.concatenate(([0.0], np.cumsum(steps)))
 
 
-def _log_conv(a: FloatArray, b: FloatArray) -> FloatArray:
+def log_conv(a: FloatArray, b: FloatArray) -> FloatArray:
     """``log(exp(a) * exp(b))`` for the convolution ``*`` truncated to ``len(a)`` terms."""
     n = a.size
     padded = np.concatenate((np.full(n - 1, -np.inf), b[:n]))
@@ -124,17 +135,17 @@ def _log_conv(a: FloatArray, b: FloatArray) -> FloatArray:
     return out
 
 
-def _log_power(f: FloatArray, m: int) -> FloatArray:
+def log_power(f: FloatArray, m: int) -> FloatArray:
     """``f`` convolved with itself ``m`` times (``m = 0``: the unit)."""
     result = np.full(f.size, -np.inf)
     result[0] = 0.0
     base = f
     while m > 0:
         if m & 1:
-            result = _log_conv(result, base)
+            result = log_conv(result, base)
         m >>= 1
         if m:
-            base = _log_conv(base, base)
+            base = log_conv(base, base)
     return result
 
 
@@ -143,7 +154,7 @@ def _log_power(f: FloatArray, m: int) -> FloatArray:
 # --------------------------------------------------------------------------------------------
 
 
-def _birth_death(rate: float, demand: FloatArray) -> tuple[float, FloatArray]:
+def birth_death(rate: float, demand: FloatArray) -> tuple[float, FloatArray]:
     """A load-dependent member fed alone at ``rate`` customers per second.
 
     ``demand[j - 1]`` is its demand per customer (s) with ``j`` customers present, constant
@@ -169,7 +180,7 @@ def _birth_death(rate: float, demand: FloatArray) -> tuple[float, FloatArray]:
     return mean / total, p
 
 
-def _schweitzer(
+def schweitzer(
     n: int,
     delay: float,
     fixed: Sequence[tuple[float, float, bool]],
@@ -181,7 +192,7 @@ def _schweitzer(
     ``fixed`` holds ``(demand, count, queueing)`` per kind of fixed-rate member (``count``
     identical members; queueing: one server, else a pure delay), ``load_dependent``
     ``(count, demands)`` with the member's demand per customer with ``j`` present
-    (:func:`_birth_death`); ``delay`` (s) is added to every cycle. Returns
+    (:func:`birth_death`); ``delay`` (s) is added to every cycle. Returns
     ``(X, [R_k fixed], [R_k load dependent])``, residence times per member in seconds.
 
     An arriving customer sees the network with ``n - 1`` customers; Bard and Schweitzer
@@ -210,7 +221,7 @@ def _schweitzer(
         r_ld = []
         for m, demand in load_dependent:
             if arrival > 0.0:
-                mean, _ = _birth_death(arrival, demand)
+                mean, _ = birth_death(arrival, demand)
                 r = mean / arrival
             else:
                 r = float(demand[0])

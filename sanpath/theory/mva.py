@@ -42,13 +42,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sanpath.theory.checks import _check_population, _check_rate
+from sanpath.theory.checks import check_population, check_rate
 from sanpath.theory.kernels import (
     FloatArray,
     IntArray,
-    _fixed_rate_mva,
-    _log_convolve,
-    _log_multiserver_factor,
+    fixed_rate_mva,
+    log_convolve,
+    log_multiserver_factor,
 )
 
 __all__ = ["MvaResult", "asymptotic_bounds", "mva", "mva_bounded"]
@@ -104,7 +104,7 @@ class MvaResult:
             array.setflags(write=False)
 
 
-def _network_arrays(
+def network_arrays(
     demands: Sequence[float], servers: Sequence[int | None] | None
 ) -> tuple[FloatArray, IntArray]:
     """Validate ``demands``/``servers``; return demands and server counts (0 = infinite)."""
@@ -124,7 +124,7 @@ def _network_arrays(
     return d, c
 
 
-def _utilization(x: FloatArray, d: FloatArray, c: IntArray) -> FloatArray:
+def station_utilization(x: FloatArray, d: FloatArray, c: IntArray) -> FloatArray:
     """Per-server utilisation ``X D_k / c_k`` (``X D_k`` for infinite-server stations)."""
     per_server = np.where(c > 0, d / np.maximum(c, 1), d)
     return np.outer(x, per_server)
@@ -203,10 +203,10 @@ def mva(
         For invalid arguments, or if the cycle takes no time at all (all demands, ``delay``
         and ``think_time`` zero) so that the throughput would be infinite.
     """
-    n_max = _check_population(population)
-    d, c = _network_arrays(demands, servers)
-    delay = _check_rate("delay", delay, positive=False)
-    z = _check_rate("think_time", think_time, positive=False)
+    n_max = check_population(population)
+    d, c = network_arrays(demands, servers)
+    delay = check_rate("delay", delay, positive=False)
+    z = check_rate("think_time", think_time, positive=False)
     if float(d.sum()) + delay + z == 0.0:
         raise ValueError("all demands, delay and think_time are zero: infinite throughput")
 
@@ -224,23 +224,23 @@ def mva(
     if multi:
         fixed = ~is_multi
         if float(d[fixed].sum()) + delay + z > 0.0:
-            x_fixed = _fixed_rate_mva(d[fixed], is_delay[fixed], delay, z, n_max - 1)
+            x_fixed = fixed_rate_mva(d[fixed], is_delay[fixed], delay, z, n_max - 1)
             log_g_fixed = np.concatenate(([0.0], -np.cumsum(np.log(x_fixed))))
         else:  # nothing but the multi-server stations: G = 1 at n = 0, 0 otherwise
             log_g_fixed = np.full(n_max, -np.inf)
             log_g_fixed[0] = 0.0
-        log_f = [_log_multiserver_factor(float(d[k]), int(c[k]), n_max) for k in multi]
+        log_f = [log_multiserver_factor(float(d[k]), int(c[k]), n_max) for k in multi]
         # prefix[i] = fixed part (*) F_0 (*) ... (*) F_{i-1}; suffix[i] = F_i (*) ... (*) F_{L-1}
         prefix = [log_g_fixed]
         for f in log_f:
-            prefix.append(_log_convolve(prefix[-1], f))
+            prefix.append(log_convolve(prefix[-1], f))
         log_g = prefix[-1]
         suffix: FloatArray | None = None
         log_g_rest = [np.empty(0)] * len(multi)
         for i in range(len(multi) - 1, -1, -1):
-            log_g_rest[i] = prefix[i] if suffix is None else _log_convolve(prefix[i], suffix)
+            log_g_rest[i] = prefix[i] if suffix is None else log_convolve(prefix[i], suffix)
             if i > 0:
-                suffix = log_f[i] if suffix is None else _log_convolve(log_f[i], suffix)
+                suffix = log_f[i] if suffix is None else log_convolve(log_f[i], suffix)
     weights = [np.arange(int(c[k]) - 1, 0, -1, dtype=np.float64) for k in multi]  # c-1-j
 
     throughput = np.empty(n_max, dtype=np.float64)
@@ -277,7 +277,7 @@ def mva(
         response=response,
         queue_lengths=queue,
         residence=residence,
-        utilization=_utilization(throughput, d, c),
+        utilization=station_utilization(throughput, d, c),
     )
 
 
@@ -329,13 +329,13 @@ def mva_bounded(
     MvaResult
         Results for populations ``1..N``.
     """
-    n_max = _check_population(population)
-    z = _check_rate("think_time", think_time, positive=False)
+    n_max = check_population(population)
+    z = check_rate("think_time", think_time, positive=False)
     if limit is None or operator.index(limit) >= n_max:
         return mva(demands, n_max, servers, delay, z)
-    cap = _check_population(limit, "limit")
-    d, c = _network_arrays(demands, servers)
-    delay = _check_rate("delay", delay, positive=False)
+    cap = check_population(limit, "limit")
+    d, c = network_arrays(demands, servers)
+    delay = check_rate("delay", delay, positive=False)
     if float(d.sum()) + delay == 0.0:
         # The network takes no time at all: the limit never binds.
         return mva(demands, n_max, servers, delay, z)
@@ -375,7 +375,7 @@ def mva_bounded(
         response=response,
         queue_lengths=queue,
         residence=residence,
-        utilization=_utilization(throughput, d, c),
+        utilization=station_utilization(throughput, d, c),
     )
 
 
@@ -417,10 +417,10 @@ def asymptotic_bounds(
     tuple of numpy.ndarray
         ``(throughput_upper, response_lower)``, each of shape ``(N,)``, in jobs/s and s.
     """
-    n_max = _check_population(population)
-    d, c = _network_arrays(demands, servers)
-    delay = _check_rate("delay", delay, positive=False)
-    z = _check_rate("think_time", think_time, positive=False)
+    n_max = check_population(population)
+    d, c = network_arrays(demands, servers)
+    delay = check_rate("delay", delay, positive=False)
+    z = check_rate("think_time", think_time, positive=False)
     total = float(d.sum()) + delay
     if total + z == 0.0:
         raise ValueError("all demands, delay and think_time are zero: infinite throughput")

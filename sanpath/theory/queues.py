@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sanpath.theory.checks import _check_rate, _check_servers
+from sanpath.theory.checks import check_rate, check_servers
 from sanpath.theory.mva import MvaResult, asymptotic_bounds, mva, mva_bounded
 
 __all__ = [
@@ -116,8 +116,8 @@ def mm1(arrival_rate: float, service_rate: float) -> OpenQueueResult:
     ValueError
         If a rate is negative or not finite, or the queue is unstable (``rho >= 1``).
     """
-    lam = _check_rate("arrival_rate", arrival_rate, positive=False)
-    mu = _check_rate("service_rate", service_rate, positive=True)
+    lam = check_rate("arrival_rate", arrival_rate, positive=False)
+    mu = check_rate("service_rate", service_rate, positive=True)
     rho = lam / mu
     if rho >= 1.0:
         raise ValueError(f"unstable M/M/1 queue: rho = {rho:.6g} >= 1")
@@ -160,8 +160,8 @@ def erlang_c(c: int, offered_load: float) -> float:
     ValueError
         If ``c < 1`` or ``offered_load`` is negative or not finite.
     """
-    c = _check_servers(c)
-    a = _check_rate("offered_load", offered_load, positive=False)
+    c = check_servers(c)
+    a = check_rate("offered_load", offered_load, positive=False)
     if a == 0.0:
         return 0.0
     if a >= c:
@@ -197,9 +197,9 @@ def mmc(arrival_rate: float, service_rate: float, servers: int) -> OpenQueueResu
     ValueError
         If an argument is out of range or the queue is unstable (``rho >= 1``).
     """
-    lam = _check_rate("arrival_rate", arrival_rate, positive=False)
-    mu = _check_rate("service_rate", service_rate, positive=True)
-    c = _check_servers(servers)
+    lam = check_rate("arrival_rate", arrival_rate, positive=False)
+    mu = check_rate("service_rate", service_rate, positive=True)
+    c = check_servers(servers)
     rho = lam / (c * mu)
     if rho >= 1.0:
         raise ValueError(f"unstable M/M/{c} queue: rho = {rho:.6g} >= 1")
@@ -242,9 +242,9 @@ def mg1(arrival_rate: float, mean_service: float, cv_service: float) -> OpenQueu
     ValueError
         If an argument is out of range or the queue is unstable (``rho >= 1``).
     """
-    lam = _check_rate("arrival_rate", arrival_rate, positive=False)
-    s = _check_rate("mean_service", mean_service, positive=True)
-    cv = _check_rate("cv_service", cv_service, positive=False)
+    lam = check_rate("arrival_rate", arrival_rate, positive=False)
+    s = check_rate("mean_service", mean_service, positive=True)
+    cv = check_rate("cv_service", cv_service, positive=False)
     rho = lam * s
     if rho >= 1.0:
         raise ValueError(f"unstable M/G/1 queue: rho = {rho:.6g} >= 1")

@@ -12,8 +12,9 @@ summarize it, each with the same readers:
 * :mod:`~sanpath.traces.summary`: a trace's figures in one pass (:func:`summarize`).
 """
 
+from sanpath.traces.fio_iolog import version_of
 from sanpath.traces.reader import FORMATS, TraceReader, check
-from sanpath.traces.records import SECTOR, Batch, Tally, TraceError, Window
+from sanpath.traces.records import SECTOR, Batch, Tally, TraceError, Window, open_text
 from sanpath.traces.summary import Summary, summarize
 
 __all__ = [
@@ -26,5 +27,7 @@ __all__ = [
     "TraceReader",
     "Window",
     "check",
+    "open_text",
     "summarize",
+    "version_of",
 ]

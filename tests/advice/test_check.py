@@ -522,7 +522,14 @@ def test_route_loads_under_full_load_and_at_the_workload() -> None:
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rule_id", SIMULATED)
+SLOW_OPINIONS = {"SP007-enclosure-fan-out", "SP008-failover-idle", "SP015-host-cpu"}
+"""Second opinions that simulate for over ten seconds (``make quick`` leaves them out)."""
+
+
+@pytest.mark.parametrize(
+    "rule_id",
+    [pytest.param(r, marks=pytest.mark.slow) if r in SLOW_OPINIONS else r for r in SIMULATED],
+)
 def test_second_opinion_agrees_with_the_direction_of_the_finding(rule_id: str) -> None:
     changes, kwargs, _ = TRIGGERS[rule_id]
     report = check(variant(changes), rules=[rule_id], simulate=True, ios=IOS, **kwargs)
@@ -546,6 +553,7 @@ def test_rules_without_a_performance_claim_are_not_simulated() -> None:
         assert report.proposal is not None  # the proposal itself is still simulated
 
 
+@pytest.mark.slow
 def test_a_fix_on_top_of_earlier_fixes_is_compared_with_them() -> None:
     # shallow depth and failover together: SP008's fix is applied after SP010's... or the
     # other way round; either way the second finding is also judged in that context
@@ -622,6 +630,7 @@ def test_clean_proposal_has_no_findings() -> None:
     assert "no findings" in report.text()
 
 
+@pytest.mark.slow
 def test_oversubscribed_proposal_shows_the_port_fan_in_and_its_fix_removes_queue_full() -> None:
     report = check(PROPOSALS / "oversubscribed_port.yaml", simulate=True, ios=IOS)
     assert rules_and_severities(report) == {("SP001-fan-in", "error")}
@@ -637,6 +646,7 @@ def test_oversubscribed_proposal_shows_the_port_fan_in_and_its_fix_removes_queue
     assert op.verdict == "agrees"
 
 
+@pytest.mark.slow
 def test_split_and_unbalanced_proposal_shows_both_faults_and_the_fixes_pay_together() -> None:
     report = check(PROPOSALS / "split_and_unbalanced.yaml", simulate=True, ios=IOS)
     found = rules_and_severities(report)
@@ -714,6 +724,7 @@ def test_json_output_has_the_findings_and_matches_the_api(
     assert data == json.loads(check(path).to_json())
 
 
+@pytest.mark.slow
 def test_json_output_carries_the_second_opinion(capsys: pytest.CaptureFixture[str]) -> None:
     path = PROPOSALS / "oversubscribed_port.yaml"
     code, out, _ = cli(capsys, str(path), "--json", "--ios", str(IOS), "--fail-on", "error")

@@ -51,6 +51,7 @@ def measure(data: dict[str, Any], populations: tuple[int, ...]) -> list[Measured
     return points
 
 
+@pytest.mark.slow
 def test_recovers_known_parameters() -> None:
     truth = path_with(0.5, 1.0)
     measured = measure(truth, (1, 4, 16))
@@ -140,6 +141,7 @@ def test_fio_json_reader() -> None:
         read_fio_json({"nothing": 1})
 
 
+@pytest.mark.slow
 def test_csv_reader_and_cli_writes_calibrated_copy(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -45,6 +45,7 @@ LAYOUT = {
 """The same 24 drives in each RAID level."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", MIXED)
 def test_cited_figures_meet_their_bands_or_are_known_misses(name: str) -> None:
     assert_bands(name, compare(SCENARIOS / f"{name}.yaml"), KNOWN_MISSES)
@@ -60,6 +61,7 @@ def _drive_ops(read_fraction: float, raid: str) -> float:
     return read_fraction + (1 - read_fraction) * PENALTY[raid]
 
 
+@pytest.mark.slow
 def test_raid_levels_under_a_67_33_mix_follow_the_write_penalties() -> None:
     """Same drives, 67% reads: IOPS ratios within 12% of the write-penalty arithmetic.
 

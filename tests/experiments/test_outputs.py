@@ -253,6 +253,7 @@ def test_poor_fit_warning_names_the_worst_points() -> None:
     assert fake_result([0.06, -0.06]).warning(0.05) is not None
 
 
+@pytest.mark.slow
 def test_calibrate_cli_warns_and_fails_above(
     tmp_path: Path, scenario_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,6 +29,7 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {}
 """(scenario, point label) -> why the model misses it; empty while every point is met."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SEEDS)
 def test_published_points_fall_in_their_bands(name: str) -> None:
     assert_bands(name, compare(SCENARIOS / f"{name}.yaml"), KNOWN_MISSES)

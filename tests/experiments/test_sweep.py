@@ -105,6 +105,7 @@ def test_process_pool_gives_the_serial_table(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(comparable(serial.table), comparable(jobs.table))
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_serial_table() -> None:
     distributed = pytest.importorskip("distributed")
     grid = {QD: [2, 8], OIO: [4, 16]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -54,7 +55,8 @@ def test_longest_first_orders_by_the_budget_estimate() -> None:
 
 
 def test_serial_sweeps_run_in_grid_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sanpath.experiments.sweep as sweep_module
+    # the module, not the function the experiments face exports under the same name
+    sweep_module = importlib.import_module("sanpath.experiments.sweep")
 
     ran: list[int] = []
     original = sweep_module.run_task

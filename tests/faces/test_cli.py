@@ -276,6 +276,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 # --- the module entry point -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_python_m_sanpath(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nhosts: []\n")

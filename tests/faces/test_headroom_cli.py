@@ -59,6 +59,7 @@ def test_json_keys_twin_only(mm1: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert payload["realised"]["workloads.0.rate"] == pytest.approx(500.0, rel=1e-3)
 
 
+@pytest.mark.slow
 def test_simulated_confirmation_text_and_plot(
     mm1: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -34,6 +34,7 @@ def test_what_if_widget_headless() -> None:
     assert "simulated:" in box.status.value
 
 
+@pytest.mark.slow
 def test_a_simulated_point_stops_on_precision_and_reports_steadiness() -> None:
     from sanpath.notebook import QUICK_PRECISION, WhatIf
 

@@ -228,6 +228,7 @@ def test_esxtop_adapters_are_read_but_not_made_workloads(tmp_path: Path) -> None
     assert "adapter counters left out" in out.read_text()
 
 
+@pytest.mark.slow
 def test_calibrate_fits_to_the_imported_measurements(tmp_path: Path) -> None:
     imported = tmp_path / "sql.yaml"
     import_scenario([SCENARIOS / "measured" / "perfmon_sql.csv"], out=imported)

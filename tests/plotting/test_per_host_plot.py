@@ -63,6 +63,7 @@ def test_per_host_plot_needs_hosts() -> None:
         per_host(table)
 
 
+@pytest.mark.slow
 def test_plot_command_draws_per_host(fan_in_sweep: SweepResult, tmp_path: Path) -> None:
     from sanpath.cli import main
 

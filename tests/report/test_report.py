@@ -61,6 +61,7 @@ def test_report_writes_html_only(tmp_path: Path, fan_in_report: sanpath.report.R
         write_report(fan_in_report, tmp_path / "r.pdf")
 
 
+@pytest.mark.slow
 def test_page_with_headroom_and_sweep(tmp_path: Path) -> None:
     base = sanpath.load_scenario(
         SCENARIOS / "quickstart.yaml",

@@ -26,7 +26,6 @@ def station(name: str, kind: str, layer: str, utilization: float) -> StationStat
         arrivals=0,
         completions=0,
         rejected=0,
-        in_station_at_end=0,
         little_residual=0.0,
     )
 

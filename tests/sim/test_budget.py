@@ -115,6 +115,7 @@ def test_estimate_counts_the_routes_and_memory_of_a_closed_loop() -> None:
     assert peak / 3 < built < 3 * peak, (built, peak)
 
 
+@pytest.mark.slow
 def test_estimate_of_many_hosts_on_many_luns_agrees_with_a_measured_run() -> None:
     """200 hosts on 64 LUNs through 2 x 16 paths each (204,800 paths), an open loop of 4,400
     I/Os: the run makes a route and a device counter only where its I/Os go, about one per

@@ -107,6 +107,7 @@ def test_profile_depth_1_within_the_rule_of_thumb(profile: str) -> None:
     assert 0.97 * low <= one_drive(profile, 1) <= high
 
 
+@pytest.mark.slow
 def test_cheetah_15k7_against_the_measured_queue_curve() -> None:
     """hdd-15k against Xu's ST3300657SS (fio 4 KiB random reads): the region is fitted to the
     queue-depth-1 figure (355), then the deeper queues are predictions.

@@ -72,6 +72,7 @@ def shares(data: dict[str, Any], replicates: int) -> np.ndarray:
     return np.array(rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lun_limit", [None, 32], ids=["drives-queue", "queue-full"])
 def test_hosts_share_a_saturated_lun_in_proportion_to_their_queues(
     lun_limit: int | None,
@@ -89,6 +90,7 @@ def test_hosts_share_a_saturated_lun_in_proportion_to_their_queues(
         assert one.counters["lun_qfull"] > 0 and one.starving == ()
 
 
+@pytest.mark.slow
 def test_a_host_that_backs_off_while_the_others_do_not_starves_and_is_named() -> None:
     mixed = shared_lun((32,) * 4, ("none", "none", "none", "vmware"), 32, ios=4_000)
     result = sanpath.run(mixed)

@@ -51,6 +51,7 @@ def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
     base = small_san(outstanding=64)
     iops = []
@@ -63,6 +64,7 @@ def test_more_queue_depth_never_lowers_closed_loop_throughput() -> None:
     assert iops[-1] > 2.5 * iops[0]
 
 
+@pytest.mark.slow
 def test_port_queue_overflow_gives_queue_full_and_a_longer_tail() -> None:
     base = small_san(outstanding=8, ios=12_000)
     base["hosts"][0]["count"] = 8
@@ -105,6 +107,7 @@ def test_a_switch_probe_sees_each_queue_full_as_an_exchange_of_its_own() -> None
     assert max(timeseries["exchange_ms_p99"]) > 50 * 2 * one_way * 1e3
 
 
+@pytest.mark.slow
 def test_throttling_reduces_queue_full_answers() -> None:
     base = small_san(outstanding=16, ios=12_000)
     base["hosts"][0].update(count=8, multipath="failover", lun_queue_depth=16)
@@ -241,6 +244,7 @@ def test_write_back_cache_absorbs_writes_and_write_aside_bypasses_it() -> None:
     assert bypass.breakdown_ms["drive"] > 0.8 * bypass.latency_ms["mean"]
 
 
+@pytest.mark.slow
 def test_full_write_cache_forces_flushes() -> None:
     base = small_san(outstanding=16, read_fraction=0.0, ios=20_000)
     base["array"]["cache"] = {"write_back": "4MiB"}
@@ -402,6 +406,7 @@ def test_read_and_write_latencies_average_to_the_mean() -> None:
     assert reads_only.to_dict()["write_latency_ms_mean"] is None
 
 
+@pytest.mark.slow
 def test_write_aside_counts_the_writes_that_bypass_the_cache() -> None:
     base = small_san(
         outstanding=2, read_fraction=0.0, ios=2_000, block_size={"8KiB": 0.5, "2MiB": 0.5}

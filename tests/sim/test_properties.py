@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -154,6 +155,7 @@ def test_invariants(data: dict[str, Any]) -> None:
         assert station.little_residual < 1e-6, station
 
 
+@pytest.mark.slow
 @given(scenarios())
 def test_same_seed_same_numbers(data: dict[str, Any]) -> None:
     data["run"]["ios"] = 300

@@ -12,11 +12,10 @@ from hypothesis import strategies as st
 from sanpath.stats import BatchMeans, LatencyHistogram, section_ci
 from sanpath.stats.steady import interval_doubts, mser, relative_half_width, settled, trend
 
-RNG = np.random.default_rng(20261124)
-
 
 def test_mser_cuts_a_step_near_where_it_ends() -> None:
-    noise = RNG.normal(0.0, 1.0, 200)
+    rng = np.random.default_rng(20261125)
+    noise = rng.normal(0.0, 1.0, 200)
     series = noise + np.where(np.arange(200) < 40, 10.0, 0.0)
     cut = mser(series)
     assert 38 <= cut <= 50
@@ -24,13 +23,15 @@ def test_mser_cuts_a_step_near_where_it_ends() -> None:
 
 
 def test_mser_on_a_stationary_series_cuts_little() -> None:
-    cuts = [mser(RNG.normal(5.0, 1.0, 100)) for _ in range(50)]
+    rng = np.random.default_rng(20261126)
+    cuts = [mser(rng.normal(5.0, 1.0, 100)) for _ in range(50)]
     assert np.median(cuts) <= 10
-    assert sum(settled(RNG.normal(5.0, 1.0, 100)) for _ in range(50)) >= 45
+    assert sum(settled(rng.normal(5.0, 1.0, 100)) for _ in range(50)) >= 45
 
 
 def test_a_climbing_series_is_not_settled_and_has_a_trend() -> None:
-    series = np.linspace(0.0, 10.0, 64) + RNG.normal(0.0, 0.5, 64)
+    rng = np.random.default_rng(20261127)
+    series = np.linspace(0.0, 10.0, 64) + rng.normal(0.0, 0.5, 64)
     assert mser(series) >= 28  # as far as MSER may cut: half the series
     assert not settled(series)
     t = trend(series)
@@ -38,19 +39,21 @@ def test_a_climbing_series_is_not_settled_and_has_a_trend() -> None:
 
 
 def test_no_trend_in_noise_and_none_in_a_constant() -> None:
-    flagged = sum(trend(RNG.normal(0.0, 1.0, 40)).significant for _ in range(200))
+    rng = np.random.default_rng(20261128)
+    flagged = sum(trend(rng.normal(0.0, 1.0, 40)).significant for _ in range(200))
     assert flagged <= 3  # p < 0.001 each: about 0.2 expected
     assert not trend(np.full(40, 3.0)).significant
 
 
 def test_interval_doubts_name_correlated_and_skewed_batches() -> None:
+    rng = np.random.default_rng(20261129)
     ar = np.zeros(40)
     for i in range(1, 40):
-        ar[i] = 0.9 * ar[i - 1] + RNG.normal()
+        ar[i] = 0.9 * ar[i - 1] + rng.normal()
     assert any("correlated" in d for d in interval_doubts(ar))
-    skewed = RNG.lognormal(0.0, 2.0, 40)
+    skewed = rng.lognormal(0.0, 2.0, 40)
     assert any("skewed" in d for d in interval_doubts(skewed))
-    quiet = sum(bool(interval_doubts(RNG.normal(0.0, 1.0, 40))) for _ in range(100))
+    quiet = sum(bool(interval_doubts(rng.normal(0.0, 1.0, 40))) for _ in range(100))
     assert quiet <= 15  # two tests at about 2.5% each
 
 
@@ -71,9 +74,10 @@ def test_relative_half_width() -> None:
 
 
 def test_finish_folds_the_open_batch_into_the_last_so_batches_cover_the_window() -> None:
+    rng = np.random.default_rng(20261130)
     bm = BatchMeans(10, max_batches=8)
     bm.start(1.0)
-    latencies = RNG.exponential(0.01, 97)
+    latencies = rng.exponential(0.01, 97)
     t = 1.0
     for x in latencies:
         t += 0.001
@@ -92,11 +96,12 @@ def test_finish_folds_the_open_batch_into_the_last_so_batches_cover_the_window()
 
 
 def test_iops_and_latency_intervals_are_centred_on_the_window_figures() -> None:
+    rng = np.random.default_rng(20261131)
     bm = BatchMeans(50)
     bm.start(0.0)
     t = 0.0
-    gaps = RNG.exponential(0.001, 1037)
-    lat = RNG.exponential(0.005, 1037)
+    gaps = rng.exponential(0.001, 1037)
+    lat = rng.exponential(0.005, 1037)
     for g, x in zip(gaps, lat, strict=True):
         t += float(g)
         bm.add(t, float(x))
@@ -109,8 +114,9 @@ def test_iops_and_latency_intervals_are_centred_on_the_window_figures() -> None:
 
 
 def test_batch_quantiles_match_each_batch() -> None:
+    rng = np.random.default_rng(20261132)
     bm = BatchMeans(400, hist_bits=7)
-    values = RNG.lognormal(-5.0, 1.0, 2000)
+    values = rng.lognormal(-5.0, 1.0, 2000)
     for i, x in enumerate(values):
         bm.add(float(i), float(x))
     got = bm.quantiles(0.99)

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 import sanpath
 from sanpath.theory.amva import amva
 from sanpath.theory.mva import mva
-from sanpath.theory.twin import predict_many, solve
+from sanpath.theory.twin import predict_many
+from sanpath.theory.twin.solve import mva as twin_mva
 from tests.conftest import SCENARIOS
 
 networks = st.tuples(
@@ -88,7 +89,7 @@ def test_the_twin_s_approximation_agrees_with_its_exact_solution(
     scenario = sanpath.load_scenario(SCENARIOS / "quickstart.yaml")
     points = [{"workloads.0.outstanding": n} for n in (2, 8, 32, 128)]
     exact = predict_many(scenario, points)
-    monkeypatch.setattr(solve, "EXACT_POPULATION", 0)
+    monkeypatch.setattr(twin_mva, "EXACT_POPULATION", 0)
     approx = predict_many(scenario.model_copy(update={"name": scenario.name}), points)
     for e, a in zip(exact, approx, strict=True):
         assert a.iops == pytest.approx(e.iops, rel=0.05)

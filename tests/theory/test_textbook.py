@@ -27,6 +27,7 @@ def assert_agrees(ci: tuple[float, float], value: float, exact: float) -> None:
     assert abs(value - exact) <= 0.03 * exact, f"{value:.6g} is more than 3% from {exact:.6g}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho", [0.5, 0.8])
 def test_mm1_drive(rho: float) -> None:
     service_ms = 1.0
@@ -37,6 +38,7 @@ def test_mm1_drive(rho: float) -> None:
     assert result.iops == pytest.approx(rate, rel=0.03)
 
 
+@pytest.mark.slow
 def test_mmc_controller_erlang_c() -> None:
     cores, service_ms, rate = 4, 1.0, 3000.0
     data = textbook.open_queue(
@@ -49,6 +51,7 @@ def test_mmc_controller_erlang_c() -> None:
     assert controller.utilization == pytest.approx(rate * service_ms / 1e3 / cores, rel=0.03)
 
 
+@pytest.mark.slow
 def test_md1_pollaczek_khinchine() -> None:
     rate = 800.0
     result = sanpath.run(textbook.open_queue(rate, "1ms", ios=120_000))
@@ -56,6 +59,7 @@ def test_md1_pollaczek_khinchine() -> None:
     assert_agrees(result.ci95["latency_ms_mean"], result.latency_ms["mean"], exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("service", "cv"),
     [
@@ -70,6 +74,7 @@ def test_mg1_pollaczek_khinchine(service: dict[str, object], cv: float) -> None:
     assert_agrees(result.ci95["latency_ms_mean"], result.latency_ms["mean"], exact)
 
 
+@pytest.mark.slow
 def test_mg1_lognormal_over_replicates() -> None:
     """Skewed service converges slowly: use independent replicates and their t-interval."""
     rate, cv = 750.0, 0.75

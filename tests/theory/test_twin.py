@@ -185,6 +185,7 @@ def test_open_textbook_within_5_percent_of_simulator() -> None:
         within(predict(data), sanpath.run(data))
 
 
+@pytest.mark.slow
 def test_report_error_against_simulator_on_shipped_scenarios() -> None:
     """Twin against simulator on every shipped scenario (``pytest -s`` prints the table that
     ``make validation`` writes for ``docs/twin.md``)."""

@@ -12,5 +12,17 @@
 """
 
 from sanpath.advice.rules import depth, host, paths, qfull, queues, raid, transfer
+from sanpath.advice.rules.paths import port_balance
+from sanpath.advice.rules.queues import safe_host_queue_depth
 
-__all__ = ["depth", "host", "paths", "qfull", "queues", "raid", "transfer"]
+__all__ = [
+    "depth",
+    "host",
+    "paths",
+    "port_balance",
+    "qfull",
+    "queues",
+    "raid",
+    "safe_host_queue_depth",
+    "transfer",
+]

@@ -9,14 +9,14 @@ from typing import Any
 from sanpath.advice.analysis import (
     Limits,
     PathAnalysis,
-    _cap_fix,
-    _largest_cap,
-    _smallest,
-    _valid,
+    cap_fix,
     fan_in,
+    largest_cap,
+    smallest,
+    validated,
 )
-from sanpath.advice.costs import _pair_loads, _pool_mix, estimate_latency, parallel_units
-from sanpath.advice.fmt import _n
+from sanpath.advice.costs import estimate_latency, pair_loads, parallel_units, pool_mix
+from sanpath.advice.fmt import num
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.spec import Scenario
 
@@ -34,9 +34,9 @@ SRC_LATENCY = (
 
 def _overlap(pa: PathAnalysis, pool_index: int, limits: Limits) -> tuple[float, float]:
     """(commands on the pool from random workloads, drive operations they keep in flight)."""
-    pairs = _pair_loads(pa, pa.route_loads(limits))
+    pairs = pair_loads(pa, pa.route_loads(limits))
     mine = {k: v for k, v in pairs.items() if pa.luns[k[1]].pool_index == pool_index}
-    mix = _pool_mix(pa, pool_index, mine)
+    mix = pool_mix(pa, pool_index, mine)
     if mix.random_share <= 0 or mix.backend_ops <= 0:
         return 0.0, 0.0
     n = sum(mine.values()) * mix.random_share
@@ -97,7 +97,7 @@ def check_shallow(s: Scenario, options: CheckOptions) -> list[Found]:
         def ok(q: float, pi: int = pi, goal: float = goal) -> bool:
             return _overlap(pa, pi, Limits(full_load=False, depth_floor=q))[1] >= goal - 1e-9
 
-        q = _smallest(ok)
+        q = smallest(ok)
         groups = sorted({g for (g, li) in pa.by_pair if pa.luns[li].pool_index == pi})
         settings = []
         for g in groups:
@@ -112,24 +112,24 @@ def check_shallow(s: Scenario, options: CheckOptions) -> list[Found]:
         fix = _raise_fix(pa, groups, q) if q is not None else {}
         note = ""
         if fix:
-            fixed = _valid(s, fix)
+            fixed = validated(s, fix)
             pq = s.array.port_queue_depth
             if fixed is not None and pq is not None:
                 peak = max(fan_in(fixed).values())
                 if peak > pq:
                     note = (
-                        f" At that depth the busiest port could be sent {_n(peak)} commands, more "
+                        f" At that depth the busiest port could be sent {num(peak)} commands, more "
                         f"than its {pq} slots: see SP001."
                     )
         findings.append(
             Found(
-                title=(f"Pool {pool.name}: {_n(ops)} drive operations in flight for {u} drives"),
+                title=(f"Pool {pool.name}: {num(ops)} drive operations in flight for {u} drives"),
                 message=(
-                    f"The random workloads on pool {pool.name} can keep {_n(n)} commands "
+                    f"The random workloads on pool {pool.name} can keep {num(n)} commands "
                     f"outstanding under the queue settings ({'; '.join(settings)}), which "
-                    f"become about {_n(ops)} drive operations in flight, for {u} parallel "
+                    f"become about {num(ops)} drive operations in flight, for {u} parallel "
                     f"drive units. Without the depth limits the workloads would keep "
-                    f"{_n(ops_free)} in flight."
+                    f"{num(ops_free)} in flight."
                 ),
                 mechanism=(
                     "A drive that has no command waiting is idle, so with fewer outstanding "
@@ -187,13 +187,13 @@ def check_latency_target(s: Scenario, options: CheckOptions) -> list[Found]:
         values = estimate_latency(pa, pa.route_loads(Limits(full_load=False, host_cap=q)))
         return max(values.values(), default=0.0) <= target
 
-    q = _largest_cap(ok)
-    pairs = _pair_loads(pa, loads)
+    q = largest_cap(ok)
+    pairs = pair_loads(pa, loads)
     worst = max(over, key=lambda pi: over[pi])
     pool = s.array.pools[worst]
     n = sum(v for k, v in pairs.items() if pa.luns[k[1]].pool_index == worst)
     groups = sorted({g for (g, li) in pa.by_pair if pa.luns[li].pool_index in over})
-    fix = _cap_fix(s, groups, q) if q is not None else {}
+    fix = cap_fix(s, groups, q) if q is not None else {}
     rate = n / (over[worst]) if over[worst] > 0 else 0.0
     return [
         Found(
@@ -202,7 +202,7 @@ def check_latency_target(s: Scenario, options: CheckOptions) -> list[Found]:
                 f"{target * 1e3:g} ms target"
             ),
             message=(
-                f"The queue settings let {_n(n)} commands into pool {pool.name} at the "
+                f"The queue settings let {num(n)} commands into pool {pool.name} at the "
                 f"proposal's load. Its {parallel_units(pool)} drive units complete about "
                 f"{rate:,.0f} per second at that depth, so by Little's law each command spends "
                 f"about {over[worst] * 1e3:.1f} ms in the array, past the "

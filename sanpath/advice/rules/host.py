@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sanpath.advice.fmt import _host_label, _n, _pct
+from sanpath.advice.fmt import host_label, num, pct
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.layout import station_name
 from sanpath.spec import Scenario
@@ -59,7 +59,7 @@ def check_driver_range(s: Scenario, options: CheckOptions) -> list[Found]:
             Found(
                 title=f"{host.name}: per-LUN queue depth above {DRIVER_QUEUE_LIMIT}",
                 message=(
-                    f"Host {_host_label(host)} sets {', '.join(items)}; Windows Storport (without "
+                    f"Host {host_label(host)} sets {', '.join(items)}; Windows Storport (without "
                     f"extended SRBs) and HP-UX accept at most {DRIVER_QUEUE_LIMIT} per LUN."
                 ),
                 mechanism=(
@@ -107,16 +107,16 @@ def check_host_cpu(s: Scenario, options: CheckOptions) -> list[Found]:
         close = ""
         if runner_up is not None and others[runner_up] >= HOST_CPU_BUSY:
             close = (
-                f" {runner_up} is {_pct(others[runner_up])} busy too, so more processors "
+                f" {runner_up} is {pct(others[runner_up])} busy too, so more processors "
                 "alone will gain little."
             )
         findings.append(
             Found(
-                title=f"{host.name}: processors {_pct(busy)} busy with I/O work",
+                title=f"{host.name}: processors {pct(busy)} busy with I/O work",
                 message=(
-                    f"Host {_host_label(host)} spends {cpu_time * 1e6:.3g} us of processor time "
-                    f"per command on {host.cpus} processor(s), at most {_n(ceiling)} commands "
-                    f"per second per host; at the proposal's load they are {_pct(busy)} busy "
+                    f"Host {host_label(host)} spends {cpu_time * 1e6:.3g} us of processor time "
+                    f"per command on {host.cpus} processor(s), at most {num(ceiling)} commands "
+                    f"per second per host; at the proposal's load they are {pct(busy)} busy "
                     f"(analytic estimate), the bottleneck being {prediction.bottleneck}.{close}"
                 ),
                 mechanism=(
@@ -136,7 +136,7 @@ def check_host_cpu(s: Scenario, options: CheckOptions) -> list[Found]:
                 },
                 fix={f"hosts.{g}.cpus": cpus},
                 fix_text=(
-                    f"Give the I/O work {cpus} processors (about {_pct(HOST_CPU_TARGET)} busy), "
+                    f"Give the I/O work {cpus} processors (about {pct(HOST_CPU_TARGET)} busy), "
                     "spread the load over more hosts, or use larger I/Os (fewer commands for "
                     "the same bytes)."
                 ),

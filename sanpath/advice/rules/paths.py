@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.advice.analysis import PathAnalysis, _valid
-from sanpath.advice.fmt import _host_label
+from sanpath.advice.analysis import PathAnalysis, validated
+from sanpath.advice.fmt import host_label
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.spec import Scenario, visible_ports
 
@@ -98,7 +98,7 @@ def _best_balance_fix(
 ) -> tuple[dict[str, Any], float] | None:
     best: tuple[dict[str, Any], float] | None = None
     for fix in candidates:
-        fixed = _valid(s, fix)
+        fixed = validated(s, fix)
         if fixed is None:
             continue
         value = port_balance(PathAnalysis(fixed), "round-robin").worst
@@ -231,7 +231,7 @@ def check_enclosure_fan_out(s: Scenario, options: CheckOptions) -> list[Found]:
         return []
     fix: dict[str, Any] | None = {"zoning": "one-to-one"}
     assert fix is not None
-    fixed = _valid(s, fix)
+    fixed = validated(s, fix)
     if fixed is None or s.zoning == "one-to-one":
         fix = None
     lines = [
@@ -304,7 +304,7 @@ def check_failover(s: Scenario, options: CheckOptions) -> list[Found]:
             Found(
                 title=f"{host.name}: failover keeps {paths - active} of {paths} paths idle",
                 message=(
-                    f"Host {_host_label(host)} uses failover: {active} of its {paths} LUN paths "
+                    f"Host {host_label(host)} uses failover: {active} of its {paths} LUN paths "
                     f"carry I/O ({multi} LUN(s) have more than one path)."
                     + (f" Idle HBA ports: {', '.join(map(str, idle_hp))}." if idle_hp else "")
                     + (f" Idle array ports: {', '.join(map(str, idle_ap))}." if idle_ap else "")
@@ -356,7 +356,7 @@ def check_single_path(s: Scenario, options: CheckOptions) -> list[Found]:
         candidates.append(subset)
         candidates.append({**subset, "zoning": "all-to-all"})
     for cand in candidates:
-        fixed = _valid(s, cand)
+        fixed = validated(s, cand)
         if fixed is not None and all(len(v) >= 2 for v in PathAnalysis(fixed).by_pair.values()):
             fix = cand
             break

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from sanpath.advice.analysis import Limits, PathAnalysis
-from sanpath.advice.fmt import _host_label, _n
+from sanpath.advice.fmt import host_label, num
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.spec import Scenario
-from sanpath.theory.qfull import refusal_load, retry_cycle
+from sanpath.theory import refusal_load, retry_cycle
 
 SRC_THROTTLE_MIX = (
     "VMware KB 1008113 (Broadcom 311232), 'Controlling LUN queue depth throttling': for the "
@@ -57,9 +57,9 @@ def refusal_cost(
     if load.retrying > 0 and qfull_time > 0:
         saturated = " (all it can give: saturated)" if load.utilization > 0.95 else ""
         text = (
-            f"Without a throttle, {', '.join(_host_label(s.hosts[g]) for g in sorted(loose))} "
-            f"keep {_n(load.retrying)} of these commands refused and retried: about "
-            f"{_n(load.rate)} QUEUE FULL answers per second at {qfull_time * 1e6:.3g} us each, "
+            f"Without a throttle, {', '.join(host_label(s.hosts[g]) for g in sorted(loose))} "
+            f"keep {num(load.retrying)} of these commands refused and retried: about "
+            f"{num(load.rate)} QUEUE FULL answers per second at {qfull_time * 1e6:.3g} us each, "
             f"{load.utilization:.0%} of the array controller's {cores} core(s){saturated}, which "
             "the admitted commands wait behind: past this point more hosts bring less "
             "throughput and more latency."
@@ -85,7 +85,7 @@ def _groups_over_limits(s: Scenario, pa: PathAnalysis) -> list[tuple[str, list[i
         for a, total in sorted(pa.port_loads(loads).items()):
             if total > pq:
                 groups = {r.group for r in pa.routes if r.active and r.array_port == a}
-                out.append((f"array port {a} ({_n(total)} commands, queue {pq})", sorted(groups)))
+                out.append((f"array port {a} ({num(total)} commands, queue {pq})", sorted(groups)))
     lun_loads = pa.lun_loads(loads)
     for li, place in enumerate(pa.luns):
         limit = place.limit
@@ -93,7 +93,7 @@ def _groups_over_limits(s: Scenario, pa: PathAnalysis) -> list[tuple[str, list[i
             continue
         groups = {r.group for r in pa.routes if r.active and r.lun == li}
         out.append(
-            (f"LUN {place.name} ({_n(lun_loads[li])} commands, limit {limit})", sorted(groups))
+            (f"LUN {place.name} ({num(lun_loads[li])} commands, limit {limit})", sorted(groups))
         )
     return out
 
@@ -126,10 +126,10 @@ def check_throttle_mix(s: Scenario, options: CheckOptions) -> list[Found]:
                 victims.setdefault(g, []).append(what)
     if not victims:
         return []
-    names = [_host_label(s.hosts[g]) for g in sorted(victims)]
-    others = ", ".join(_host_label(s.hosts[g]) for g in sorted(culprits))
+    names = [host_label(s.hosts[g]) for g in sorted(victims)]
+    others = ", ".join(host_label(s.hosts[g]) for g in sorted(culprits))
     policy = s.hosts[min(victims)].qfull.throttle
-    where = "; ".join(f"{_host_label(s.hosts[g])}: {', '.join(w)}" for g, w in victims.items())
+    where = "; ".join(f"{host_label(s.hosts[g])}: {', '.join(w)}" for g, w in victims.items())
     return [
         Found(
             title=f"{', '.join(names)} will starve: they throttle and the hosts beside them do not",

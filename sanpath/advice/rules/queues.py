@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sanpath.advice.analysis import Limits, PathAnalysis, _cap_fix, _largest_cap
-from sanpath.advice.fmt import _host_label, _n, _pct
+from sanpath.advice.analysis import Limits, PathAnalysis, cap_fix, largest_cap
+from sanpath.advice.fmt import host_label, num, pct
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.advice.report import Finding, Severity
 from sanpath.advice.rules.qfull import refusal_cost
@@ -55,7 +55,7 @@ def _safe_port_cap(pa: PathAnalysis, share: float) -> int | None:
         loads = pa.port_loads(pa.route_loads(Limits(host_cap=q)))
         return max(loads.values()) <= share * pq
 
-    return _largest_cap(ok)
+    return largest_cap(ok)
 
 
 def _hosts_touching(pa: PathAnalysis, route_filter: Callable[[PathInfo], bool]) -> list[int]:
@@ -71,9 +71,9 @@ def _fan_in_missed(f: Finding) -> str | None:
     if at_load is None or queue is None or at_load > queue:
         return None
     return (
-        f"the simulation carries the proposal's own workload, which puts {_n(at_load)} "
+        f"the simulation carries the proposal's own workload, which puts {num(at_load)} "
         f"commands on port {n['port']}, within its {queue}-slot queue, so it cannot show "
-        f"QUEUE FULL; the error is about the {_n(n['fan_in'])} commands the queue depths "
+        f"QUEUE FULL; the error is about the {num(n['fan_in'])} commands the queue depths "
         "allow once every path is busy (a burst, a backup, a path failover)"
     )
 
@@ -85,9 +85,9 @@ def _lun_queue_missed(f: Finding) -> str | None:
     if at_load is None or limit is None or at_load > limit:
         return None
     return (
-        f"the simulation carries the proposal's own workload, which sends {_n(at_load)} "
+        f"the simulation carries the proposal's own workload, which sends {num(at_load)} "
         f"commands to LUN {n['lun']}, within its limit of {limit}, so it cannot show QUEUE "
-        f"FULL; the error is about the {_n(n['commands'])} commands the queue depths allow "
+        f"FULL; the error is about the {num(n['commands'])} commands the queue depths allow "
         "once every path is busy"
     )
 
@@ -135,8 +135,8 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         initiators += host.count * len(ports)
         per_instance = sum(loads[r] for r in mine)
         lines.append(
-            f"{_host_label(host)}: {host.count} x {len(mine)} active LUN path(s) x "
-            f"{_n(per_instance / len(mine))} commands = {_n(host.count * per_instance)}"
+            f"{host_label(host)}: {host.count} x {len(mine)} active LUN path(s) x "
+            f"{num(per_instance / len(mine))} commands = {num(host.count * per_instance)}"
         )
     storm, storm_text = refusal_cost(s, pa, loads, on_port, max(0.0, 1.0 - pq / total))
     luns_on_port = len({pa.routes[r].lun for r in on_port})
@@ -163,11 +163,11 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         **(storm if severity == "error" else {}),
     }
     limit_word = "exceeds" if severity == "error" else "is over 80% of"
-    over_text = ", ".join(f"port {a} ({_n(over[a])} commands)" for a in sorted(over))
+    over_text = ", ".join(f"port {a} ({num(over[a])} commands)" for a in sorted(over))
     message = (
-        f"With every path full, array port {worst} can be sent {_n(total)} commands, "
-        f"{_pct(total / pq)} of its {pq}-slot queue ({'; '.join(lines)}). "
-        f"The proposal's own workload would put {_n(at_load[worst])} there. "
+        f"With every path full, array port {worst} can be sent {num(total)} commands, "
+        f"{pct(total / pq)} of its {pq}-slot queue ({'; '.join(lines)}). "
+        f"The proposal's own workload would put {num(at_load[worst])} there. "
         f"Array ports over 80% of their queue: {over_text}. "
         f"Vendor arithmetic for this port ({initiators} initiator port(s), {luns_on_port} "
         f"LUN(s)): EMC {pq} / ({initiators} x {luns_on_port}) = {emc} per LUN; NetApp "
@@ -177,7 +177,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
         message += " " + storm_text
     fix: dict[str, Any] | None = None
     if target is not None:
-        fix = _cap_fix(s, _hosts_touching(pa, lambda r: r.array_port in over), target) or None
+        fix = cap_fix(s, _hosts_touching(pa, lambda r: r.array_port in over), target) or None
         fix_text = (
             f"Cap every host's per-LUN queue depth at {target}: the largest uniform value that "
             f"keeps every port within {'its queue' if severity == 'error' else '80% of its queue'}"
@@ -192,7 +192,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
     return [
         Found(
             severity=severity,
-            title=f"Array port {worst} fan-in {_n(total)} {limit_word} its queue of {pq}",
+            title=f"Array port {worst} fan-in {num(total)} {limit_word} its queue of {pq}",
             message=message,
             mechanism=(
                 "Every initiator may keep its queue depth of commands in flight on every LUN "
@@ -246,7 +246,7 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
             loads = pa.lun_loads(pa.route_loads(Limits(host_cap=q)))
             return max(loads[li] for li in members) <= share * limit
 
-        target = _largest_cap(ok)
+        target = largest_cap(ok)
         users = sorted(
             {
                 pa.routes[r].group
@@ -263,8 +263,8 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
             per = sum(loads[r] for r in mine)
             sharing += host.count
             parts.append(
-                f"{_host_label(host)}: {host.count} x {len(mine)} active path(s) x "
-                f"{_n(per / len(mine))} = {_n(host.count * per)}"
+                f"{host_label(host)}: {host.count} x {len(mine)} active path(s) x "
+                f"{num(per / len(mine))} = {num(host.count * per)}"
             )
         on_lun = [r for g in users for r in pa.active(g, worst)]
         storm, storm_text = refusal_cost(s, pa, loads, on_lun, max(0.0, 1.0 - limit / total))
@@ -277,7 +277,7 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
         )
         fix = None
         if target is not None:
-            fix = _cap_fix(s, users, target) or None
+            fix = cap_fix(s, users, target) or None
             fix_text = (
                 f"Cap the per-LUN queue depth of the hosts sharing {group.name} at {target}, the "
                 f"largest uniform value that keeps one LUN within "
@@ -290,12 +290,12 @@ def check_lun_queue(s: Scenario, options: CheckOptions) -> list[Found]:
             Found(
                 severity=severity,
                 title=(
-                    f"LUN {pa.luns[worst].name} can be sent {_n(total)} commands; the array "
+                    f"LUN {pa.luns[worst].name} can be sent {num(total)} commands; the array "
                     f"accepts {limit} per LUN"
                 ),
                 message=(
                     f"LUN group {group.name}: with every path full, one LUN can be sent "
-                    f"{_n(total)} commands ({'; '.join(parts)}), {_pct(total / limit)} of the "
+                    f"{num(total)} commands ({'; '.join(parts)}), {pct(total / limit)} of the "
                     f"array's per-LUN limit ({how})."
                     + (f" {storm_text}" if severity == "error" and storm_text else "")
                 ),

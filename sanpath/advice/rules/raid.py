@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sanpath.advice.analysis import _valid
-from sanpath.advice.fmt import _size
+from sanpath.advice.analysis import validated as _valid
+from sanpath.advice.fmt import size_text as _size
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.advice.report import Severity
 from sanpath.layout import WRITE_PENALTY

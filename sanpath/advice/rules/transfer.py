@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 from sanpath import units
-from sanpath.advice.analysis import INF, _commands_per_io_mean
-from sanpath.advice.costs import _back_end_stream
-from sanpath.advice.fmt import _host_label, _mb, _pct, _size
+from sanpath.advice.analysis import INF, commands_per_io_mean
+from sanpath.advice.costs import back_end_stream
+from sanpath.advice.fmt import host_label, mbps, pct, size_text
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.advice.report import Severity
 from sanpath.layout import wire_bytes
@@ -64,7 +64,7 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
             continue
         largest = max(size for w in split for size, _ in w.size_mix)
         per_size = {
-            _size(size): pa.commands_per_io(g, size)
+            size_text(size): pa.commands_per_io(g, size)
             for w in split
             for size, _ in w.size_mix
             if size > limit
@@ -75,16 +75,16 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
         }
         who = []
         if host.max_io_size is not None and host.max_io_size == limit:
-            who.append(f"the OS max I/O size ({_size(host.max_io_size)})")
+            who.append(f"the OS max I/O size ({size_text(host.max_io_size)})")
         for j, hba in enumerate(host.hbas):
             if hba.max_transfer is not None and hba.max_transfer == limit:
-                who.append(f"HBA {j} max transfer ({_size(hba.max_transfer)})")
+                who.append(f"HBA {j} max transfer ({size_text(hba.max_transfer)})")
         fix: dict[str, Any] = {}
         for j, hba in enumerate(host.hbas):
             if hba.max_transfer is not None and hba.max_transfer < largest:
-                fix[f"hosts.{g}.hbas.{j}.max_transfer"] = _size(largest)
+                fix[f"hosts.{g}.hbas.{j}.max_transfer"] = size_text(largest)
         if host.max_io_size is not None and host.max_io_size < largest:
-            fix[f"hosts.{g}.max_io_size"] = _size(largest)
+            fix[f"hosts.{g}.max_io_size"] = size_text(largest)
         notes = []
         if largest > 2 * 1024 * 1024:
             notes.append(
@@ -104,15 +104,18 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
         )
         if bypass_after:
             notes.append(
-                f"Once unsplit, writes of {', '.join(_size(x) for x in bypass_after)} exceed the "
-                f"array's write-aside ({_size(cache.write_aside or 0)}) and bypass its write "
+                "Once unsplit, writes of "
+                f"{', '.join(size_text(x) for x in bypass_after)} exceed the "
+                f"array's write-aside ({size_text(cache.write_aside or 0)}) and bypass its write "
                 "cache: see SP013."
             )
         findings.append(
             Found(
-                title=(f"{host.name}: I/Os up to {_size(largest)} are split at {_size(limit)}"),
+                title=(
+                    f"{host.name}: I/Os up to {size_text(largest)} are split at {size_text(limit)}"
+                ),
                 message=(
-                    f"Host {_host_label(host)} splits I/Os at {_size(limit)}, set by "
+                    f"Host {host_label(host)} splits I/Os at {size_text(limit)}, set by "
                     f"{' and '.join(who)}. Commands per I/O: "
                     + ", ".join(f"{k} -> {v}" for k, v in per_size.items())
                     + ". Mean commands per application I/O: "
@@ -141,7 +144,7 @@ def check_split(s: Scenario, options: CheckOptions) -> list[Found]:
                         else f"HBA {k.split('.')[3]}'s maximum transfer size"
                         for k in fix
                     )
-                    + f" to {_size(largest)} so that the largest I/O travels as one command. "
+                    + f" to {size_text(largest)} so that the largest I/O travels as one command. "
                     + " ".join(notes)
                 ).strip(),
             )
@@ -200,12 +203,14 @@ def check_pcie(s: Scenario, options: CheckOptions) -> list[Found]:
             )
             findings.append(
                 Found(
-                    title=(f"{host.name}: HBA {j} slot carries {_mb(slot)}, its ports {_mb(need)}"),
+                    title=(
+                        f"{host.name}: HBA {j} slot carries {mbps(slot)}, its ports {mbps(need)}"
+                    ),
                     message=(
-                        f"HBA {j} of {_host_label(host)} has {hba.ports} port(s) of "
-                        f"{_mb(hba.speed)} each, {_mb(need)} per direction together, in "
-                        f"{described} that moves {_mb(slot)} per direction: at most "
-                        f"{_pct(slot / need)} of what the ports can carry."
+                        f"HBA {j} of {host_label(host)} has {hba.ports} port(s) of "
+                        f"{mbps(hba.speed)} each, {mbps(need)} per direction together, in "
+                        f"{described} that moves {mbps(slot)} per direction: at most "
+                        f"{pct(slot / need)} of what the ports can carry."
                     ),
                     mechanism=(
                         "Every byte the card's ports move crosses its PCIe slot, so a slot slower "
@@ -221,7 +226,7 @@ def check_pcie(s: Scenario, options: CheckOptions) -> list[Found]:
                     fix={f"hosts.{g}.hbas.{j}.pcie": new} if new is not None else None,
                     fix_text=(
                         f"Move the card to a PCIe gen {new['gen']} x{new['lanes']} slot "
-                        f"({_mb(units.pcie_rate(new['gen'], new['lanes']))})."
+                        f"({mbps(units.pcie_rate(new['gen'], new['lanes']))})."
                         if new is not None
                         else "No PCIe slot is fast enough: spread the ports over more cards."
                     ),
@@ -264,7 +269,7 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Found]:
         for w in pa.workloads.get((g, li), []):
             if w.closed or w.rate is None or not active:
                 continue
-            wire = _commands_per_io_mean(pa, g, w) * sum(
+            wire = commands_per_io_mean(pa, g, w) * sum(
                 share * wire_bytes(size, s.fabric.frame_payload, s.fabric.frame_overhead)
                 for size, share in pa.command_sizes(g, w)
             )
@@ -291,8 +296,8 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Found]:
         if util > LINK_WARNING:
             worst_util = max(worst_util, util)
             details.append(
-                f"{s.hosts[g].name} HBA port {p}: {_mb(need)} on a {_mb(hp.speed)} link "
-                f"({_pct(util)})"
+                f"{s.hosts[g].name} HBA port {p}: {mbps(need)} on a {mbps(hp.speed)} link "
+                f"({pct(util)})"
             )
             new = _fc_speed_for(need / LINK_WARNING)
             if new is not None:
@@ -306,7 +311,9 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Found]:
             util = need / speed
             if util > LINK_WARNING:
                 worst_util = max(worst_util, util)
-                details.append(f"array port {a}: {_mb(need)} on a {_mb(speed)} link ({_pct(util)})")
+                details.append(
+                    f"array port {a}: {mbps(need)} on a {mbps(speed)} link ({pct(util)})"
+                )
                 new = _fc_speed_for(need / LINK_WARNING)
                 if new is not None:
                     prev = fix.get("array.port_speed")
@@ -317,7 +324,7 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Found]:
         findings.append(
             Found(
                 severity=severity,
-                title=f"FC links at {_pct(worst_util)} of their speed under the offered load",
+                title=f"FC links at {pct(worst_util)} of their speed under the offered load",
                 message=(
                     "The open-loop workloads offer, per busiest direction: "
                     + "; ".join(details)
@@ -367,16 +374,16 @@ def check_link_speed(s: Scenario, options: CheckOptions) -> list[Found]:
         ports_used = {pa.routes[r].array_port for r in range(len(pa.routes)) if pa.routes[r].active}
         array_side = INF if speed is None else len(ports_used) * speed
         front = min(hosts_side, array_side)
-        back = sum(_back_end_stream(s.array.pools[p], rf) for p, rf in pools_used.items())
+        back = sum(back_end_stream(s.array.pools[p], rf) for p, rf in pools_used.items())
         if front < back and not math.isinf(back):
             findings.append(
                 Found(
                     severity="info",
-                    title=f"FC links ({_mb(front)}) are slower than the drives ({_mb(back)})",
+                    title=f"FC links ({mbps(front)}) are slower than the drives ({mbps(back)})",
                     message=(
-                        f"The sequential workloads' active FC links carry at most {_mb(front)} "
-                        f"(host side {_mb(hosts_side)}, array side {_mb(array_side)}), while the "
-                        f"pools behind them can stream about {_mb(back)}: the links set the "
+                        f"The sequential workloads' active FC links carry at most {mbps(front)} "
+                        f"(host side {mbps(hosts_side)}, array side {mbps(array_side)}), while the "
+                        f"pools behind them can stream about {mbps(back)}: the links set the "
                         "ceiling."
                     ),
                     mechanism=(

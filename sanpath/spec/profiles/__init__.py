@@ -113,6 +113,7 @@ __all__ = [
     "Origin",
     "field_paths",
     "origins",
+    "with_profile",
 ]
 
 DRIVE_PROFILES: dict[str, dict[str, Any]] = {
@@ -254,7 +255,7 @@ def origins(name: str) -> dict[str, Origin]:
     return {path: known[path] for path in field_paths(fields) if path != "model" and path in known}
 
 
-def _with_profile(
+def with_profile(
     value: Any, profiles: Mapping[str, Mapping[str, Any]], nested: tuple[str, ...] = ()
 ) -> Any:
     """``value`` (a section's mapping) on top of the profile it names, if any.

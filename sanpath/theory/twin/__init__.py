@@ -36,13 +36,12 @@ workloads (aggregated into one class), non-exponential service in MVA.
 Entry points: :func:`predict` for one scenario and :func:`predict_many` for a sweep (it maps
 the scenario once and re-solves only what the varied keys change).
 
-Modules, each importing only modules listed after it: ``api`` (entry points, destage modes),
-``read_ahead``, ``closed`` (closed loops), ``open`` (open loops), ``notes`` (utilisation,
-bottleneck, model notes), ``aggregate`` (one class mix as a single-class network), ``knobs``
-(sweep knobs, populations), ``build`` (scenario to network), ``demands`` (per-command demands
-of a class), ``network`` (members, classes, flows), ``drives`` (drive service, RAID work),
-``prediction`` (:class:`TwinPrediction`). The shared MVA recursions are in
-``sanpath.theory.kernels``.
+The package is cut by job, each part importing only the parts listed after it:
+``api`` (the entry points, destage modes), :mod:`~sanpath.theory.twin.solve` (closed and
+open loops, the MVA recursions, read-ahead, notes), :mod:`~sanpath.theory.twin.model` (the
+network's members, classes and flows, drive service and RAID work, the scenario mapped onto
+them, the knobs a sweep varies) and ``prediction`` (:class:`TwinPrediction`). The shared MVA
+recursions are in ``sanpath.theory.kernels``.
 """
 
 from sanpath.theory.twin.api import predict, predict_many

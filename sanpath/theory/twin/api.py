@@ -12,14 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from sanpath.spec.scenario import Scenario, load_scenario
-from sanpath.theory.twin.build import _build
-from sanpath.theory.twin.closed import _closed_predictions
-from sanpath.theory.twin.knobs import _apply_knobs, _Knobs
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.open import _open_prediction
-from sanpath.theory.twin.prediction import TwinPrediction, _add_note
-from sanpath.theory.twin.read_ahead import _add_read_ahead
+from sanpath.spec import Scenario, load_scenario
+from sanpath.theory.twin.model import Knobs, Network, apply_knobs, build_network
+from sanpath.theory.twin.prediction import TwinPrediction, with_note
+from sanpath.theory.twin.solve import add_read_ahead, closed_predictions, open_prediction
 
 __all__ = ["Destage", "predict", "predict_many"]
 
@@ -39,27 +35,27 @@ def _scenario_notes(s: Scenario) -> list[str]:
     return notes
 
 
-def _predict_knobs(s: Scenario, net: _Network, knob_sets: Sequence[_Knobs]) -> list[TwinPrediction]:
+def _predict_knobs(s: Scenario, net: Network, knob_sets: Sequence[Knobs]) -> list[TwinPrediction]:
     base_notes = _scenario_notes(s) + net.notes
     if not any(c.closed for c in net.classes):
-        return [_open_prediction(net, k, base_notes) for k in knob_sets]
+        return [open_prediction(net, k, base_notes) for k in knob_sets]
     if any(not c.closed for c in net.classes):
         base_notes.append(
             "open-loop workloads next to closed ones are ignored by the closed-loop solution"
         )
-    return _closed_predictions(net, knob_sets, base_notes)
+    return closed_predictions(net, knob_sets, base_notes)
 
 
-_net_cache: dict[tuple[int, bool], tuple[Scenario, _Network]] = {}
+_net_cache: dict[tuple[int, bool], tuple[Scenario, Network]] = {}
 
 
-def _network(s: Scenario, destage: bool) -> _Network:
+def _network(s: Scenario, destage: bool) -> Network:
     key = (id(s), destage)
     hit = _net_cache.get(key)
     if hit is not None and hit[0] is s:
         return hit[1]
-    net = _build(s, destage)
-    _add_read_ahead(net)
+    net = build_network(s, destage)
+    add_read_ahead(net)
     if len(_net_cache) > 64:
         _net_cache.clear()
     _net_cache[key] = (s, net)
@@ -71,21 +67,21 @@ def _unmodelled(s: Scenario, preds: list[TwinPrediction]) -> list[TwinPrediction
     array = s.array
     if array.cross_controller is not None:
         preds = [
-            _add_note(p, "cross-controller forwarding (non-owner ports) not modelled")
+            with_note(p, "cross-controller forwarding (non-owner ports) not modelled")
             for p in preds
         ]
     return preds
 
 
 def _with_destage(
-    s: Scenario, knob_sets: Sequence[_Knobs], destage: Destage
+    s: Scenario, knob_sets: Sequence[Knobs], destage: Destage
 ) -> list[TwinPrediction]:
     """Predictions with the write-back destage as the mode asks."""
     writes_absorbed = any(c.absorbed_bytes > 0 for c in _network(s, False).classes)
     if not writes_absorbed or destage == "none":
         preds = _predict_knobs(s, _network(s, False), knob_sets)
         if writes_absorbed:
-            preds = [_add_note(p, "write-back destage ignored (destage='none')") for p in preds]
+            preds = [with_note(p, "write-back destage ignored (destage='none')") for p in preds]
         return preds
     if destage == "steady":
         return _predict_knobs(s, _network(s, True), knob_sets)
@@ -112,7 +108,7 @@ def _with_destage(
             measured = float(run.ios if run.ios is not None else run.max_ios)
         if n_before >= measured:
             out.append(
-                _add_note(
+                with_note(
                     p0,
                     f"write-back cache: dirty data stays below the low watermark for this run "
                     f"(it would take {t_fill:.3g} s to fill, the run is shorter), so no destage "
@@ -152,7 +148,7 @@ def _with_destage(
     return out
 
 
-def _absorbed_byte_rate(net: _Network, p: TwinPrediction) -> float:
+def _absorbed_byte_rate(net: Network, p: TwinPrediction) -> float:
     """Bytes per second written into the write-back cache."""
     cls = net.classes
     weights = [(c.n_io if c.closed else c.rate) * c.cmds_per_io for c in cls]  # rough command mix
@@ -183,7 +179,7 @@ def predict(
         so during the warm-up, a mix in between).
     """
     s = _load(scenario)
-    return _unmodelled(s, _with_destage(s, [_Knobs.of(s)], destage))[0]
+    return _unmodelled(s, _with_destage(s, [Knobs.of(s)], destage))[0]
 
 
 def predict_many(
@@ -201,11 +197,11 @@ def predict_many(
     :meth:`Scenario.with_overrides` (validated) and predicted on its own.
     """
     s = _load(scenario)
-    base = _Knobs.of(s)
-    fast: list[tuple[int, _Knobs]] = []
+    base = Knobs.of(s)
+    fast: list[tuple[int, Knobs]] = []
     out: list[TwinPrediction | None] = [None] * len(points)
     for i, point in enumerate(points):
-        knobs = _apply_knobs(s, base, point)
+        knobs = apply_knobs(s, base, point)
         if knobs is None:
             out[i] = predict(s.with_overrides(point), destage=destage)
         else:

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TwinPrediction"]
+__all__ = ["TwinPrediction", "note_once", "with_note"]
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,13 @@ class TwinPrediction:
         return "\n".join(lines)
 
 
-def _note(notes: list[str], text: str) -> None:
+def note_once(notes: list[str], text: str) -> None:
     """Append ``text`` to ``notes`` unless it is there already."""
     if text not in notes:
         notes.append(text)
 
 
-def _add_note(p: TwinPrediction, note: str) -> TwinPrediction:
+def with_note(p: TwinPrediction, note: str) -> TwinPrediction:
     """``p`` with ``note`` added to its notes (unless it is there already)."""
     if note in p.notes:
         return p

@@ -14,11 +14,10 @@ import numpy as np
 
 from sanpath.theory import queues
 from sanpath.theory.kernels import FloatArray
-from sanpath.theory.twin.aggregate import _arrays
-from sanpath.theory.twin.knobs import _Knobs
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.notes import _model_notes, _utilization
-from sanpath.theory.twin.prediction import TwinPrediction, _note
+from sanpath.theory.twin.model import Knobs, Network
+from sanpath.theory.twin.prediction import TwinPrediction, note_once
+from sanpath.theory.twin.solve.aggregate import arrays
+from sanpath.theory.twin.solve.notes import group_utilization, model_notes
 
 
 def _open_ld(
@@ -50,7 +49,7 @@ def _open_ld(
     return (head_n + tail_n) / norm, busy, True
 
 
-def _open_prediction(net: _Network, knobs: _Knobs, base_notes: Sequence[str]) -> TwinPrediction:
+def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> TwinPrediction:
     """Each station on its own with Poisson arrivals; responses summed."""
     notes = list(base_notes)
     cls = net.classes
@@ -62,7 +61,7 @@ def _open_prediction(net: _Network, knobs: _Knobs, base_notes: Sequence[str]) ->
     cmd_rates = [r * c.cmds_per_io for r, c in zip(rates, cls, strict=True)]
     lam_cmd = sum(cmd_rates)
     mix = [r / lam_cmd for r in cmd_rates]
-    arr = _arrays(net, mix, net.prefetch)
+    arr = arrays(net, mix, net.prefetch)
     lam = lam_cmd * arr.parallel  # customers per second (branches of the commands)
     x_io = sum(rates)
     byte_rate = sum(r * c.bytes_per_io for r, c in zip(rates, cls, strict=True))
@@ -126,12 +125,12 @@ def _open_prediction(net: _Network, knobs: _Knobs, base_notes: Sequence[str]) ->
     for k in range(n_k):
         share = residence[k] * arr.count[k]
         latency += share * (fork if k in drive_members else arr.parallel)
-    u_groups, bottleneck = _utilization(net, arr, util)
-    _model_notes(net, arr, notes, closed=False)
+    u_groups, bottleneck = group_utilization(net, arr, util)
+    model_notes(net, arr, notes, closed=False)
     if not stable:
         busiest, k = worst
         capacity = x_io / busiest
-        _note(
+        note_once(
             notes,
             f"unstable: the offered {x_io:.6g} I/Os per second exceed what "
             f"{net.members[arr.keys[k]].group} can carry; IOPS capped at its capacity "
@@ -148,7 +147,7 @@ def _open_prediction(net: _Network, knobs: _Knobs, base_notes: Sequence[str]) ->
             notes=tuple(notes),
         )
     if not exponential:
-        _note(
+        note_once(
             notes,
             "open loop: stations decomposed Jackson-style (Poisson arrivals at each), Erlang C "
             "for multi-server stations (Allen-Cunneen for non-exponential service) and "
@@ -166,12 +165,12 @@ def _open_prediction(net: _Network, knobs: _Knobs, base_notes: Sequence[str]) ->
     )
 
 
-def _open_limit_note(knobs: _Knobs, lam: float, latency: float, notes: list[str]) -> None:
+def _open_limit_note(knobs: Knobs, lam: float, latency: float, notes: list[str]) -> None:
     limits = [q for q in knobs.host_qd if q is not None] + [
         q for hq in knobs.hba_qd for q in hq if q is not None
     ]
     if limits and lam * latency > min(limits):
-        _note(
+        note_once(
             notes,
             "open loop: queue-depth limits are not modelled (the mean number in the path "
             f"{lam * latency:.1f} exceeds the smallest limit {min(limits)})",

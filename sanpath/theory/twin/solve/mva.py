@@ -17,13 +17,13 @@ import numpy as np
 
 from sanpath.theory.kernels import (
     FloatArray,
-    _birth_death,
-    _fixed_mva,
-    _log_conv,
-    _log_power,
-    _schweitzer,
+    birth_death,
+    fixed_mva,
+    log_conv,
+    log_power,
+    schweitzer,
 )
-from sanpath.theory.twin.aggregate import _Arrays
+from sanpath.theory.twin.solve.aggregate import Arrays
 
 _FIXED_POINT_MAX = 200
 """Iterations at most of the destage fixed point, per population."""
@@ -51,7 +51,7 @@ class _Core:
 
 
 def _closed_core(
-    arr: _Arrays,
+    arr: Arrays,
     infl: FloatArray,
     n_max: int,
     rows: Sequence[int],
@@ -75,7 +75,7 @@ def _closed_core(
     detailed = {k for k in ld if arr.detailed(k)}
     fixed = [k for k in range(n_k) if k not in ld and d[k] > 0]
     queueing = [bool(arr.servers[k] == 1) for k in fixed]
-    x_fixed = _fixed_mva(
+    x_fixed = fixed_mva(
         [float(d[k]) for k in fixed],
         queueing,
         [float(arr.count[k]) for k in fixed],
@@ -96,14 +96,14 @@ def _closed_core(
         factors[k] = f
         m = int(arr.count[k])
         if k in detailed:
-            minus_one[k] = _log_power(f, m - 1)
-            powers[k] = _log_conv(f, minus_one[k])
+            minus_one[k] = log_power(f, m - 1)
+            powers[k] = log_conv(f, minus_one[k])
         else:
-            powers[k] = _log_power(f, m)
+            powers[k] = log_power(f, m)
     parts = [log_g_fixed] + [powers[k] for k in ld]
     prefix = [parts[0]]
     for part in parts[1:]:
-        prefix.append(_log_conv(prefix[-1], part))
+        prefix.append(log_conv(prefix[-1], part))
     log_g = prefix[-1]
     x = np.exp(log_g[:-1] - log_g[1:])
     util: dict[int, FloatArray] = {}
@@ -114,11 +114,11 @@ def _closed_core(
         suffix: FloatArray | None = None
         for i in range(len(ld), 0, -1):
             k = ld[i - 1]
-            rest = prefix[i - 1] if suffix is None else _log_conv(prefix[i - 1], suffix)
+            rest = prefix[i - 1] if suffix is None else log_conv(prefix[i - 1], suffix)
             if k in detailed:
-                complements[k] = _log_conv(rest, minus_one[k])
+                complements[k] = log_conv(rest, minus_one[k])
             if i > 1:
-                suffix = powers[k] if suffix is None else _log_conv(powers[k], suffix)
+                suffix = powers[k] if suffix is None else log_conv(powers[k], suffix)
     for n in rows:
         xn = float(x[n - 1])
         u = np.where(arr.servers > 0, xn * d / (servers * np.where(arr.mirror, 2, 1)), 0.0)
@@ -138,13 +138,13 @@ def _closed_core(
 
 
 def _approximate_core(
-    arr: _Arrays,
+    arr: Arrays,
     infl: FloatArray,
     n_max: int,
     rows: Sequence[int],
     extra: FloatArray | None = None,
 ) -> _Core:
-    """Bard-Schweitzer approximate MVA (:func:`sanpath.theory.kernels._schweitzer`) at each
+    """Bard-Schweitzer approximate MVA (:func:`sanpath.theory.kernels.schweitzer`) at each
     population of ``rows``; ``x`` holds NaN at the other populations.
 
     The members are those of the exact solution: one member stands for its ``count``
@@ -171,7 +171,7 @@ def _approximate_core(
     queue: dict[int, FloatArray] = {}
     servers = np.maximum(arr.servers, 1)
     for n in rows:
-        xn, _, r_ld = _schweitzer(
+        xn, _, r_ld = schweitzer(
             n,
             delay,
             [(float(d[k]), float(arr.count[k]), q) for k, q in zip(fixed, queueing, strict=True)],
@@ -185,7 +185,7 @@ def _approximate_core(
                 qn[k] = xn * d[k]
         for k, r in zip(ld, r_ld, strict=True):
             if arr.detailed(k):
-                _, p = _birth_death(xn * (n - 1) / n, demands[k])  # as an arrival sees it
+                _, p = birth_death(xn * (n - 1) / n, demands[k])  # as an arrival sees it
                 u[k] = arr.busy(k, p)
                 qn[k] = xn * r
         util[n] = u
@@ -194,7 +194,7 @@ def _approximate_core(
 
 
 @dataclass
-class _ClosedSolution:
+class ClosedSolution:
     """The closed network at one population of commands."""
 
     x_cmd: float
@@ -203,7 +203,7 @@ class _ClosedSolution:
     cache_full: bool = False  # write-back cache saturated: throughput capped by destage
 
 
-def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSolution]:
+def solve_closed(arr: Arrays, populations: Sequence[float]) -> list[ClosedSolution]:
     """Solve at each population of commands (fractional: interpolated)."""
     branches = [max(p * arr.parallel, 1.0) for p in populations]
     rows = sorted({max(1, math.floor(b)) for b in branches} | {math.ceil(b) for b in branches})
@@ -284,5 +284,5 @@ def _solve_closed(arr: _Arrays, populations: Sequence[float]) -> list[_ClosedSol
         if saturated:
             util = util * (cap / x)
             x = cap
-        out.append(_ClosedSolution(x, util, queue, saturated))
+        out.append(ClosedSolution(x, util, queue, saturated))
     return out

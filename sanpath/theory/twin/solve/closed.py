@@ -1,7 +1,7 @@
 """Closed loops (``outstanding``): populations from the knobs, the controller share of a
 QUEUE FULL storm, the class mix and the prediction.
 
-The network at each population is solved in :mod:`sanpath.theory.twin.solve`; several kinds
+The network at each population is solved in :mod:`sanpath.theory.twin.solve.mva`; several kinds
 of commands are aggregated into one class whose mix is a fixed point.
 """
 
@@ -15,13 +15,11 @@ import numpy as np
 
 from sanpath.layout import station_name
 from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
-from sanpath.theory.twin.aggregate import _Arrays, _arrays
-from sanpath.theory.twin.drives import _F1, _P1
-from sanpath.theory.twin.knobs import _Knobs, _populations
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.notes import _exponential_note, _model_notes, _utilization
-from sanpath.theory.twin.prediction import TwinPrediction, _note
-from sanpath.theory.twin.solve import _ClosedSolution, _solve_closed
+from sanpath.theory.twin.model import F1, P1, Knobs, Network, populations
+from sanpath.theory.twin.prediction import TwinPrediction, note_once
+from sanpath.theory.twin.solve.aggregate import Arrays, arrays
+from sanpath.theory.twin.solve.mva import ClosedSolution, solve_closed
+from sanpath.theory.twin.solve.notes import exponential_note, group_utilization, model_notes
 
 _REFUSAL_SOLVES = 6
 """Closed solutions at most in the search for the controller share of QUEUE FULL refusals."""
@@ -37,8 +35,8 @@ below which the closed solution is kept as it is (the refusals only add their ut
 # --------------------------------------------------------------------------------------------
 
 
-def _closed_predictions(
-    net: _Network, knob_sets: Sequence[_Knobs], base_notes: Sequence[str]
+def closed_predictions(
+    net: Network, knob_sets: Sequence[Knobs], base_notes: Sequence[str]
 ) -> list[TwinPrediction]:
     cls = net.classes
     pops_list = []
@@ -47,7 +45,7 @@ def _closed_predictions(
     for knobs in knob_sets:
         notes = list(base_notes)
         retrying: list[tuple[float, float]] = []
-        pops_list.append(_populations(net, knobs, notes, retrying))
+        pops_list.append(populations(net, knobs, notes, retrying))
         notes_list.append(notes)
         retrying_list.append(retrying)
     closed = [i for i, c in enumerate(cls) if c.closed]
@@ -55,8 +53,8 @@ def _closed_predictions(
     if len(closed) == 1 or _same_work(net, closed):
         # One kind of command: every point shares the network, solved once for all.
         mix = [1.0 / len(closed) if i in closed else 0.0 for i in range(len(cls))]
-        arr = _arrays(net, mix, net.prefetch)
-        sols = _solve_closed(arr, [max(sum(p), 1.0) for p in pops_list])
+        arr = arrays(net, mix, net.prefetch)
+        sols = solve_closed(arr, [max(sum(p), 1.0) for p in pops_list])
         for knobs, pops, notes, sol, retrying in zip(
             knob_sets, pops_list, notes_list, sols, retrying_list, strict=True
         ):
@@ -68,20 +66,20 @@ def _closed_predictions(
     ):
         total = max(sum(pops), 1.0)
         mix = [pops[i] / total if cls[i].closed else 0.0 for i in range(len(cls))]
-        arr = _arrays(net, mix, net.prefetch)
+        arr = arrays(net, mix, net.prefetch)
         storm: list[str] = []  # the refusals' note of the final class mix
-        sol = _with_refusals(net, arr, total, retrying, _solve_closed(arr, [total])[0], storm)
+        sol = _with_refusals(net, arr, total, retrying, solve_closed(arr, [total])[0], storm)
         for _ in range(8):  # class mix: X_c proportional to N_c / R_c
             new_mix = _class_mix(net, arr, sol, pops)
             if max(abs(a - b) for a, b in zip(new_mix, mix, strict=True)) < 1e-6:
                 break
             mix = [0.5 * (a + b) for a, b in zip(new_mix, mix, strict=True)]
-            arr = _arrays(net, mix, net.prefetch)
+            arr = arrays(net, mix, net.prefetch)
             storm = []
-            sol = _with_refusals(net, arr, total, retrying, _solve_closed(arr, [total])[0], storm)
+            sol = _with_refusals(net, arr, total, retrying, solve_closed(arr, [total])[0], storm)
         for text in storm:
-            _note(notes, text)
-        _note(
+            note_once(notes, text)
+        note_once(
             notes,
             "several kinds of commands are aggregated into one class (mix weighted by "
             "N_c / R_c, fixed point): per-class queueing is approximate",
@@ -91,13 +89,13 @@ def _closed_predictions(
 
 
 def _with_refusals(
-    net: _Network,
-    arr: _Arrays,
+    net: Network,
+    arr: Arrays,
     total: float,
     retrying: Sequence[tuple[float, float]],
-    sol: _ClosedSolution,
+    sol: ClosedSolution,
     notes: list[str],
-) -> _ClosedSolution:
+) -> ClosedSolution:
     """The solution with the controller share of a QUEUE FULL storm (``sol`` without one).
 
     The commands beyond the array's limits that hosts without a throttle keep retrying
@@ -133,14 +131,14 @@ def _with_refusals(
     for _ in range(solves):
         open_u = np.zeros(len(arr.keys))
         open_u[k] = u
-        sol = _solve_closed(dataclasses.replace(arr, open_util=open_u), [total])[0]
+        sol = solve_closed(dataclasses.replace(arr, open_util=open_u), [total])[0]
         load = refusal_load(retrying, qfull_time, cores, float(sol.util[k]) - u)
         g = u - load.utilization
         if abs(g) < _REFUSAL_TOLERANCE or g == g_prev:
             break
         u, u_prev, g_prev = u - g * (u - u_prev) / (g - g_prev), u, g
         u = min(max(u, 0.0), UTILIZATION_CAP)
-    _note(
+    note_once(
         notes,
         f"QUEUE FULL storm: {load.retrying:.0f} commands beyond the array's limits, from hosts "
         f"without a throttle, are refused and retried about {load.rate:,.0f} times per second "
@@ -152,7 +150,7 @@ def _with_refusals(
 
 
 def _class_mix(
-    net: _Network, arr: _Arrays, sol: _ClosedSolution, pops: Sequence[float]
+    net: Network, arr: Arrays, sol: ClosedSolution, pops: Sequence[float]
 ) -> list[float]:
     """Command shares ``N_c / R_c`` with each class's cycle from the aggregated solution."""
     index = {key: k for k, key in enumerate(arr.keys)}
@@ -171,7 +169,7 @@ def _class_mix(
         r = c.delay - c.overlap / arr.parallel
         for key, acc in c.work.items():
             k = index[key]
-            r += (acc[_F1] + acc[_P1]) / arr.parallel * stretch[k]
+            r += (acc[F1] + acc[P1]) / arr.parallel * stretch[k]
         for pi, nbytes in c.prefetch.items():
             k = index[(station_name("drives", pool=net.pools[pi].name), 1)]
             r += nbytes / net.prefetch[pi] * stretch[k]
@@ -180,7 +178,7 @@ def _class_mix(
     return [x / total for x in raw]
 
 
-def _same_work(net: _Network, closed: list[int]) -> bool:
+def _same_work(net: Network, closed: list[int]) -> bool:
     first = net.classes[closed[0]]
     for i in closed[1:]:
         c = net.classes[i]
@@ -198,12 +196,12 @@ def _same_work(net: _Network, closed: list[int]) -> bool:
 
 
 def _closed_result(
-    net: _Network,
-    arr: _Arrays,
+    net: Network,
+    arr: Arrays,
     mix: Sequence[float],
-    knobs: _Knobs,
+    knobs: Knobs,
     pops: Sequence[float],
-    sol: _ClosedSolution,
+    sol: ClosedSolution,
     notes: list[str],
 ) -> TwinPrediction:
     cls = net.classes
@@ -223,16 +221,16 @@ def _closed_result(
         share * x_cmd / c.cmds_per_io * c.think for c, share in zip(cls, mix, strict=True)
     )
     latency = (n_io - thinking) / x_io if x_io > 0 else math.inf
-    _model_notes(net, arr, notes, closed=True)
+    model_notes(net, arr, notes, closed=True)
     if sol.cache_full:
-        _note(
+        note_once(
             notes,
             "write-back cache saturated: the drives cannot destage the writes as fast as they "
             "arrive, so writes wait for room (forced flush) and the throughput is capped at "
             "what the drives can destage",
         )
-    _exponential_note(net, arr, sol.util, notes)
-    util, bottleneck = _utilization(net, arr, sol.util)
+    exponential_note(net, arr, sol.util, notes)
+    util, bottleneck = group_utilization(net, arr, sol.util)
     return TwinPrediction(
         iops=x_io,
         mb_per_s=byte_rate / 1e6,

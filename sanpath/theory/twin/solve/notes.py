@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from sanpath.theory.kernels import FloatArray
-from sanpath.theory.twin.aggregate import _Arrays
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.prediction import _note
+from sanpath.theory.twin.model import Network
+from sanpath.theory.twin.prediction import note_once
+from sanpath.theory.twin.solve.aggregate import Arrays
 
 
-def _utilization(net: _Network, arr: _Arrays, u_member: FloatArray) -> tuple[dict[str, float], str]:
+def group_utilization(
+    net: Network, arr: Arrays, u_member: FloatArray
+) -> tuple[dict[str, float], str]:
     """Mean utilisation per station group, and the group of the busiest member."""
     busy: dict[str, float] = {}
     best, best_u = "", -1.0
@@ -31,7 +33,7 @@ def _utilization(net: _Network, arr: _Arrays, u_member: FloatArray) -> tuple[dic
     return util, best
 
 
-def _exponential_note(net: _Network, arr: _Arrays, u: FloatArray, notes: list[str]) -> None:
+def exponential_note(net: Network, arr: Arrays, u: FloatArray, notes: list[str]) -> None:
     groups = []
     for k, key in enumerate(arr.keys):
         mb = net.members[key]
@@ -42,24 +44,24 @@ def _exponential_note(net: _Network, arr: _Arrays, u: FloatArray, notes: list[st
         if abs(scv - 1.0) > 0.05 and u[k] > 0.05 and mb.group not in groups:
             groups.append(mb.group)
     if groups:
-        _note(
+        note_once(
             notes,
             "MVA treats every station as exponential (product form); the service times of "
             f"{', '.join(groups)} are not (constant links and processors, low-variance drives)",
         )
 
 
-def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) -> None:
+def model_notes(net: Network, arr: Arrays, notes: list[str], closed: bool) -> None:
     elevator = [k for k in arr.reorder if arr.sptf_window[k] <= 0]
     if elevator:
-        _note(
+        note_once(
             notes,
             "HDD command queueing (elevator) as a load-dependent station: with j commands "
             "queued the arm seeks to the nearest of them ahead, so the seek shrinks and the "
             "rotational wait stays half a revolution (layout.geometry.queue_gain)",
         )
     if len(elevator) < len(arr.reorder):
-        _note(
+        note_once(
             notes,
             "HDD command queueing (SPTF) as a load-dependent station: with j commands queued a "
             "drive positions g(j) = min(j, tcq)^0.27 times faster (solved exactly in the "
@@ -69,7 +71,7 @@ def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) ->
             "commands queued a drive positions g(j) = min(j, tcq)^0.27 times faster",
         )
     if arr.parallel > 1.0 + 1e-9:
-        _note(
+        note_once(
             notes,
             f"fork-join: a command's parallel drive operations ({arr.parallel:.2f} per phase) "
             "are modelled as that many customers sharing the command's work (the wait for the "
@@ -79,14 +81,14 @@ def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) ->
             "H_k / k times their summed residence (the mean largest of k exponentials)",
         )
     if _overlaps(net):
-        _note(
+        note_once(
             notes,
             "pipelined transfers: a command's data crosses PCIe, the host link and the array "
             "link at once, so only the slowest link's service time counts in its latency (a "
             "negative delay removes the overlap)",
         )
     if bool(np.any(arr.bg_fixed + arr.bg_pos > 0)):
-        _note(
+        note_once(
             notes,
             "write-back destage treated as background load on the drives (mixed network: "
             "closed demands inflated by 1 / (1 - U_destage), destage commands queued at an "
@@ -94,7 +96,7 @@ def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) ->
             "capped at what they destage (forced flushes)",
         )
     if any(c.prefetch for c in net.classes):
-        _note(
+        note_once(
             notes,
             "read-ahead: the prefetch streams (streams x read_ahead / chunk reads in flight) are "
             "solved on the drives alone; sequential readers queue for that bandwidth as for one "
@@ -102,5 +104,5 @@ def _model_notes(net: _Network, arr: _Arrays, notes: list[str], closed: bool) ->
         )
 
 
-def _overlaps(net: _Network) -> bool:
+def _overlaps(net: Network) -> bool:
     return any(c.overlap > 0 for c in net.classes)

@@ -1,8 +1,8 @@
 """Sweep-point knobs and the populations they set.
 
-Queue depths and loads (:class:`_Knobs`) change how many commands are inside the path, not
-any demand, so a sweep over them reuses one network (:func:`_apply_knobs` tells which points
-qualify). :func:`_populations` turns the knobs into the commands of each closed class inside
+Queue depths and loads (:class:`Knobs`) change how many commands are inside the path, not
+any demand, so a sweep over them reuses one network (:func:`apply_knobs` tells which points
+qualify). :func:`populations` turns the knobs into the commands of each closed class inside
 the path: the host's and the HBA's queue depths bound what enters, the array's limits (LUN and
 port queues) are treated as bounds too, the rest waits in the host; the commands beyond an
 array limit that hosts without a throttle keep retrying are counted for the refusals' cost
@@ -16,11 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec import match_knob
-from sanpath.spec.scenario import Scenario
+from sanpath.spec import Scenario, match_knob
 from sanpath.theory.qfull import retry_cycle
-from sanpath.theory.twin.network import _Network
-from sanpath.theory.twin.prediction import _note
+from sanpath.theory.twin.model.network import Network as _Network
+from sanpath.theory.twin.prediction import note_once as _note
 
 # --------------------------------------------------------------------------------------------
 # Knobs: what a sweep varies without changing any demand
@@ -28,7 +27,7 @@ from sanpath.theory.twin.prediction import _note
 
 
 @dataclass
-class _Knobs:
+class Knobs:
     """Queue depths and loads: they set the population, not the demands."""
 
     outstanding: list[int]
@@ -40,7 +39,7 @@ class _Knobs:
     lun_group_setting: list[int | str | None]
 
     @classmethod
-    def of(cls, s: Scenario) -> _Knobs:
+    def of(cls, s: Scenario) -> Knobs:
         return cls(
             outstanding=[w.outstanding_per_lun for w in s.workloads],
             rate=[w.rate for w in s.workloads],
@@ -51,8 +50,8 @@ class _Knobs:
             lun_group_setting=[g.queue_depth for g in s.array.luns],
         )
 
-    def copy(self) -> _Knobs:
-        return _Knobs(
+    def copy(self) -> Knobs:
+        return Knobs(
             list(self.outstanding),
             list(self.rate),
             list(self.host_qd),
@@ -88,7 +87,7 @@ def _depth(value: Any, nullable: bool) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def _apply_knobs(s: Scenario, base: _Knobs, point: Mapping[str, Any]) -> _Knobs | None:
+def apply_knobs(s: Scenario, base: Knobs, point: Mapping[str, Any]) -> Knobs | None:
     """The knobs of ``point`` (dotted overrides), or None when a key changes more than that
     (a key of :data:`sanpath.spec.knobs.KNOBS` that sets a population, with a valid value)."""
     k = base.copy()
@@ -152,9 +151,9 @@ def _apply_knobs(s: Scenario, base: _Knobs, point: Mapping[str, Any]) -> _Knobs 
 # --------------------------------------------------------------------------------------------
 
 
-def _populations(
+def populations(
     net: _Network,
-    knobs: _Knobs,
+    knobs: Knobs,
     notes: list[str],
     retrying: list[tuple[float, float]] | None = None,
 ) -> list[float]:

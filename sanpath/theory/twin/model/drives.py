@@ -1,9 +1,9 @@
 """Drive service and RAID work: what one command costs a pool's drives.
 
-A *work vector* (:data:`_Work`) accumulates the visits of one kind of command to one station
-with the first and second moments of their service; :class:`_DriveModel` gives the service of
+A *work vector* (:data:`Work`) accumulates the visits of one kind of command to one station
+with the first and second moments of their service; :class:`DriveModel` gives the service of
 one back-end operation (seek, rotation, transfer of a hard disk; an SSD; a textbook server),
-and :func:`_drive_work` the RAID operations of a command of any size (the layout of
+and :func:`drive_work` the RAID operations of a command of any size (the layout of
 :mod:`sanpath.layout.raid`, as the simulator's RAID controller issues them). Times in seconds,
 sizes in bytes.
 """
@@ -16,47 +16,71 @@ from typing import Any
 
 import numpy as np
 
-from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
-from sanpath.layout.raid import RaidLayout, command_lengths
-from sanpath.layout.wiring import split_sizes
-from sanpath.spec.scenario import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
+from sanpath.layout import (
+    CYLINDERS,
+    SPTF_GAMMA,
+    RaidLayout,
+    command_lengths,
+    queue_gain,
+    seek_curve,
+    split_sizes,
+)
+from sanpath.spec import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
 
-__all__ = ["SPTF_GAMMA"]
+__all__ = [
+    "F1",
+    "P1",
+    "PH",
+    "SFF",
+    "SFP",
+    "SPP",
+    "SPTF_GAMMA",
+    "DriveModel",
+    "V",
+    "Work",
+    "add_work",
+    "drive_model",
+    "drive_work",
+    "new_work",
+    "scale_into",
+]
 
 
 # --------------------------------------------------------------------------------------------
 # Work vectors and drive service models
 # --------------------------------------------------------------------------------------------
 
-_Work = list[float]
-"""Accumulated visits of one kind of command to one station (the ``_V``... fields)."""
+Work = list[float]
+"""Accumulated visits of one kind of command to one station (the ``V``... fields)."""
 
-_V, _F1, _P1, _SFF, _SFP, _SPP, _PH = range(7)
+V, F1, P1, SFF, SFP, SPP, PH = range(7)
 """Fields of a work vector: visits, fixed demand, SPTF-scalable (positioning) demand,
 second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var) and, for
 drives, the number of phases (operations in one phase run in parallel)."""
 
 
-def _work() -> _Work:
+def new_work() -> Work:
     return [0.0] * 7
 
 
-def _add(acc: _Work, v: float, f: float, p: float = 0.0, vf: float = 0.0, vp: float = 0.0) -> None:
-    acc[_V] += v
-    acc[_F1] += v * f
-    acc[_P1] += v * p
-    acc[_SFF] += v * (f * f + vf)
-    acc[_SFP] += v * f * p
-    acc[_SPP] += v * (p * p + vp)
+def add_work(
+    acc: Work, v: float, f: float, p: float = 0.0, vf: float = 0.0, vp: float = 0.0
+) -> None:
+    acc[V] += v
+    acc[F1] += v * f
+    acc[P1] += v * p
+    acc[SFF] += v * (f * f + vf)
+    acc[SFP] += v * f * p
+    acc[SPP] += v * (p * p + vp)
 
 
-def _scale_into(dst: _Work, src: _Work, k: float) -> None:
+def scale_into(dst: Work, src: Work, k: float) -> None:
     for i in range(7):
         dst[i] += k * src[i]
 
 
 @dataclass(frozen=True)
-class _DriveModel:
+class DriveModel:
     """Per-operation service of one pool's drives: fixed part, positioning, variances."""
 
     kind: str  # "hdd", "ssd", "textbook"
@@ -137,7 +161,7 @@ def _seek_moments(spec: HddSpec, intervals: list[tuple[float, float]]) -> tuple[
     return mean, max(float((pair * t * t).sum()) - mean * mean, 0.0)
 
 
-def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _DriveModel:
+def drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> DriveModel:
     spec = pool.drive
     if isinstance(spec, HddSpec):
         seek_mean, seek_var = _seek_moments(spec, intervals)
@@ -156,7 +180,7 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
         if spec.scheduler != "fifo":
             span = total if total > 0 else 1.0
             gains = tuple(queue_gain(spec, float(j), span) for j in range(spec.queue_depth + 1))
-        return _DriveModel(
+        return DriveModel(
             kind="hdd",
             servers=1,
             overhead=spec.overhead,
@@ -169,7 +193,7 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
             sptf_window=spec.window if spec.scheduler == "sptf" else 0,
         )
     if isinstance(spec, SsdSpec):
-        return _DriveModel(
+        return DriveModel(
             kind="ssd",
             servers=spec.units,
             read_time=spec.read_time,
@@ -177,7 +201,7 @@ def _drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> _Drive
             per_unit=spec.bandwidth / spec.units,
         )
     assert isinstance(spec, TextbookDriveSpec)
-    return _DriveModel(
+    return DriveModel(
         kind="textbook", servers=spec.servers, mean=spec.service.mean_s, scv=spec.service.scv
     )
 
@@ -198,12 +222,12 @@ def _raid_phases(pool: PoolSpec, offset: int, size: int, write: bool) -> list[li
     return phases
 
 
-_drive_cache: dict[tuple[Any, ...], tuple[_Work, _Work]] = {}
+_drive_cache: dict[tuple[Any, ...], tuple[Work, Work]] = {}
 
 
-def _drive_work(
+def drive_work(
     pool: PoolSpec,
-    model: _DriveModel,
+    model: DriveModel,
     base: int,
     size: int,
     limit: int | None,
@@ -211,7 +235,7 @@ def _drive_work(
     kind: str,
     mode: str,
     extent: int,
-) -> tuple[_Work, _Work]:
+) -> tuple[Work, Work]:
     """Back-end work per command of an I/O of ``size``: (foreground, background).
 
     ``kind``: ``read`` (RAID read of the command), ``prefetch`` (read-ahead chunks of
@@ -222,17 +246,17 @@ def _drive_work(
     hit = _drive_cache.get(key)
     if hit is not None:
         return hit
-    fg, bg = _work(), _work()
+    fg, bg = new_work(), new_work()
     children = split_sizes(size, limit)
     if kind in ("prefetch", "absorbed"):
         # Work in extents (chunks) of `extent` bytes, per byte of the command.
         samples = max(1, min(64, -(-2 * pool.data_drives * pool.stripe_element // extent)))
-        per = _work()
+        per = new_work()
         for i in range(samples):
             phases = _raid_phases(pool, base + i * extent, extent, write=kind == "absorbed")
             _phase_work(per, phases, model, kind == "absorbed", mode, 1.0 / samples)
         command_bytes = sum(children) / len(children)
-        _scale_into(bg if kind == "absorbed" else fg, per, command_bytes / extent)
+        scale_into(bg if kind == "absorbed" else fg, per, command_bytes / extent)
     else:
         samples = max(1, min(256, -(-2 * pool.data_drives * pool.stripe_element // size)))
         n_cmds = samples * len(children)
@@ -249,12 +273,12 @@ def _drive_work(
 
 
 def _phase_work(
-    acc: _Work, phases: list[list[int]], model: _DriveModel, write: bool, mode: str, v: float
+    acc: Work, phases: list[list[int]], model: DriveModel, write: bool, mode: str, v: float
 ) -> None:
     last = len(phases) - 1
     for i, ops in enumerate(phases):
         op_write = write and i == last  # read-modify-write: the reads come first
-        acc[_PH] += v
+        acc[PH] += v
         for nbytes in ops:
             f, p, vf, vp = model.op(nbytes, op_write, mode)
-            _add(acc, v, f, p, vf, vp)
+            add_work(acc, v, f, p, vf, vp)

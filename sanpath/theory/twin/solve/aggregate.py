@@ -1,9 +1,10 @@
 """One class mix as a single-class network: per-member demands per customer.
 
-Both solutions work on :class:`_Arrays`, the classes of a :class:`~.network._Network` weighted
-by their command shares and aggregated into one class of *customers* (a command, or one of its
-parallel drive operations), with the load-dependent rates of SPTF drives, mirrored pairs and
-multi-server stations. Demands in seconds per customer.
+Both solutions work on :class:`Arrays`, the classes of a
+:class:`~sanpath.theory.twin.model.Network` weighted by their command shares and aggregated
+into one class of *customers* (a command, or one of its parallel drive operations), with the
+load-dependent rates of SPTF drives, mirrored pairs and multi-server
+stations. Demands in seconds per customer.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ import numpy.typing as npt
 
 from sanpath.layout import station_name
 from sanpath.theory.kernels import FloatArray
-from sanpath.theory.twin.drives import _F1, _P1, _PH, _SFF, _SFP, _SPP, _V, SPTF_GAMMA
-from sanpath.theory.twin.network import _Network
+from sanpath.theory.twin.model import F1, P1, PH, SFF, SFP, SPP, SPTF_GAMMA, Network, V
 
 
 @dataclass
-class _Arrays:
+class Arrays:
     """The aggregated single-class network of one class mix (demands per customer)."""
 
     keys: list[tuple[str, int]]
@@ -118,7 +118,7 @@ class _Arrays:
         return 1.0 - float(p[0])
 
 
-def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) -> _Arrays:
+def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) -> Arrays:
     """Aggregate the classes with command shares ``mix`` into one class of customers."""
     keys = list(net.members)
     index = {key: k for k, key in enumerate(keys)}
@@ -134,17 +134,17 @@ def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) 
         overlap += share * c.overlap
         for key, acc in c.work.items():
             k = index[key]
-            fixed[k] += share * acc[_F1]
-            pos[k] += share * acc[_P1]
-            visits[k] += share * acc[_V]
-            second[k] += share * (acc[_SFF] + 2 * acc[_SFP] + acc[_SPP])
-            if acc[_PH] > 0:
-                ops += share * acc[_V]
-                phases += share * acc[_PH]
+            fixed[k] += share * acc[F1]
+            pos[k] += share * acc[P1]
+            visits[k] += share * acc[V]
+            second[k] += share * (acc[SFF] + 2 * acc[SFP] + acc[SPP])
+            if acc[PH] > 0:
+                ops += share * acc[V]
+                phases += share * acc[PH]
         for key, acc in c.background.items():
             k = index[key]
-            bgf[k] += share * acc[_F1]
-            bgp[k] += share * acc[_P1]
+            bgf[k] += share * acc[F1]
+            bgp[k] += share * acc[P1]
         for pi, nbytes in c.prefetch.items():
             k = index[(station_name("drives", pool=net.pools[pi].name), 1)]
             fixed[k] += share * nbytes / prefetch[pi]
@@ -155,7 +155,7 @@ def _arrays(net: _Network, mix: Sequence[float], prefetch: Mapping[int, float]) 
     # Parallel drive operations of one command: the command is `parallel` customers that
     # share its work (so the drives see them at once, the host stages one after the other).
     parallel = ops / phases if phases > 0 else 1.0
-    return _Arrays(
+    return Arrays(
         keys=keys,
         fixed=fixed / count / parallel,
         pos=pos / count / parallel,

@@ -7,14 +7,14 @@ share of the drives they keep busy is counted in the pool's utilisation.
 from __future__ import annotations
 
 from sanpath.layout import station_name
-from sanpath.theory.twin.aggregate import _arrays
-from sanpath.theory.twin.drives import _drive_work, _DriveModel
-from sanpath.theory.twin.network import _Class, _Member, _Network
-from sanpath.theory.twin.solve import _solve_closed
+from sanpath.theory.twin.model import Class, DriveModel, Member, Network, drive_work
+from sanpath.theory.twin.solve.aggregate import arrays
+from sanpath.theory.twin.solve.mva import solve_closed
 
 
-def _add_read_ahead(net: _Network) -> None:
-    """Solve the read-ahead :func:`~.build._build` listed, and add its members to ``net``."""
+def add_read_ahead(net: Network) -> None:
+    """Solve the read-ahead :func:`~sanpath.theory.twin.model.build_network` listed, and add
+    its members to ``net``."""
     for ra in net.read_ahead:
         bandwidth, busy = _prefetch_bandwidth(net, ra.pool, ra.model, ra.base, ra.streams, ra.mode)
         net.prefetch[ra.pool] = bandwidth
@@ -22,11 +22,11 @@ def _add_read_ahead(net: _Network) -> None:
         key = (name, 1)
         if key not in net.members:
             busy_scale = busy * net.group_servers[name]
-            net.members[key] = _Member(name, 1, 1, pool=ra.pool, busy_scale=busy_scale)
+            net.members[key] = Member(name, 1, 1, pool=ra.pool, busy_scale=busy_scale)
 
 
 def _prefetch_bandwidth(
-    net: _Network, pi: int, model: _DriveModel, base: int, streams: float, mode: str
+    net: Network, pi: int, model: DriveModel, base: int, streams: float, mode: str
 ) -> tuple[float, float]:
     """(bytes per second, drive utilisation) of a pool's read-ahead at full depth.
 
@@ -37,14 +37,14 @@ def _prefetch_bandwidth(
     cache = s.array.cache
     pool = net.pools[pi]
     chunk = min(cache.read_ahead, max(pool.data_drives * pool.stripe_element, 256 * 1024))
-    fg, _ = _drive_work(pool, model, base, chunk, None, False, "read", mode, 0)
+    fg, _ = drive_work(pool, model, base, chunk, None, False, "read", mode, 0)
     key = (station_name("drives", pool=pool.name), 0)
     mb = net.members[key]
-    single = _Network(
+    single = Network(
         scenario=s,
         members={key: mb},
         classes=[
-            _Class(0, 0, 0, True, 1, 0.0, 1.0, float(chunk), work={key: fg}),
+            Class(0, 0, 0, True, 1, 0.0, 1.0, float(chunk), work={key: fg}),
         ],
         flows=[],
         group_servers=net.group_servers,
@@ -53,7 +53,7 @@ def _prefetch_bandwidth(
         host_counts=[],
         hba_ports=[],
     )
-    arr = _arrays(single, [1.0], {})
+    arr = arrays(single, [1.0], {})
     depth = -(-cache.read_ahead // chunk)
-    sol = _solve_closed(arr, [max(streams * depth, 1.0)])[0]
+    sol = solve_closed(arr, [max(streams * depth, 1.0)])[0]
     return sol.x_cmd * chunk, float(sol.util[0])

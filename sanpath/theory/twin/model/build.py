@@ -1,6 +1,6 @@
 """Building the network: the scenario mapped onto members, classes and flows.
 
-:func:`_build` mirrors :mod:`sanpath.sim.engine` station by station: LUNs and pools (the
+:func:`build_network` mirrors :mod:`sanpath.sim.engine` station by station: LUNs and pools (the
 drives' active regions and service), the array's front end, the host groups (cards, ports,
 routes of every LUN by the multipath policy), then one class per workload, host group and LUN
 group with its demands (:mod:`.demands`).
@@ -11,18 +11,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sanpath.layout import station_name
-from sanpath.layout.wiring import Wiring, split_sizes
-from sanpath.spec.scenario import Scenario, WorkloadSpec, pool_capacity
-from sanpath.theory.twin.demands import _dist, _fill_class, hba_processors
-from sanpath.theory.twin.drives import _drive_model, _DriveModel
-from sanpath.theory.twin.network import _Class, _Flow, _Member, _Network, _ReadAhead
+from sanpath.layout import Wiring, split_sizes, station_name
+from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
+from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
+from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
+from sanpath.theory.twin.model.drives import drive_model as _drive_model
+from sanpath.theory.twin.model.network import Class as _Class
+from sanpath.theory.twin.model.network import Flow as _Flow
+from sanpath.theory.twin.model.network import Member as _Member
+from sanpath.theory.twin.model.network import Network as _Network
+from sanpath.theory.twin.model.network import ReadAhead as _ReadAhead
 
 
-def _build(scenario: Scenario, destage: bool) -> _Network:
+def build_network(scenario: Scenario, destage: bool) -> _Network:
     """Map ``scenario`` onto stations and per-command demands.
 
-    Read-ahead needs a closed solution of the drives: :func:`_build` lists it in
+    Read-ahead needs a closed solution of the drives: :func:`build_network` lists it in
     ``read_ahead`` and :func:`~sanpath.theory.twin.read_ahead._add_read_ahead` solves it.
     """
     s = scenario
@@ -91,9 +95,9 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
     cores = array.controller.cores
     controller = member(station_name("controller"), 0, cores, 1)
     group_servers[station_name("controller")] = float(cores)
-    ctrl_read = _dist(array.controller.io_time)
+    ctrl_read = dist(array.controller.io_time)
     write_spec = array.controller.write_io_time
-    ctrl_write = ctrl_read if write_spec is None else _dist(write_spec)
+    ctrl_write = ctrl_read if write_spec is None else dist(write_spec)
     port_speed = array.port_speed
     for a in range(array.ports):
         group_servers[station_name("port_link_in", port=a)] = 1.0
@@ -197,7 +201,7 @@ def _build(scenario: Scenario, destage: bool) -> _Network:
                     if w.closed:
                         # commands per unit of `outstanding` (scaled by the knob later)
                         flow.classes[ci] = flow.classes.get(ci, 0.0) + w.threads * k
-                _fill_class(
+                fill_class(
                     s,
                     c,
                     w,

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from sanpath.layout import station_name
-from sanpath.layout.access import read_hit
-from sanpath.layout.wiring import split_sizes, wire_bytes
-from sanpath.spec.scenario import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
-from sanpath.theory.twin.drives import _add, _drive_work, _DriveModel, _scale_into, _Work, _work
-from sanpath.theory.twin.network import _Class
-from sanpath.theory.twin.prediction import _note
+from sanpath.layout import read_hit, split_sizes, station_name, wire_bytes
+from sanpath.spec import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
+from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
+from sanpath.theory.twin.model.drives import Work as _Work
+from sanpath.theory.twin.model.drives import add_work as _add
+from sanpath.theory.twin.model.drives import drive_work as _drive_work
+from sanpath.theory.twin.model.drives import new_work as _work
+from sanpath.theory.twin.model.drives import scale_into as _scale_into
+from sanpath.theory.twin.model.network import Class as _Class
+from sanpath.theory.twin.prediction import note_once as _note
 
 
-def _dist(d: DistSpec) -> tuple[float, float]:
+def dist(d: DistSpec) -> tuple[float, float]:
     """(mean (s), variance (s^2)) of a service-time distribution."""
     return d.mean_s, d.scv * d.mean_s * d.mean_s
 
@@ -45,7 +48,7 @@ def hba_processors(hs: HostSpec) -> list[int]:
     return index
 
 
-def _fill_class(
+def fill_class(
     s: Scenario,
     c: _Class,
     w: WorkloadSpec,
@@ -119,7 +122,7 @@ def _fill_class(
                     continue
                 card, si = ports[port]
                 hba = hs.hbas[si]
-                t_mean, t_var = _dist(hba.command_time)
+                t_mean, t_var = dist(hba.command_time)
                 cpu = member(station_name("hba_cpu", host=hname), processor_of[port], 1, count)
                 _add(_get(c, cpu), f, t_mean, vf=t_var)
                 legs = []
@@ -157,7 +160,7 @@ def _fill_class(
                 _add(_get(c, key), v, mean_cmd / bandwidth + setup)
             c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
             if hs.cpus is not None:  # its processor time: a queue with ``cpus`` servers
-                cpu_mean, cpu_var = _dist(hs.cpu_time)
+                cpu_mean, cpu_var = dist(hs.cpu_time)
                 _add(
                     _get(c, member(station_name("host_cpu", host=hname), 0, hs.cpus, count)),
                     v,

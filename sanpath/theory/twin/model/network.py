@@ -3,21 +3,21 @@
 A *member* is one physical station, or ``count`` identical ones; a *class* is one workload on
 one host group and one LUN group, with its demands at every member, its pure delays and its
 background destage work; a *flow* is the commands one host keeps against one LUN, on its
-routes. :func:`~.build._build` maps a scenario onto them, :func:`~.demands._fill_class` fills
-in a class's demands; the populations (queue depths, loads) are left to :mod:`.knobs`. Times
-in seconds, sizes in bytes.
+routes. :func:`~sanpath.theory.twin.model.build_network` maps a scenario onto them,
+:func:`~.demands._fill_class` fills in a class's demands; the populations (queue depths,
+loads) are left to :mod:`.knobs`. Times in seconds, sizes in bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sanpath.spec.scenario import PoolSpec, Scenario
-from sanpath.theory.twin.drives import _DriveModel, _Work
+from sanpath.spec import PoolSpec, Scenario
+from sanpath.theory.twin.model.drives import DriveModel, Work
 
 
 @dataclass
-class _Member:
+class Member:
     """One physical station, or ``count`` identical ones (identical hosts, a pool's drives)."""
 
     group: str
@@ -32,7 +32,7 @@ class _Member:
 
 
 @dataclass
-class _Class:
+class Class:
     """One workload on one host group and one LUN group."""
 
     workload: int
@@ -43,8 +43,8 @@ class _Class:
     rate: float  # open: I/Os per second in total
     cmds_per_io: float
     bytes_per_io: float
-    work: dict[tuple[str, int], _Work] = field(default_factory=dict)
-    background: dict[tuple[str, int], _Work] = field(default_factory=dict)
+    work: dict[tuple[str, int], Work] = field(default_factory=dict)
+    background: dict[tuple[str, int], Work] = field(default_factory=dict)
     delay: float = 0.0  # per command (think time included)
     think: float = 0.0  # closed loops: mean think time per cycle (s), part of ``delay``
     overlap: float = 0.0  # per command: link service hidden by pipelining
@@ -53,7 +53,7 @@ class _Class:
 
 
 @dataclass
-class _Flow:
+class Flow:
     """Commands one host instance keeps against one LUN, on the routes they use."""
 
     host_group: int
@@ -65,28 +65,28 @@ class _Flow:
 
 
 @dataclass(frozen=True)
-class _ReadAhead:
+class ReadAhead:
     """The sequential readers of one pool whose read-ahead keeps its drives busy."""
 
     pool: int
-    model: _DriveModel
+    model: DriveModel
     base: int  # offset of the pool's first LUN (bytes)
     streams: float  # sequential read streams
     mode: str  # "seq" (the streams have the drives to themselves) or "random"
 
 
 @dataclass
-class _Network:
+class Network:
     """The scenario mapped onto stations (everything except the population)."""
 
     scenario: Scenario
-    members: dict[tuple[str, int], _Member]
-    classes: list[_Class]
-    flows: list[_Flow]
+    members: dict[tuple[str, int], Member]
+    classes: list[Class]
+    flows: list[Flow]
     group_servers: dict[str, float]
     pools: list[PoolSpec]
     notes: list[str]
     host_counts: list[int]
     hba_ports: list[list[tuple[int, int]]]  # per host group: (card, spec index) per port
     prefetch: dict[int, float] = field(default_factory=dict)  # pool -> read-ahead bytes/s
-    read_ahead: list[_ReadAhead] = field(default_factory=list)  # solved by _add_read_ahead
+    read_ahead: list[ReadAhead] = field(default_factory=list)  # solved by _add_read_ahead
