@@ -60,7 +60,7 @@ def _no_pyplot_figures() -> Iterator[None]:
 
 
 def _row(point: dict[str, Any], replicate: int, iops: float, latency: float) -> dict[str, Any]:
-    """One sweep-table row; the breakdown layers add up to ``latency`` (weights 1..9 / 45)."""
+    """One sweep-table row; the breakdown layers add up to ``latency`` (weights 1..n)."""
     row: dict[str, Any] = {**point, "replicate": replicate, "seed": 7}
     row.update(
         iops=iops,
@@ -77,7 +77,7 @@ def _row(point: dict[str, Any], replicate: int, iops: float, latency: float) -> 
         split_children=0,
     )
     for i, layer in enumerate(LAYERS):
-        row[f"breakdown_ms_{layer}"] = latency * (i + 1) / 45
+        row[f"breakdown_ms_{layer}"] = latency * (i + 1) / (len(LAYERS) * (len(LAYERS) + 1) / 2)
     row.update(sim_seconds=2.0, ios=int(2 * iops))
     return row
 
