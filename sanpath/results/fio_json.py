@@ -58,7 +58,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -66,8 +66,22 @@ from sanpath._version import __version__
 from sanpath.results.groups import DeviceFigures, GroupFigures
 from sanpath.stats import LatencyHistogram
 
-if TYPE_CHECKING:
-    from sanpath.results.run import RunResult
+
+class FioSource(Protocol):
+    """What fio's document is made from: a run's result (:class:`sanpath.results.RunResult`),
+    as this module reads it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def sim_seconds(self) -> float: ...
+    @property
+    def run_info(self) -> dict[str, Any]: ...
+    @property
+    def groups(self) -> dict[str, dict[str, GroupFigures]]: ...
+    @property
+    def devices(self) -> tuple[DeviceFigures, ...]: ...
+
 
 FIO_PERCENTILES = (
     1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
@@ -327,7 +341,7 @@ def fio_document(
 
 
 def to_fio_json(
-    result: RunResult,
+    result: FioSource,
     job_options: Mapping[str, Mapping[str, str]] | None = None,
     *,
     global_options: Mapping[str, str] | None = None,

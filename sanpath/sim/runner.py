@@ -44,7 +44,7 @@ def run(
         limits (without it such a run raises :class:`~sanpath.spec.scenario.ScenarioError` at the
         field that drives the estimate, before anything is built).
     progress
-        Show a progress bar on standard error (:class:`sanpath.progress.RunProgress`): True
+        Show a progress bar on standard error (:class:`sanpath.sim.progress.RunProgress`): True
         always, None when standard error is a terminal and the run lasts more than a few
         seconds, False (the default) never.
     """
@@ -57,7 +57,7 @@ def run(
     sim = Simulation(spec, seed=seed, replicate=replicate)
     bar = None
     if progress is not False:
-        from sanpath.progress import RunProgress
+        from sanpath.sim.progress import RunProgress
 
         bar = RunProgress(spec.name, disable=None if progress is None else False)
         sim.measure.progress = bar

@@ -25,12 +25,8 @@ are passed over.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from sanpath.traces.records import SECTOR, TraceError, column_of, whole
-
-if TYPE_CHECKING:
-    from sanpath.traces.reader import TraceReader
+from sanpath.traces.records import SECTOR, Sink, TraceError, column_of, whole
 
 DEVICE = re.compile(r"\d+,\d+")
 MAX_PENDING = 1 << 20
@@ -43,7 +39,7 @@ _SKIP = {"D": "discards", "N": "requests without data (flushes)", "Z": "zone com
 class Blkparse:
     """Parser of blkparse's default output (see the module notes)."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         self.reader = reader
         self.source = reader.source
         self.origin: float | None = None

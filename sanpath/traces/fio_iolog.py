@@ -27,12 +27,7 @@ The device of a record is its file name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from sanpath.traces.records import TraceError, column_of, whole
-
-if TYPE_CHECKING:
-    from sanpath.traces.reader import TraceReader
+from sanpath.traces.records import Sink, TraceError, column_of, whole
 
 VERSION_LINES = {"fio version 2 iolog": 2, "fio version 3 iolog": 3}
 FILE_ACTIONS = ("add", "open", "close")
@@ -48,7 +43,7 @@ SKIPPED_ACTIONS = {
 class FioIolog:
     """Parser of one fio iolog (see the module notes)."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         self.reader = reader
         self.source = reader.source
         self.version = 0

@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 import numpy as np
 
@@ -247,3 +247,23 @@ class Columns:
         )
         self.time, self.device, self.offset, self.size, self.write = [], [], [], [], []
         return batch
+
+
+class Sink(Protocol):
+    """What a format's parser writes its records to: the reader it runs under
+    (:class:`sanpath.traces.reader.TraceReader`), as the parser sees it."""
+
+    path: Path
+    """The trace file."""
+    source: str
+    """The file, for located errors."""
+    window: Window
+    """The span of the trace replayed."""
+    format: str
+    """The trace format's name."""
+    tally: Tally
+    """What was skipped, and the responses the trace recorded."""
+
+    def add(self, t: float, device: str, offset: int, size: int, write: bool) -> bool:
+        """One I/O record: ``t`` s from the trace's origin, bytes; whether it is kept."""
+        ...

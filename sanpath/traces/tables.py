@@ -34,12 +34,8 @@ Sizes of 0 bytes are counted and left out. Numbers are digits only: a unit in a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from sanpath.traces.records import SECTOR, TraceError, real, whole
-
-if TYPE_CHECKING:
-    from sanpath.traces.reader import TraceReader
+from sanpath.traces.records import SECTOR, Sink, TraceError, real, whole
 
 TICK = 1e-7
 """Seconds per Windows filetime tick."""
@@ -63,7 +59,7 @@ NO_DATA = ("t", "trim", "d", "discard", "f", "flush", "sync")
 class Table:
     """Parser of one comma-separated trace (see the module notes)."""
 
-    def __init__(self, reader: TraceReader, names: tuple[str, ...], extra: bool = False) -> None:
+    def __init__(self, reader: Sink, names: tuple[str, ...], extra: bool = False) -> None:
         self.reader = reader
         self.source = reader.source
         self.names = names
@@ -144,7 +140,7 @@ class Table:
 class Msr(Table):
     """MSR Cambridge / SNIA CSV."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         super().__init__(reader, LAYOUTS["msr"])
 
     def _row(self, lineno: int, text: str, f: list[str]) -> None:
@@ -165,7 +161,7 @@ class Msr(Table):
 class Spc(Table):
     """SPC trace file format (UMass)."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         super().__init__(reader, LAYOUTS["spc"], extra=True)
         unit = reader.window.offset_unit
         self.block = SECTOR if unit is None else unit
@@ -185,7 +181,7 @@ class Spc(Table):
 class Alibaba(Table):
     """Alibaba block traces (2020)."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         super().__init__(reader, LAYOUTS["alibaba"])
 
     def _row(self, lineno: int, text: str, f: list[str]) -> None:
@@ -203,7 +199,7 @@ class Alibaba(Table):
 class Tencent(Table):
     """Tencent CBS traces: whole-second time stamps spread over their second."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         super().__init__(reader, LAYOUTS["tencent"])
         self.second: int | None = None
         self.held: list[tuple[str, int, int, bool]] = []
@@ -240,7 +236,7 @@ class Tencent(Table):
 class PlainCsv(Table):
     """A CSV trace with named columns (see the module notes)."""
 
-    def __init__(self, reader: TraceReader) -> None:
+    def __init__(self, reader: Sink) -> None:
         window = reader.window
         self.roles = dict(window.columns)
         for role in ROLES[:4]:
@@ -319,9 +315,9 @@ class PlainCsv(Table):
             raise TraceError(self.source, 1, 1, "header", "empty file: expected a header line")
 
 
-def table_parser(format: str, reader: TraceReader) -> Table:
+def table_parser(format: str, reader: Sink) -> Table:
     """The parser of comma-separated ``format``."""
-    parsers: dict[str, Callable[[TraceReader], Table]] = {
+    parsers: dict[str, Callable[[Sink], Table]] = {
         "msr": Msr,
         "spc": Spc,
         "alibaba": Alibaba,

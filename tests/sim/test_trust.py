@@ -233,7 +233,7 @@ def test_precision_on_a_percentile_uses_batch_histograms() -> None:
 
 
 def test_a_progress_bar_follows_a_run(capsys: pytest.CaptureFixture[str]) -> None:
-    from sanpath.progress import RunProgress
+    from sanpath.sim.progress import RunProgress
 
     seen: list[str] = []
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 if TYPE_CHECKING:
-    from sanpath.sim import Measurement
+    from sanpath.sim.measure import Measurement
 
 DELAY = 3.0
 """Seconds of wall time before the bar appears."""
