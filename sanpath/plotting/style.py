@@ -30,7 +30,7 @@ COMMANDS_LABEL = "commands/s"
 
 LAYER_COLORS: dict[str, str] = LAYER_COLOURS
 """Fixed colour of each latency-breakdown layer (``breakdown_ms_<layer>``), in path order
-(the one table of layers, :data:`sanpath.results.LAYER_TABLE`)."""
+(the one table of layers, ``sanpath.results.LAYER_TABLE``)."""
 
 
 BAND_ALPHA = 0.2
