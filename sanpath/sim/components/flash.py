@@ -70,12 +70,7 @@ class FlashDrive(Drive):
 
     def _read(self, size: int, now: float) -> tuple[float, float]:
         """(start on a unit, departure) of a read of ``size`` bytes arriving at ``now``."""
-        station = self.station  # station.arrive(now), written out: it runs for every command
-        n = station.n
-        station.area += n * (now - station.t_last)
-        station.t_last = now
-        station.n = n + 1
-        station.present_sum += now
+        self.station.arrive(now)
         at = now + self.read_fixed
         free = self._free
         units = self.units
@@ -110,12 +105,7 @@ class FlashDrive(Drive):
 
     def _write(self, size: int, now: float) -> tuple[float, float]:
         """(start on a unit, acknowledgement) of a write of ``size`` bytes arriving at ``now``."""
-        station = self.station  # station.arrive(now), written out: it runs for every command
-        n = station.n
-        station.area += n * (now - station.t_last)
-        station.t_last = now
-        station.n = n + 1
-        station.present_sum += now
+        self.station.arrive(now)
         link = self._link
         inbound = self._inbound
         busy = link[inbound]
