@@ -96,17 +96,15 @@ def station_roles(scenario: Scenario) -> dict[str, Role]:
     is looked up, never taken apart.
     """
     array = scenario.array
-    scopes: list[tuple[str, dict[str, object]]] = []
-    for host in scenario.hosts:
-        for role in ("host_queue", "host_cpu", "hba_slots", "hba_cpu"):
-            scopes.append((role, {"host": host.name}))
-        for role in ("pcie_down", "pcie_up", "host_link_out", "host_link_in"):
-            scopes.append((role, {"host": host.name}))
-    for port in range(array.ports):
-        for role in ("port_queue", "port_link_in", "port_link_out"):
-            scopes.append((role, {"port": port}))
-    for role in ("controller", "controller_bandwidth", "cross_controller"):
-        scopes.append((role, {}))
-    scopes += [("lun_queue", {"lun": group.name}) for group in array.luns]
-    scopes += [("drives", {"pool": pool.name}) for pool in array.pools]
-    return {station_name(role, **scope): ROLES[role] for role, scope in scopes}
+    values: dict[str, list[object]] = {
+        "host": [host.name for host in scenario.hosts],
+        "port": list(range(array.ports)),
+        "lun": [group.name for group in array.luns],
+        "pool": [pool.name for pool in array.pools],
+    }
+    out: dict[str, Role] = {}
+    for role in ROLES.values():
+        fields = [field for field in values if "{" + field + "}" in role.pattern]
+        for value in values[fields[0]] if fields else [None]:
+            out[role.pattern.format(**({fields[0]: value} if fields else {}))] = role
+    return out

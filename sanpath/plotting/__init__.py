@@ -8,7 +8,7 @@
 #              topology: one plot kind each (topology draws a scenario, the rest results)
 #   draw       new figures, a metric as a line with its confidence band
 #   tables     a sweep table turned into the points and lines a plot draws; PlotInputError
-#   style      axis labels, LAYER_COLORS, legends, axis scales, titles and subtitles
+#   style      axis labels, legends, axis scales, titles and subtitles (LAYER_COLORS: results)
 
 from sanpath.plotting.accessor import SweepPlots
 from sanpath.plotting.breakdown import breakdown
@@ -18,11 +18,12 @@ from sanpath.plotting.files import KINDS, picture_path, plot_files, save
 from sanpath.plotting.headroom import headroom
 from sanpath.plotting.per_host import per_host
 from sanpath.plotting.run import dashboard, latency_cdf
-from sanpath.plotting.style import LAYER_COLORS, log_ms_axis, set_titles, subtitle
+from sanpath.plotting.style import log_ms_axis, set_titles, subtitle
 from sanpath.plotting.tables import PlotInputError
 from sanpath.plotting.topology import topology
 from sanpath.plotting.transfer import transfer_size
 from sanpath.readable import short_name
+from sanpath.results import LAYER_COLORS
 
 __all__ = [
     "KINDS",

@@ -12,7 +12,6 @@ from matplotlib.lines import Line2D
 from sanpath.plotting.draw import new_axes
 from sanpath.plotting.style import (
     LATENCY_LABEL,
-    LAYER_COLORS,
     palette,
     set_titles,
     sweep_subtitle,
@@ -31,7 +30,7 @@ from sanpath.plotting.tables import (
     sweep_data,
 )
 from sanpath.readable import short_name
-from sanpath.results import LAYER_LABELS
+from sanpath.results import LAYER_COLORS, LAYER_LABELS
 
 __all__ = ["VISIBLE_SHARE", "breakdown"]
 
@@ -52,7 +51,7 @@ def breakdown(
     One bar per sweep point, ordered by ``x`` (default: the first varied key) and grouped,
     with a gap and a label under each group, by the other varied keys; stacked in
     path order (host queue at the bottom, drive on top) with a fixed colour per layer
-    (:data:`~sanpath.plotting.style.LAYER_COLORS`). The stack adds up to the mean latency;
+    (:data:`~sanpath.results.station.LAYER_COLORS`). The stack adds up to the mean latency;
     with replicates an error bar on top shows the 95 % interval of that total.
     ``drop_empty`` leaves out layers too thin to see at every point (below
     :data:`~sanpath.plotting.breakdown.VISIBLE_SHARE` of the tallest bar), naming them in the

@@ -17,7 +17,6 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
 
 from sanpath.readable import short_name
-from sanpath.results import LAYER_COLOURS
 from sanpath.units import format_bytes
 
 # Axis labels.
@@ -26,11 +25,6 @@ LATENCY_LABEL = "latency (ms)"
 EXCHANGE_LABEL = "exchange completion time (ms)"
 MBPS_LABEL = "MB/s (10^6 B/s)"
 COMMANDS_LABEL = "commands/s"
-
-
-LAYER_COLORS: dict[str, str] = LAYER_COLOURS
-"""Fixed colour of each latency-breakdown layer (``breakdown_ms_<layer>``), in path order
-(the one table of layers, ``sanpath.results.LAYER_TABLE``)."""
 
 
 BAND_ALPHA = 0.2

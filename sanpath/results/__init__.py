@@ -25,7 +25,7 @@ from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
     KIND_OF_LAYER,
-    LAYER_COLOURS,
+    LAYER_COLORS,
     LAYER_LABELS,
     LAYER_TABLE,
     LAYERS,
@@ -38,7 +38,7 @@ __all__ = [
     "GROWTH_KINDS",
     "KIND_OF_LAYER",
     "LAYERS",
-    "LAYER_COLOURS",
+    "LAYER_COLORS",
     "LAYER_LABELS",
     "LAYER_TABLE",
     "METRICS",

@@ -49,7 +49,7 @@ LAYER_LABELS = {layer.name: layer.label for layer in LAYER_TABLE}
 KIND_OF_LAYER = {layer.name: layer.component for layer in LAYER_TABLE}
 """The component kind a station of each layer belongs to (every FC link is a ``link``)."""
 
-LAYER_COLOURS = {layer.name: layer.colour for layer in LAYER_TABLE}
+LAYER_COLORS = {layer.name: layer.colour for layer in LAYER_TABLE}
 """Fixed colour of each layer, in path order."""
 
 

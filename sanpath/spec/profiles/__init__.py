@@ -116,20 +116,23 @@ __all__ = [
     "with_profile",
 ]
 
+_HDD_15K: dict[str, Any] = {
+    "model": "hdd",
+    "rpm": 15000,
+    "track_to_track": "0.2ms",
+    "average_seek": "3.4ms",
+    "full_stroke": "6.6ms",
+    "media_rate_outer": "204MB/s",
+    "media_rate_inner": "122MB/s",
+    "capacity": 450_000_000_000,
+    "overhead": "0.1ms",
+    "queue_depth": 64,
+    "scheduler": "sptf",
+}
+"""A generic 15k RPM disk of the 2010s (the basis of ``hdd-15k`` and the Cheetah 15K.7)."""
+
 DRIVE_PROFILES: dict[str, dict[str, Any]] = {
-    "hdd-15k": {
-        "model": "hdd",
-        "rpm": 15000,
-        "track_to_track": "0.2ms",
-        "average_seek": "3.4ms",
-        "full_stroke": "6.6ms",
-        "media_rate_outer": "204MB/s",
-        "media_rate_inner": "122MB/s",
-        "capacity": 450_000_000_000,
-        "overhead": "0.1ms",
-        "queue_depth": 64,
-        "scheduler": "sptf",
-    },
+    "hdd-15k": dict(_HDD_15K),
     "hdd-10k": {
         "model": "hdd",
         "rpm": 10000,
@@ -157,20 +160,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "scheduler": "sptf",
         "reorder_window": 16,
     },
-    "seagate-cheetah-15k7": {
-        "model": "hdd",
-        "rpm": 15000,
-        "track_to_track": "0.2ms",
-        "average_seek": "3.4ms",
-        "full_stroke": "6.6ms",
-        "media_rate_outer": "204MB/s",
-        "media_rate_inner": "122MB/s",
-        "capacity": 450_000_000_000,
-        "overhead": "0.1ms",
-        "queue_depth": 64,
-        "scheduler": "sptf",
-        "reorder_window": 16,
-    },
+    "seagate-cheetah-15k7": {**_HDD_15K, "reorder_window": 16},
     "ssd": {
         "model": "ssd",
         "units": 6,
