@@ -88,6 +88,7 @@ CORE_MODULES = (
     "sanpath.sim.components.raid",
     "sanpath.sim.control",
     "sanpath.sim.measure",
+    "sanpath.sim.wire",
     "sanpath.sim.transfer",
     "sanpath.sim.engine",
 )

@@ -46,6 +46,13 @@ ROLES: Final[dict[str, Role]] = {
     role.name: role
     for role in (
         Role("host_queue", "{host}.lun_queue", "host_queue", "slots", "per-LUN queues of a host"),
+        Role(
+            "queue_pairs",
+            "{host}.nvme.queues",
+            "host_queue",
+            "slots",
+            "NVMe I/O queue pairs of a host",
+        ),
         Role("host_cpu", "{host}.cpu", "host", "server", "processors of a host"),
         Role("hba_slots", "{host}.hba.slots", "hba", "slots", "HBA command slots"),
         Role("hba_cpu", "{host}.hba.cpu", "hba", "server", "HBA command processors"),

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.spec import (
+    TRANSPORTS,
+    Framing,
     HostSpec,
     PoolSpec,
     Scenario,
@@ -82,6 +84,9 @@ class PathInfo:
     lun: int
     active: bool
     """True when the multipath policy sends I/O down this path."""
+    optimized: bool
+    """True when the path reaches the controller that owns the LUN (an ALUA/ANA optimized
+    path); every path is optimized when the array's controllers are symmetric."""
     slot_key: tuple[Any, ...]
     """The HBA slot pool it draws from: (group, port, "lun", lun) or (group, port, "target",
     array port)."""
@@ -126,8 +131,7 @@ def split_sizes(size: int, limit: int | None) -> list[int]:
 
 def wire_bytes(nbytes: int, frame_payload: int, frame_overhead: int) -> int:
     """Bytes on a Fibre Channel link for ``nbytes`` of data in frames, plus the status frame."""
-    frames = -(-nbytes // frame_payload) + 1
-    return nbytes + frames * frame_overhead
+    return Framing(frame_payload, frame_overhead).wire_bytes(nbytes)
 
 
 class Wiring:
@@ -185,14 +189,19 @@ class Wiring:
                     pairs = [(hp, a) for hp in ports for a in visible[hp.index] if a in lun.ports]
                     n = len(pairs)
                     paths = []
+                    optimized = [self.optimized(a, lun) for _, a in pairs]
+                    nvme = TRANSPORTS[host.transport].nvme
                     for k, (hp, a) in enumerate(pairs):
-                        active = host.multipath != "failover" or k == failover_path(li, n)
+                        if nvme:  # ANA: optimized paths only, while there is one
+                            active = optimized[k] or not any(optimized)
+                        else:
+                            active = host.multipath != "failover" or k == failover_path(li, n)
                         key: tuple[Any, ...] = (
                             (g, hp.index, "lun", li)
                             if host.hbas[hp.hba].queue_target == "lun"
                             else (g, hp.index, "target", a)
                         )
-                        paths.append(PathInfo(g, hp.index, a, li, active, key))
+                        paths.append(PathInfo(g, hp.index, a, li, active, optimized[k], key))
                     self.paths[(g, li)] = paths
                     self.workloads[(g, li)] = [
                         w
@@ -201,18 +210,33 @@ class Wiring:
                         and (w.luns == "all" or name in w.luns)
                     ]
 
+    def optimized(self, array_port: int, lun: LunPlace) -> bool:
+        """Whether a path through ``array_port`` to ``lun`` is optimized: the port belongs
+        to the LUN's owner, or the array's controllers are symmetric (no
+        ``cross_controller``)."""
+        if self.scenario.array.cross_controller is None:
+            return True
+        return port_controller(array_port) == lun.owner
+
     def active(self, group: int, lun: int) -> list[PathInfo]:
         """The paths of (host group, LUN) the multipath policy sends I/O down."""
         return [p for p in self.paths.get((group, lun), []) if p.active]
 
     def shares(self, group: int, lun: int) -> list[float]:
-        """Share of the LUN's I/O each path carries, in path order (failover: one path)."""
+        """Share of the LUN's I/O each path carries, in path order (failover and NVMe's
+        ``numa``: one path; NVMe: its usable paths)."""
         paths = self.paths.get((group, lun), [])
         n = len(paths)
         if n == 1:
             return [1.0]
-        if self.scenario.hosts[group].multipath == "failover":
-            return [1.0 if p.active else 0.0 for p in paths]
+        host = self.scenario.hosts[group]
+        nvme = TRANSPORTS[host.transport].nvme
+        if nvme and host.nvme.iopolicy == "numa":  # the first usable path alone
+            first = next(i for i, p in enumerate(paths) if p.active)
+            return [1.0 if i == first else 0.0 for i in range(n)]
+        if host.multipath == "failover" or nvme:
+            used = sum(p.active for p in paths)
+            return [1.0 / used if p.active else 0.0 for p in paths]
         return [1.0 / n] * n
 
     def commands_per_io(self, group: int, size: int) -> int:

@@ -28,21 +28,25 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 import simpy
 
-from sanpath.layout import FLIGHT, front_hops
+from sanpath.layout import FLIGHT, front_hops, host_framing
 from sanpath.layout import Hop as DeclaredHop
 from sanpath.layout.wiring import PathInfo, Wiring
 from sanpath.sim.binding import Binding, bind_hops
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
-from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
+from sanpath.sim.components.host import Association, HostInstance, Leg, Route, Throttle
 from sanpath.sim.hops import Gate, Hop, Server
 from sanpath.sim.knobs import Knob, Rank, slot_servers
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
+from sanpath.sim.wire import Wire
 from sanpath.spec import HostSpec, QfullSpec, knob_key
+
+NVME_KEY: Final = ("nvme", 0)
+"""The key of an NVMe host port's running hops (no slot pools: one set per port)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +80,22 @@ class GroupPaths:
     plans: dict[int, list[PathPlan]]
     """Per LUN index, each path's :class:`PathPlan` (made by the :class:`RouteMaker` when a
     host of the group first takes a path to the LUN)."""
+    wire: Wire
+    """How the group's transport frames data on the links."""
+    queue_pairs: QueuePairs | None = None
+    """NVMe: the group's I/O queue pairs per association (None: a SCSI transport)."""
+    usable: dict[int, tuple[int, ...]] | None = None
+    """NVMe: per LUN index, the paths its policy chooses among (the active ones)."""
+
+
+@dataclass(frozen=True, eq=False)
+class QueuePairs:
+    """An NVMe host group's I/O queues per controller association: ``io_queues`` queues of
+    ``slots`` commands (``queue_size - 1``), counting to ``station``."""
+
+    io_queues: int
+    slots: int
+    station: Station
 
 
 class PathPlan:
@@ -144,13 +164,20 @@ def group_paths(
     station: Station,
     slots_station: Station,
     knobs: dict[str, Knob],
+    queue_pairs: QueuePairs | None = None,
 ) -> GroupPaths:
     """The shared paths of host group ``hi`` (whose workloads use some LUN).
 
     Adds to ``station`` (the group's host queues) and ``slots_station`` (its HBA slot pools)
-    the slots of every host of the group, as if every route were built.
+    the slots of every host of the group, as if every route were built; for an NVMe group
+    (``queue_pairs``), whose station stands for both, the slots of its queue pairs.
     """
     paths = {li: p for (g, li), p in wiring.paths.items() if g == hi}
+    wire = Wire(host_framing(wiring.scenario, hi))
+    if queue_pairs is not None:
+        associations = {(p.port, p.array_port) for ps in paths.values() for p in ps}
+        per_host = len(associations) * queue_pairs.io_queues * queue_pairs.slots
+        queue_pairs.station.servers += spec.count * per_host
     station.track_held()
     slots_station.track_held()
     host_ports = wiring.host_ports[hi]
@@ -159,11 +186,12 @@ def group_paths(
         for k, p in enumerate(ps):
             slot_first.setdefault((p.port, p.slot_key), (li, k))
     per_host_slots = 0.0
-    for port, _ in slot_first:
+    for port, _ in slot_first if queue_pairs is None else ():
         per_host_slots += slot_servers(spec.hbas[host_ports[port].hba].queue_depth)
     per_host_routes = sum(len(ps) for ps in paths.values())
     slots_station.servers += spec.count * per_host_slots
-    station.servers += spec.count * per_host_routes * slot_servers(spec.lun_queue_depth)
+    if queue_pairs is None:
+        station.servers += spec.count * per_host_routes * slot_servers(spec.lun_queue_depth)
     queue_key = knob_key("host_queue_depth", host=hi)
     queue_knob = knobs.setdefault(queue_key, Knob(spec.lun_queue_depth))
     slot_knobs = tuple(
@@ -186,6 +214,13 @@ def group_paths(
         qfull=spec.qfull,
         throttle=spec.qfull.throttle,
         plans={},
+        wire=wire,
+        queue_pairs=queue_pairs,
+        usable=(
+            None
+            if queue_pairs is None
+            else {li: tuple(k for k, p in enumerate(ps) if p.active) for li, ps in paths.items()}
+        ),
     )
 
 
@@ -206,12 +241,12 @@ class RouteMaker:
         controller_link: Link | None,
         throttles: list[Throttle],
         wiring: Wiring,
-        controller: Server,
+        controllers: dict[str, Server],
         cross_time: float,
     ) -> None:
         self.env = env
         self.wiring = wiring
-        self.binding = Binding(controller, one_way, cross_time)
+        self.binding = Binding(controllers, one_way, cross_time)
         """What binding a declared hop needs besides its scope's objects."""
         self.groups = groups
         self.ports = ports
@@ -251,6 +286,8 @@ class RouteMaker:
             plans = self._plans(group, lun_index)
         path = plans[k]
         port = host.ports[path.port]
+        if group.queue_pairs is not None:
+            return self._nvme_route(host, group, path, port)
         host_rank = self.rank(host.index, 0, 0)
         slots = port.slots.get(path.slot_key)
         if slots is None:
@@ -280,28 +317,71 @@ class RouteMaker:
         if work is None:
             work = host.work = bind_hops(self.binding, path.front, "host", host=host)
         hops = (Gate(HOST_QUEUE, queue, 0), *work, *port_hops, *path.array_hops)
-        hba = host.cards[path.card]
-        legs_key = (host.index << 40) | path.legs
-        legs = self._legs.get(legs_key)
-        if legs is None:
-            host_legs = self._host_side(host.index, path.port, hba, port)
-            array_legs = path.array_legs
-            legs = self._legs[legs_key] = (
-                host_legs[0] + array_legs[0],
-                array_legs[1] + host_legs[1],
-            )
+        legs = self._route_legs(host, path, port)
         return Route(
             hops,
             path.retry_at,
             queue,
             port,
-            slots,
             path.array_port,
             path.lun,
+            group.wire,
             throttle,
             legs[0],
             legs[1],
         )
+
+    def _nvme_route(
+        self, host: HostInstance, group: GroupPaths, path: PathPlan, port: HbaPort
+    ) -> Route:
+        """An NVMe host's route: the queue pairs of its association with the path's array
+        port (made with the association's first route), its work, its HBA's (or NIC's)
+        processor and the array's hops; no SCSI queue, no throttle."""
+        pairs = group.queue_pairs
+        assert pairs is not None
+        key = (path.port << 21) | path.array_port.index
+        association = host.associations.get(key)
+        if association is None:
+            pools = tuple(self._pool(pairs.slots, pairs.station) for _ in range(pairs.io_queues))
+            association = host.associations[key] = Association(pools)
+        pools = association.pools
+        port_hops = port.hops.get(NVME_KEY)
+        if port_hops is None:
+            port_hops = port.hops[NVME_KEY] = bind_hops(self.binding, path.front, "port", port=port)
+        work = host.work
+        if work is None:
+            work = host.work = bind_hops(self.binding, path.front, "host", host=host)
+        queues = Gate(HOST_QUEUE, pools[0], 0, pools=pools)
+        hops = (queues, *work, *port_hops, *path.array_hops)
+        legs = self._route_legs(host, path, port)
+        return Route(
+            hops,
+            path.retry_at,
+            pools[0],
+            port,
+            path.array_port,
+            path.lun,
+            group.wire,
+            None,
+            legs[0],
+            legs[1],
+            association,
+        )
+
+    def _route_legs(
+        self, host: HostInstance, path: PathPlan, port: HbaPort
+    ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
+        """The links of a write and of a read on ``host``'s ``path`` through HBA ``port``."""
+        legs_key = (host.index << 40) | path.legs
+        legs = self._legs.get(legs_key)
+        if legs is None:
+            host_legs = self._host_side(host.index, path.port, host.cards[path.card], port)
+            array_legs = path.array_legs
+            legs = self._legs[legs_key] = (
+                host_legs[0] + array_legs[0],
+                array_legs[1] + host_legs[1],
+            )
+        return legs
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
@@ -340,6 +420,7 @@ class RouteMaker:
     def _plans(self, group: GroupPaths, lun_index: int) -> list[PathPlan]:
         """The plans of every path of ``group`` to LUN ``lun_index`` (made once)."""
         lun = self.luns[lun_index]
+        transport = group.spec.transport
         plans = []
         for k, path in enumerate(group.paths[lun_index]):
             port = self.ports[path.array_port]
@@ -348,7 +429,9 @@ class RouteMaker:
             if array_legs is None:
                 array_legs = self._array_legs[array_key] = self._array_side(port, lun)
             front = front_hops(self.wiring, path)
-            array_hops = bind_hops(self.binding, front, "array", lun=lun, array_port=port)
+            array_hops = bind_hops(
+                self.binding, front, "array", lun=lun, array_port=port, transport=transport
+            )
             plans.append(PathPlan(path, k, group, port, lun, array_legs, front, array_hops))
         group.plans[lun_index] = plans
         return plans
@@ -365,6 +448,8 @@ class RouteMaker:
         counting the paths not used yet at the depth they would have now; ``configured``:
         as configured, before any throttle lowered them."""
         plan = self.groups[host.group]
+        if plan.queue_pairs is not None:
+            return None  # NVMe: no per-namespace queue, only the controller's queue pairs
         paths = plan.paths[lun_index]
         kind = plan.throttle
         if kind != "linux":

@@ -14,6 +14,8 @@ This is the public face; the modules behind it:
   length and warm-up; :mod:`~sanpath.spec.experiment`: sweeps and published figures;
 * :mod:`~sanpath.spec.fields`: units, bounds, the :class:`Spec` base and distributions;
 * :mod:`~sanpath.spec.errors`: located errors and reading YAML with its line numbers;
+* :mod:`~sanpath.spec.transport`: transports (FCP, FC-NVMe, NVMe/TCP, NVMe/RoCE, iSCSI),
+  NVMe queue pairs and Ethernet framing;
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
 * :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
   from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
@@ -56,6 +58,15 @@ from sanpath.spec.scenario import (
     validate_scenario,
     visible_ports,
 )
+from sanpath.spec.transport import (
+    TRANSPORTS,
+    ArrayNvmeSpec,
+    Framing,
+    IscsiSpec,
+    NvmeSpec,
+    TransportFacts,
+    ethernet_framing,
+)
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
@@ -66,7 +77,9 @@ __all__ = [
     "MAX_HOSTS",
     "MAX_IO_SIZE",
     "SCHEDULABLE",
+    "TRANSPORTS",
     "AccessSpec",
+    "ArrayNvmeSpec",
     "ArraySpec",
     "CacheSpec",
     "ChangeSpec",
@@ -76,11 +89,14 @@ __all__ = [
     "DistSpec",
     "FabricSpec",
     "FlashSpec",
+    "Framing",
     "HbaSpec",
     "HddSpec",
     "HostSpec",
+    "IscsiSpec",
     "Knob",
     "LunSpec",
+    "NvmeSpec",
     "PcieSpec",
     "PoolSpec",
     "PrecisionSpec",
@@ -95,8 +111,10 @@ __all__ = [
     "SsdSpec",
     "SweepSpec",
     "TextbookDriveSpec",
+    "TransportFacts",
     "WorkloadSpec",
     "ZoneSpec",
+    "ethernet_framing",
     "expand_names",
     "is_range",
     "json_schema",

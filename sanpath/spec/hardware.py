@@ -30,6 +30,7 @@ from sanpath.spec.fields import (
     Spec,
 )
 from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES, with_profile
+from sanpath.spec.transport import MTU, TRANSPORTS, ArrayNvmeSpec, IscsiSpec, NvmeSpec, Transport
 
 # --------------------------------------------------------------------------------------
 # Host side
@@ -188,9 +189,71 @@ class HostSpec(Spec):
     command needs ``cpu_time`` of one of the host's ``cpus`` processors (first come, first
     served, shared by every LUN and path), so a host issuing enough I/O becomes a bottleneck of
     its own at ``cpus / cpu_time`` commands per second (null ``cpus``: not modelled).
+
+    ``transport`` is how the host reaches the array (:mod:`sanpath.spec.transport`):
+    ``fcp`` (default), ``fc-nvme``, ``nvme-tcp``, ``nvme-roce`` or ``iscsi``. NVMe hosts
+    take ``nvme`` (queue pairs and multipath ``iopolicy``) instead of ``lun_queue_depth``,
+    ``multipath`` and ``qfull``; iSCSI hosts take ``iscsi`` (a session's ``cmds_max`` and
+    ``cmd_per_lun``). Ethernet transports take ``mtu`` (1,500 by default) and their NICs'
+    ``speed`` (``25GbE``); ``transport_cpu_time`` replaces the transport's own processor time
+    per command on the host (:data:`~sanpath.spec.transport.TRANSPORTS`), added to
+    ``cpu_time``.
     """
 
+    @model_validator(mode="before")
+    @classmethod
+    def _transport_defaults(cls, value: Any) -> Any:
+        """iSCSI's session limits become the host queue and HBA slots they are; an Ethernet
+        NIC's own per-command time is 0 unless given (the transport's work is the host's
+        ``transport_cpu_time``). Only defaults are filled: a value written twice, differently
+        (``iscsi.cmds_max`` and ``hbas.M.queue_depth``), is an error."""
+        if not isinstance(value, dict):
+            return value
+        transport = value.get("transport", "fcp")
+        facts = TRANSPORTS.get(transport) if isinstance(transport, str) else None
+        raw_hbas = value.get("hbas", [{}])
+        if facts is None or not facts.ethernet or not isinstance(raw_hbas, (list, tuple)):
+            return value
+        out = dict(value)
+        session = out.get("iscsi")
+        written = session if isinstance(session, dict) else {}
+        cmds_max = written.get("cmds_max", IscsiSpec().cmds_max)
+        per_lun = written.get("cmd_per_lun", IscsiSpec().cmd_per_lun)
+        hbas = []
+        for i, raw in enumerate(raw_hbas):
+            hba = raw.model_dump(exclude_unset=True) if isinstance(raw, Spec) else raw
+            if not isinstance(hba, dict):
+                return value
+            hba = dict(hba)
+            hba.setdefault("command_time", 0.0)
+            if transport == "iscsi":
+                for key, same in (("queue_depth", cmds_max), ("queue_target", "target")):
+                    if written and key in hba and hba[key] != same:
+                        raise ValueError(
+                            f"hbas.{i}.{key}: {hba[key]!r} differs from the iSCSI session's "
+                            f"command window (iscsi.cmds_max {cmds_max}, per target port); "
+                            "give one or the other"
+                        )
+                    hba.setdefault(key, same)
+            hbas.append(hba)
+        out["hbas"] = hbas
+        if transport == "iscsi":
+            given = out.get("lun_queue_depth")
+            if written and given is not None and given != per_lun:
+                raise ValueError(
+                    f"lun_queue_depth: {given!r} differs from iscsi.cmd_per_lun {per_lun}, "
+                    "an iSCSI host's per-LUN queue; give one or the other"
+                )
+            if given is None:
+                out["lun_queue_depth"] = per_lun
+        return out
+
     name: str
+    transport: Transport = "fcp"
+    nvme: NvmeSpec = NvmeSpec()
+    iscsi: IscsiSpec | None = None
+    mtu: MTU | None = None
+    transport_cpu_time: Duration | None = None
     count: HostCount = 1
     max_io_size: PositiveIoBytes | None = None
     lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
@@ -201,6 +264,43 @@ class HostSpec(Spec):
     cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
     hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
+
+    @model_validator(mode="after")
+    def _check_transport(self) -> HostSpec:
+        facts = TRANSPORTS[self.transport]
+        if facts.nvme:
+            scsi = {
+                "lun_queue_depth": self.lun_queue_depth is not None,
+                "multipath": self.multipath != "round-robin" or self.rr_ios != 1,
+                "qfull": self.qfull != QfullSpec(),
+                "iscsi": self.iscsi is not None,
+            }
+            for key, written in scsi.items():
+                if written:
+                    raise ValueError(
+                        f"{key} does not apply to an NVMe transport ({self.transport}): "
+                        "NVMe has queue pairs (nvme.io_queues, nvme.queue_size), multipath "
+                        "nvme.iopolicy and no QUEUE FULL"
+                    )
+        elif self.nvme != NvmeSpec():
+            raise ValueError(f"nvme applies to the NVMe transports, not to {self.transport}")
+        if self.transport != "iscsi" and self.iscsi is not None:
+            raise ValueError(f"iscsi applies to transport iscsi, not to {self.transport}")
+        if not facts.ethernet and self.mtu is not None:
+            raise ValueError(f"mtu applies to Ethernet transports, not to {self.transport}")
+        if facts.ethernet:
+            for i, hba in enumerate(self.hbas):
+                if "speed" not in hba.model_fields_set or hba.profile is not None:
+                    raise ValueError(
+                        f"hbas.{i}: an Ethernet transport ({self.transport}) needs its NIC's "
+                        "speed (e.g. speed: 25GbE) and no Fibre Channel HBA profile"
+                    )
+        return self
+
+    @property
+    def effective_mtu(self) -> int:
+        """The Ethernet MTU in bytes (1,500 when not given)."""
+        return 1500 if self.mtu is None else self.mtu
 
     @property
     def ports_per_host(self) -> int:
@@ -423,6 +523,8 @@ class ArraySpec(Spec):
     pools: tuple[PoolSpec, ...] = Field(min_length=1)
     luns: tuple[LunSpec, ...] = Field(min_length=1)
     cross_controller: CrossControllerSpec | None = None
+    nvme: ArrayNvmeSpec = ArrayNvmeSpec()
+    """What the NVMe target grants (queue caps) and spends per command (NVMe transports)."""
 
 
 class ZoneSpec(Spec):
