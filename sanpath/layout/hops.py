@@ -123,7 +123,7 @@ def front_hops(wiring: Wiring, path: PathInfo) -> tuple[Hop, ...]:
         hops.append(processor)
     hops.append(Hop(FLIGHT, "fabric", "fabric", "port", knob=knob_key("hop_latency")))
     if nvme:
-        hops.append(_station("controller", "array", knob_key("controller_cores")))
+        hops.append(_controller(wiring, lun.owner))
         _forward(hops, s.array.cross_controller, path.array_port, lun.owner)
         return tuple(hops)
     port = _station("port_queue", "array", knob_key("port_queue_depth"), port=path.array_port)
@@ -131,9 +131,17 @@ def front_hops(wiring: Wiring, path: PathInfo) -> tuple[Hop, ...]:
     group = s.array.luns[lun.group].name
     queue = _station("lun_queue", "array", knob_key("lun_queue_depth", lun=lun.group), lun=group)
     hops.append(replace(queue, kind=REFUSING_GATE, refused="lun_qfull", back_end=True))
-    hops.append(_station("controller", "array", knob_key("controller_cores")))
+    hops.append(_controller(wiring, lun.owner))
     _forward(hops, s.array.cross_controller, path.array_port, lun.owner)
     return tuple(hops)
+
+
+def _controller(wiring: Wiring, owner: int) -> Hop:
+    """The controller that serves the command: the array's one pool of cores, or with two
+    controllers the LUN's owner."""
+    if wiring.scenario.array.controllers == 1:
+        return _station("controller", "array", knob_key("controller_cores"))
+    return _station("controllers", "array", knob_key("controller_cores"), controller=owner)
 
 
 def _forward(hops: list[Hop], cross: CrossControllerSpec | None, port: int, owner: int) -> None:

@@ -65,6 +65,13 @@ ROLES: Final[dict[str, Role]] = {
         Role("port_link_out", "array.port{port}.link.out", "fabric", "link", "array port link out"),
         Role("controller", "array.controller", "controller", "server", "array controller"),
         Role(
+            "controllers",
+            "array.controller{controller}",
+            "controller",
+            "server",
+            "each of the array's two controllers",
+        ),
+        Role(
             "controller_bandwidth",
             "array.controller.bandwidth",
             "controller",
@@ -108,6 +115,7 @@ def station_roles(scenario: Scenario) -> dict[str, Role]:
         "port": list(range(array.ports)),
         "lun": [group.name for group in array.luns],
         "pool": [pool.name for pool in array.pools],
+        "controller": list(range(array.controllers)) if array.controllers > 1 else [],
     }
     out: dict[str, Role] = {}
     for role in ROLES.values():

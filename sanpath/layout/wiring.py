@@ -104,10 +104,12 @@ def split_limit(scenario: Scenario, group: int) -> int | None:
     return command_limit(scenario.hosts[group])
 
 
-def lun_owner(lun: int) -> int:
+def lun_owner(lun: int, failed: int | None = None) -> int:
     """The controller (storage processor) that owns LUN number ``lun``: LUNs alternate
-    between the two, the first on controller 0."""
-    return lun % 2
+    between the two, the first on controller 0; the survivor owns them all when controller
+    ``failed`` has failed."""
+    owner = lun % 2
+    return 1 - owner if owner == failed else owner
 
 
 def port_controller(port: int) -> int:
@@ -162,7 +164,7 @@ class Wiring:
                     used[group.pool],
                     limit,
                     shown,
-                    lun_owner(index),
+                    lun_owner(index, array.failed_controller),
                 )
                 self.luns.append(place)
                 used[group.pool] += size
@@ -190,10 +192,19 @@ class Wiring:
                     n = len(pairs)
                     paths = []
                     optimized = [self.optimized(a, lun) for _, a in pairs]
-                    nvme = TRANSPORTS[host.transport].nvme
+                    live = [self.live(a) for _, a in pairs]
+                    # ANA (NVMe) and ALUA (SCSI on two controllers): the live optimized
+                    # paths, or every live path when none is optimized
+                    preferred = [o and up for o, up in zip(optimized, live, strict=True)]
+                    candidates = [
+                        k for k in range(n) if (preferred[k] if any(preferred) else live[k])
+                    ]
+                    asymmetric = TRANSPORTS[host.transport].nvme or array.controllers == 2
                     for k, (hp, a) in enumerate(pairs):
-                        if nvme:  # ANA: optimized paths only, while there is one
-                            active = optimized[k] or not any(optimized)
+                        if asymmetric and host.multipath == "failover":
+                            active = k == candidates[failover_path(li, len(candidates))]
+                        elif asymmetric:
+                            active = k in candidates
                         else:
                             active = host.multipath != "failover" or k == failover_path(li, n)
                         key: tuple[Any, ...] = (
@@ -212,19 +223,27 @@ class Wiring:
 
     def optimized(self, array_port: int, lun: LunPlace) -> bool:
         """Whether a path through ``array_port`` to ``lun`` is optimized: the port belongs
-        to the LUN's owner, or the array's controllers are symmetric (no
+        to the LUN's owner, or the array's controllers are symmetric (one controller and no
         ``cross_controller``)."""
-        if self.scenario.array.cross_controller is None:
+        array = self.scenario.array
+        if array.controllers == 1 and array.cross_controller is None:
             return True
         return port_controller(array_port) == lun.owner
+
+    def live(self, array_port: int) -> bool:
+        """Whether ``array_port`` carries I/O: its controller has not failed, or its ports
+        forward to the survivor (``failover: forward``)."""
+        array = self.scenario.array
+        failed = port_controller(array_port) == array.failed_controller
+        return not failed or array.failover == "forward"
 
     def active(self, group: int, lun: int) -> list[PathInfo]:
         """The paths of (host group, LUN) the multipath policy sends I/O down."""
         return [p for p in self.paths.get((group, lun), []) if p.active]
 
     def shares(self, group: int, lun: int) -> list[float]:
-        """Share of the LUN's I/O each path carries, in path order (failover and NVMe's
-        ``numa``: one path; NVMe: its usable paths)."""
+        """Share of the LUN's I/O each path carries, in path order: spread over the active
+        paths (failover and NVMe's ``numa``: one path)."""
         paths = self.paths.get((group, lun), [])
         n = len(paths)
         if n == 1:
@@ -234,10 +253,8 @@ class Wiring:
         if nvme and host.nvme.iopolicy == "numa":  # the first usable path alone
             first = next(i for i, p in enumerate(paths) if p.active)
             return [1.0 if i == first else 0.0 for i in range(n)]
-        if host.multipath == "failover" or nvme:
-            used = sum(p.active for p in paths)
-            return [1.0 / used if p.active else 0.0 for p in paths]
-        return [1.0 / n] * n
+        used = sum(p.active for p in paths)
+        return [1.0 / used if p.active else 0.0 for p in paths]
 
     def commands_per_io(self, group: int, size: int) -> int:
         """Commands one I/O of ``size`` bytes becomes on host group ``group``."""

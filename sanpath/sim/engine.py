@@ -90,7 +90,7 @@ class Simulation:
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
-        self.controller = self.topology.controller
+        self.controllers = self.topology.controllers
         self.qfull_time = scenario.array.qfull_time
         self.cache = self.topology.cache
         self.run_spec = scenario.run
@@ -319,10 +319,12 @@ class Simulation:
         cmd.device.qfull += 1
         if measure.timeseries is not None:
             measure.timeseries.add_qfull(t)
-        if self.qfull_time > 0.0:
-            start, done = self.controller.reserve(t, self.qfull_time)
+        if self.qfull_time > 0.0:  # the refusing port's controller
+            controllers = self.controllers
+            controller = controllers[route.array_port.controller % len(controllers)]
+            start, done = controller.reserve(t, self.qfull_time)
             yield env.sleep(done - t)
-            self.controller.station.depart(env._now, t, start, done)
+            controller.station.depart(env._now, t, start, done)
         yield env.sleep(self.one_way)
         now = env._now
         if measure.exchanges is not None:

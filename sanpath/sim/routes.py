@@ -43,7 +43,7 @@ from sanpath.sim.hops import Gate, Hop, Server
 from sanpath.sim.knobs import Knob, Rank, slot_servers
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
 from sanpath.sim.wire import Wire
-from sanpath.spec import HostSpec, QfullSpec, knob_key
+from sanpath.spec import HostSpec, QfullSpec, Scenario, knob_key
 
 NVME_KEY: Final = ("nvme", 0)
 """The key of an NVMe host port's running hops (no slot pools: one set per port)."""
@@ -85,7 +85,8 @@ class GroupPaths:
     queue_pairs: QueuePairs | None = None
     """NVMe: the group's I/O queue pairs per association (None: a SCSI transport)."""
     usable: dict[int, tuple[int, ...]] | None = None
-    """NVMe: per LUN index, the paths its policy chooses among (the active ones)."""
+    """NVMe, and SCSI on an array of two controllers: per LUN index, the paths the policy
+    chooses among (the active ones: ANA or ALUA); None: every path."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,10 +219,16 @@ def group_paths(
         queue_pairs=queue_pairs,
         usable=(
             None
-            if queue_pairs is None
-            else {li: tuple(k for k, p in enumerate(ps) if p.active) for li, ps in paths.items()}
+            if queue_pairs is None and wiring.scenario.array.controllers == 1
+            else usable_paths(paths)
         ),
     )
+
+
+def usable_paths(paths: dict[int, list[PathInfo]]) -> dict[int, tuple[int, ...]]:
+    """Per LUN index, the indices of the paths the multipath policy chooses among (ANA or
+    ALUA: the active ones)."""
+    return {li: tuple(k for k, p in enumerate(ps) if p.active) for li, ps in paths.items()}
 
 
 class RouteMaker:
@@ -241,7 +248,7 @@ class RouteMaker:
         controller_link: Link | None,
         throttles: list[Throttle],
         wiring: Wiring,
-        controllers: dict[str, Server],
+        controllers: dict[tuple[str, int], Server],
         cross_time: float,
     ) -> None:
         self.env = env
@@ -416,6 +423,38 @@ class RouteMaker:
         self._throttle_ranks[key] = ranks
         self.throttles.append(throttle)
         return throttle
+
+    def rewire(self, scenario: Scenario, hosts: Sequence[HostInstance]) -> None:
+        """The array's controllers changed (one failed, or came back): LUN ownership, the
+        paths' ANA/ALUA states and the array part of every route made so far follow
+        ``scenario``. Commands already past a hop finish where they are; the next ones take
+        the new routes (the same queues and slots: only the array's hops and links change)."""
+        self.wiring = wiring = Wiring(scenario)
+        for lun in self.luns:
+            lun.owner = wiring.luns[lun.index].owner
+        before = {name: dict(group.plans) for name, group in self.groups.items()}
+        for group in self.groups.values():
+            paths = {li: p for (g, li), p in wiring.paths.items() if g == group.index}
+            group.paths.update(paths)  # the same paths in the same order, new states
+            if group.usable is not None:
+                group.usable.update(usable_paths(paths))
+            for lun_index in before[group.spec.name]:
+                self._plans(group, lun_index)
+        for host in hosts:
+            made = self.groups.get(host.group)
+            if made is None:
+                continue
+            for lun_index, routes in host.routes.items():
+                for k, route in enumerate(routes):
+                    if route is None:
+                        continue
+                    plan = made.plans[lun_index][k]
+                    old = before[host.group][lun_index][k]
+                    front = route.hops[: len(route.hops) - len(old.array_hops)]
+                    route.set_hops((*front, *plan.array_hops))
+                    route.write_legs, route.read_legs = self._route_legs(
+                        host, plan, host.ports[plan.port]
+                    )
 
     def _plans(self, group: GroupPaths, lun_index: int) -> list[PathPlan]:
         """The plans of every path of ``group`` to LUN ``lun_index`` (made once)."""

@@ -69,6 +69,7 @@ class Topology:
     stations: dict[str, Station]
     ports: list[ArrayPort]
     controller: FcfsServer
+    """The array's controller (the first of two)."""
     controller_time: Callable[[], float]
     controller_write_time: Callable[[], float]
     cache: Cache
@@ -86,6 +87,16 @@ class Topology:
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
     routes: RouteMaker | None = None
     """Makes each host's routes when they are first used."""
+    controllers: list[FcfsServer] = field(default_factory=list)
+    """Every controller: one, or two (``array.controllers``), by index."""
+
+    def fail_controller(self, scenario: Scenario, failed: int | None) -> None:
+        """Controller ``failed`` of ``scenario``'s array has failed (None: both work again):
+        its LUNs are owned by the survivor and its ports carry no new I/O
+        (:meth:`~sanpath.sim.routes.RouteMaker.rewire`)."""
+        array = scenario.array.model_copy(update={"failed_controller": failed})
+        if self.routes is not None:
+            self.routes.rewire(scenario.model_copy(update={"array": array}), self.hosts)
 
     def on_qfull(self, host: HostInstance, lun_index: int, route: Route, now: float) -> None:
         """A QUEUE FULL came back at ``now`` for ``host``'s ``route`` to LUN ``lun_index``:
@@ -153,7 +164,14 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             station(station_name("cross_controller"), 1),
         )
     cores = array.controller.cores
-    controller = FcfsServer(env, cores, station(station_name("controller"), cores))
+    if array.controllers == 1:
+        controllers = [FcfsServer(env, cores, station(station_name("controller"), cores))]
+    else:
+        controllers = [
+            FcfsServer(env, cores, station(station_name("controllers", controller=c), cores))
+            for c in range(array.controllers)
+        ]
+    controller = controllers[0]
     controller_time = streams.sampler(array.controller.io_time, "array.controller")
     write_spec = array.controller.write_io_time
     controller_write_time = (
@@ -237,7 +255,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         controller_link,
         throttles,
         wiring,
-        _controllers(scenario, controller, controller_time, controller_write_time),
+        _controllers(scenario, controllers, controller_time, controller_write_time),
         array.cross_controller.time if array.cross_controller is not None else 0.0,
     )
     for hi, hspec in enumerate(scenario.hosts):
@@ -334,6 +352,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         stations=stations,
         ports=ports,
         controller=controller,
+        controllers=controllers,
         controller_time=controller_time,
         controller_write_time=controller_write_time,
         cache=cache,
@@ -396,16 +415,16 @@ def _queue_draw(rng: np.random.Generator, cpus: int, io_queues: int) -> Callable
 
 def _controllers(
     scenario: Scenario,
-    controller: FcfsServer,
+    controllers: list[FcfsServer],
     read_time: Callable[[], float],
     write_time: Callable[[], float],
-) -> dict[str, Server]:
-    """The controller's hop for each transport the hosts speak: ``read_time`` and
+) -> dict[tuple[str, int], Server]:
+    """The hop of each controller for each transport the hosts speak: ``read_time`` and
     ``write_time`` per command (NVMe: ``array.nvme.io_time`` when given), plus the
     transport's own processor time on the array (:func:`~sanpath.layout.target_time`)."""
     layer = LAYERS.index("controller")
-    made = {"fcp": Server(layer, controller, read_time, write_time)}
-    for transport in {host.transport for host in scenario.hosts} - {"fcp"}:
+    made: dict[tuple[str, int], Server] = {}
+    for transport in ["fcp", *sorted({host.transport for host in scenario.hosts} - {"fcp"})]:
         reads, writes = read_time, write_time
         nvme_time = scenario.array.nvme.io_time
         if TRANSPORTS[transport].nvme and nvme_time is not None:
@@ -413,5 +432,6 @@ def _controllers(
         extra = target_time(scenario, transport)
         if extra > 0.0:
             reads, writes = _plus(reads, extra), _plus(writes, extra)
-        made[transport] = Server(layer, controller, reads, writes)
+        for index, server in enumerate(controllers):
+            made[transport, index] = Server(layer, server, reads, writes)
     return made

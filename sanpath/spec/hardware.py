@@ -523,8 +523,39 @@ class ArraySpec(Spec):
     pools: tuple[PoolSpec, ...] = Field(min_length=1)
     luns: tuple[LunSpec, ...] = Field(min_length=1)
     cross_controller: CrossControllerSpec | None = None
+    controllers: Literal[1, 2] = 1
+    """1: one pool of ``controller.cores`` serves every LUN (with ``cross_controller``, ports
+    and LUNs still alternate between two storage processors for forwarding). 2: two
+    controllers of ``controller.cores`` each, with their own ports (even ports on the
+    first) and LUNs (owned alternately); a path through the owner is optimized, through the
+    peer non-optimized (forwarded at ``cross_controller``'s cost), and every host prefers
+    optimized paths (ALUA for SCSI, ANA for NVMe)."""
+    failed_controller: Literal[0, 1] | None = None
+    """The controller that has failed (``controllers: 2``; a schedule can fail one during a
+    run): its LUNs are owned by the survivor, and its ports follow ``failover``."""
+    failover: Literal["takeover", "forward"] = "takeover"
+    """What a failed controller's ports do: ``takeover`` - they fail with it, and hosts reach
+    every LUN through the survivor's ports (paths through the failed ports are
+    inaccessible); ``forward`` - they stay up (a front end both controllers share, or port
+    identities that move to the peer) and forward to the survivor: a non-optimized path,
+    at ``cross_controller``'s cost."""
     nvme: ArrayNvmeSpec = ArrayNvmeSpec()
     """What the NVMe target grants (queue caps) and spends per command (NVMe transports)."""
+
+    @model_validator(mode="after")
+    def _check_pair(self) -> ArraySpec:
+        _check_controllers(self)
+        return self
+
+
+def _check_controllers(array: ArraySpec) -> None:
+    """Raise ValueError when the controller keys disagree."""
+    if array.failed_controller is not None and array.controllers != 2:
+        raise ValueError("failed_controller needs controllers: 2 (a survivor to take over)")
+    if array.controllers == 2 and array.ports < 2:
+        raise ValueError(
+            f"controllers: 2 needs at least 2 ports (one per controller), not {array.ports}"
+        )
 
 
 class ZoneSpec(Spec):

@@ -100,6 +100,13 @@ KNOBS: Final[tuple[Knob, ...]] = (
         "controller_cores", "array.controller.cores", "controller", False, "the controller's cores"
     ),
     Knob(
+        "failed_controller",
+        "array.failed_controller",
+        "controller",
+        True,
+        "the array controller that has failed (its LUNs move to the survivor)",
+    ),
+    Knob(
         "cross_time",
         "array.cross_controller.time",
         "cross_forward",

@@ -426,6 +426,18 @@ def _check_paths(s: Scenario) -> list[tuple[list[str | int], str]]:
         for name in lun_groups_used(s, host.name):
             i, group = groups[name]
             presented = set(range(s.array.ports)) if group.ports == "all" else set(group.ports)
+            failed = s.array.failed_controller
+            if failed is not None and s.array.failover == "takeover" and seen & presented:  # ports of the failed one carry nothing
+                live = {a for a in seen & presented if a % 2 != failed}
+                if not live:
+                    found.append(
+                        (
+                            ["array", "failed_controller"],
+                            f"host {host.name!r} would have no path to LUN group {name!r} with "
+                            f"controller {failed} failed: it reaches the LUNs only through "
+                            f"array ports {sorted(seen & presented)}, all of controller {failed}",
+                        )
+                    )
             if not seen & presented:
                 found.append(
                     (

@@ -153,6 +153,7 @@ def test_queue_depth_beats_round_robin_on_asymmetric_paths() -> None:
     rr = sanpath.run(asymmetric("round-robin"))
     qd = sanpath.run(asymmetric("queue-depth"))
     assert qd.latency_ms["mean"] < 0.8 * rr.latency_ms["mean"]
+
     # round-robin sends half the reads down the slow path (array port 1), queue-depth few
     def slow_share(result: sanpath.RunResult) -> float:
         slow = result.station("array.port1.link.out").completions

@@ -208,15 +208,12 @@ class Route:
         """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
         self.retry_at = retry_at
         """The hop a command starts again from after QUEUE FULL (its HBA slot)."""
-        self.releases: tuple[Gate, ...] = tuple(
-            gate for gate in reversed(hops) if isinstance(gate, Gate) and not gate.back_end
-        )
+        self.releases: tuple[Gate, ...] = ()
         """The gates whose slots a command gives back when it completes, in that order (the
         front's gates backwards, but those the back end gives back)."""
-        self.back_end: tuple[Gate, ...] = tuple(
-            gate for gate in hops if isinstance(gate, Gate) and gate.back_end
-        )
+        self.back_end: tuple[Gate, ...] = ()
         """The gates the back end gives back when it is done (the array's per-LUN queue)."""
+        self.set_hops(hops)
         self.host_queue = host_queue
         self.hba_port = hba_port
         self.array_port = array_port
@@ -230,6 +227,15 @@ class Route:
         """How the host's transport frames the data on the links (:mod:`sanpath.sim.wire`)."""
         self.association = association
         """NVMe: the controller association the route's queue pairs belong to."""
+
+    def set_hops(self, hops: tuple[Hop, ...]) -> None:
+        """The route's front is ``hops`` (made, or changed by a controller's failure); the
+        gates given back at completion and by the back end follow."""
+        self.hops = hops
+        self.releases = tuple(
+            gate for gate in reversed(hops) if isinstance(gate, Gate) and not gate.back_end
+        )
+        self.back_end = tuple(gate for gate in hops if isinstance(gate, Gate) and gate.back_end)
 
 
 @dataclass(eq=False)
@@ -266,8 +272,9 @@ class HostInstance:
     queue_draw: Callable[[], int] | None = None
     """NVMe: draws the I/O queue of the processor that issues an I/O (None: SCSI)."""
     usable: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    """NVMe: per LUN, the paths the policy chooses among (the optimized ones, or every path
-    when none is), shared by the host group."""
+    """NVMe, and SCSI on an array of two controllers: per LUN, the paths the policy chooses
+    among (the live optimized ones, or every live path when none is), shared by the host
+    group; empty: every path."""
     rr_bytes: int = 0
     """HPP ``lb-rr`` and ``lb-bytes``: bytes before the next choice of path."""
     _rr: dict[int, int] = field(default_factory=dict)
@@ -295,6 +302,8 @@ class HostInstance:
             routes = self.routes[lun_index] = [None] * len(self.paths[lun_index])
         if self.queue_draw is not None:
             return self._select_nvme(lun_index, size, routes)
+        if self.usable:
+            return self._select_alua(lun_index, size, routes)
         n = len(routes)
         k = 0
         if n > 1:
@@ -323,6 +332,38 @@ class HostInstance:
                         k, best_t = i, t
             else:
                 k = failover_path(lun_index, n)  # failover: a fixed path per LUN
+        route = routes[k]
+        if route is None:
+            assert self.maker is not None
+            route = routes[k] = self.maker(self, lun_index, k)
+        return route
+
+    def _select_alua(self, lun_index: int, size: int, routes: list[Route | None]) -> Route:
+        """A SCSI host's path on an array of two controllers: its policy among the LUN's
+        usable paths (ALUA: the optimized ones while one is live)."""
+        usable = self.usable[lun_index]
+        n = len(usable)
+        k = usable[0]
+        if n > 1:
+            policy = self.policy
+            if policy == "round-robin":
+                count = self._rr.get(lun_index, 0)
+                self._rr[lun_index] = count + 1
+                k = usable[(count // self.rr_ios) % n]
+            elif policy in ("least-queue-depth", "least-cmd-load"):
+                best_n = -1
+                for i in usable:
+                    outstanding = self.route(lun_index, i).host_queue.outstanding
+                    if best_n < 0 or outstanding < best_n:
+                        k, best_n = i, outstanding
+            elif policy == "service-time":
+                ports = self.ports
+                via = self.paths[lun_index]
+                best_t = -1.0
+                for i in usable:
+                    t = ports[via[i]].service_time(size)
+                    if best_t < 0.0 or t < best_t:
+                        k, best_t = i, t
         route = routes[k]
         if route is None:
             assert self.maker is not None
@@ -360,7 +401,7 @@ class HostInstance:
                     state[1] = state[2] = 0
                 state[1] += 1
                 state[2] += size
-                k = usable[state[0]]
+                k = usable[state[0] % n]
         route = routes[k]
         if route is None:
             assert self.maker is not None
