@@ -41,7 +41,8 @@ from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
-from sanpath.sim.routes import GroupPaths, QueuePairs, RouteMaker, group_paths
+from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
+from sanpath.sim.routes import RouteMaker
 from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (

@@ -8,7 +8,8 @@ This is the public face; the modules behind it:
 
 * :mod:`~sanpath.spec.scenario`: :class:`Scenario`, :func:`load_scenario`, the checks across
   sections and the figures derived from a whole scenario;
-* :mod:`~sanpath.spec.hardware`: hosts, HBAs, the fabric and the array;
+* :mod:`~sanpath.spec.host`: hosts, their HBAs or NICs and their transport;
+  :mod:`~sanpath.spec.hardware`: the fabric and the array;
   :mod:`~sanpath.spec.drives`: the drives of a pool;
 * :mod:`~sanpath.spec.workload`: workloads and schedules; :mod:`~sanpath.spec.run`: the run
   length and warm-up; :mod:`~sanpath.spec.experiment`: sweeps and published figures;
@@ -34,16 +35,13 @@ from sanpath.spec.hardware import (
     ControllerSpec,
     CrossControllerSpec,
     FabricSpec,
-    HbaSpec,
-    HostSpec,
     LunSpec,
-    PcieSpec,
     PoolSpec,
-    QfullSpec,
     ZoneSpec,
     lun_queue_limit,
     pool_capacity,
 )
+from sanpath.spec.host import HbaSpec, HostSpec, PcieSpec, QfullSpec
 from sanpath.spec.keys import is_range, parse_assignment, parse_range, set_dotted
 from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
 from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
