@@ -17,10 +17,12 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
 * :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
   from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
-* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin.
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin;
+  :mod:`~sanpath.spec.assumptions`: the assumed and fitted profile numbers a scenario uses.
 """
 
 from sanpath.spec.access import AccessSpec
+from sanpath.spec.assumptions import Assumption, assumptions
 from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
@@ -59,6 +61,7 @@ from sanpath.spec.scenario import (
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
+    "Assumption",
     "ARRAY_PROFILES",
     "DRIVE_PROFILES",
     "HBA_PROFILES",
@@ -68,6 +71,7 @@ __all__ = [
     "SCHEDULABLE",
     "AccessSpec",
     "ArraySpec",
+    "assumptions",
     "CacheSpec",
     "ChangeSpec",
     "ControllerSpec",
