@@ -164,6 +164,17 @@ FLASH_DRIVES: dict[str, dict[str, Any]] = {
         "9700MB/s",
         3_840_000_000_000,
     ),
+    "solidigm-d5-p5336": _flash(
+        _NVME4,
+        "qlc",
+        1_005_000,
+        38_000,
+        "110us",
+        "30us",
+        "7000MB/s",
+        "3300MB/s",
+        61_440_000_000_000,
+    ),
     "samsung-pm1643a": _flash(
         {"kind": "sas", "gen": 3, "ports": 2},
         "tlc",
@@ -274,6 +285,23 @@ FLASH_ORIGINS: dict[str, dict[str, Origin]] = {
         write_latency=assumed("not given: 10 us, a power-safe write buffer's acknowledgement"),
         capacity=assumed("3.84 TB, a common capacity point of the family"),
         cell=assumed("TLC: not given in the news item; Kioxia's enterprise line is TLC"),
+    ),
+    "solidigm-d5-p5336": _origins(
+        sourced(
+            "Solidigm D5-P5336 61.44 TB: 1,005,000 / 38,000 random 4 KiB IOPS, 7,000 / 3,300 "
+            "MB/s (architecting.it, '100TB SSDs', 2024-08, retrieved, quoting Solidigm's "
+            "figures beside the 122.88 TB model's 930K / 25K); PCIe 4.0 x4, 192-layer QLC "
+            "(hwcooling.net, 2024-11, retrieved)"
+        ),
+        read_latency=assumed(
+            "110 us: not in the sources read; a QLC page read takes longer than a TLC one, so "
+            "above the 70-85 us of the TLC drives here"
+        ),
+        write_latency=assumed(
+            "30 us: not in the sources read; a power-safe buffer acknowledges the write, but "
+            "a 4 KiB write into a 16 KiB indirection unit first reads the unit, so above the "
+            "10-20 us of the TLC drives"
+        ),
     ),
     "samsung-pm1643a": _origins(
         assumed(
