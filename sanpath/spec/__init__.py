@@ -61,7 +61,6 @@ from sanpath.spec.scenario import (
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
-    "Assumption",
     "ARRAY_PROFILES",
     "DRIVE_PROFILES",
     "HBA_PROFILES",
@@ -71,7 +70,7 @@ __all__ = [
     "SCHEDULABLE",
     "AccessSpec",
     "ArraySpec",
-    "assumptions",
+    "Assumption",
     "CacheSpec",
     "ChangeSpec",
     "ControllerSpec",
@@ -101,6 +100,7 @@ __all__ = [
     "TextbookDriveSpec",
     "WorkloadSpec",
     "ZoneSpec",
+    "assumptions",
     "expand_names",
     "is_range",
     "json_schema",
