@@ -99,7 +99,7 @@ class RunResult:
     assumptions: tuple[dict[str, str], ...] = field(default=(), compare=False)
     """The profile numbers the run used that no document gives: each ``{"where", "profile",
     "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
-    :func:`sanpath.spec.assumptions`)."""
+    ``sanpath.spec.assumptions``)."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""

@@ -18,11 +18,11 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
   from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
 * :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin;
-  :mod:`~sanpath.spec.assumptions`: the assumed and fitted profile numbers a scenario uses.
+  :mod:`~sanpath.spec.assumed`: the assumed and fitted profile numbers a scenario uses.
 """
 
 from sanpath.spec.access import AccessSpec
-from sanpath.spec.assumptions import Assumption, assumptions
+from sanpath.spec.assumed import Assumption, assumptions
 from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
