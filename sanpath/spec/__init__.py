@@ -20,10 +20,12 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
 * :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
   from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
-* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin.
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin;
+  :mod:`~sanpath.spec.assumed`: the assumed and fitted profile numbers a scenario uses.
 """
 
 from sanpath.spec.access import AccessSpec
+from sanpath.spec.assumed import Assumption, assumptions
 from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
@@ -79,6 +81,7 @@ __all__ = [
     "AccessSpec",
     "ArrayNvmeSpec",
     "ArraySpec",
+    "Assumption",
     "CacheSpec",
     "ChangeSpec",
     "ControllerSpec",
@@ -112,6 +115,7 @@ __all__ = [
     "TransportFacts",
     "WorkloadSpec",
     "ZoneSpec",
+    "assumptions",
     "ethernet_framing",
     "expand_names",
     "is_range",
