@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from sanpath.spec.hardware import ArraySpec, HbaSpec, PoolSpec
+from sanpath.spec.hardware import ArraySpec, PoolSpec
+from sanpath.spec.host import HbaSpec
 from sanpath.spec.profiles import (
     ARRAY_PROFILES,
     DRIVE_PROFILES,
