@@ -75,7 +75,8 @@ def test_a_failed_controllers_luns_move_to_the_survivor_and_its_ports_go_quiet()
 
 def single_attached(ios: int = 16_000) -> dict[str, Any]:
     """The pair with the host zoned to controller 0's port 0 alone and LUN 0 alone, ports
-    that forward when their controller fails; controller 0 fails 60 ms in (about a third of the run)."""
+    that forward when their controller fails; controller 0 fails 60 ms in (a third of the
+    run)."""
     data = pair(ios=ios, failover="forward")
     data["zoning"] = [{"host": "h", "array_ports": [0]}]
     data["array"]["luns"][0]["count"] = 1
