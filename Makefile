@@ -107,4 +107,6 @@ validation: $(CORE)
 	'docs/validation/twin_accuracy.md')"
 	$(BIN)/python -c "from sanpath.experiments.datasheets import write_table; \
 	write_table('docs/validation/datasheets.md')"
-	@echo "docs/validation.md, docs/validation/twin_accuracy.md and docs/validation/datasheets.md regenerated"
+	$(BIN)/python -c "from sanpath.experiments.transports import write_table; \
+	write_table('docs/validation/transports.md')"
+	@echo "docs/validation.md and docs/validation/{twin_accuracy,datasheets,transports}.md regenerated"

@@ -429,6 +429,21 @@ def write_report(
         "```",
         "",
     ]
+    transports = figures / "transports.md"
+    if transports.is_relative_to(markdown.parent):
+        transports = transports.relative_to(markdown.parent)
+    lines += [
+        "## Transports against published comparisons",
+        "",
+        "Each published comparison of transports rebuilt as a scenario whose only costs are "
+        "the transports' (`sanpath.experiments.transports`, written by `make validation`). "
+        "A `fitted` figure is one a default was taken from; a `predicted` one is checked "
+        "against its band, and a miss is listed with its cause.",
+        "",
+        f"```{{include}} {transports.as_posix()}",
+        "```",
+        "",
+    ]
     text = "\n".join(lines)
     write_text(markdown, text)
     return text

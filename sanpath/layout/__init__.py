@@ -34,6 +34,7 @@ from sanpath.layout.transport import (
     nvme_queues,
     target_time,
     transport_cpu_time,
+    transport_delay,
 )
 from sanpath.layout.wiring import (
     HostPort,
@@ -93,5 +94,6 @@ __all__ = [
     "station_roles",
     "target_time",
     "transport_cpu_time",
+    "transport_delay",
     "wire_bytes",
 ]

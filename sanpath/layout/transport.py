@@ -7,6 +7,7 @@ One place for the figures the simulator, the twin and the checks read alike
 * :func:`nvme_queues` - an NVMe host's I/O queues per controller association and their size,
   after the array's caps;
 * :func:`transport_cpu_time` - the host's processor time per command for the transport;
+* :func:`transport_delay` - what a command waits in the transport's stack besides;
 * :func:`target_time` - the array's processor time per command for a host's transport, on
   top of the controller's own time per command.
 
@@ -57,6 +58,12 @@ def transport_cpu_time(scenario: Scenario, group: int) -> float:
     host = scenario.hosts[group]
     given = host.transport_cpu_time
     return TRANSPORTS[host.transport].host_cpu_time if given is None else given
+
+
+def transport_delay(scenario: Scenario, group: int) -> float:
+    """Seconds a command of host group ``group`` waits in its transport's stack beyond
+    processor time (a pure delay: interrupts, wake-ups, socket hand-offs)."""
+    return TRANSPORTS[scenario.hosts[group].transport].stack_delay
 
 
 def target_time(scenario: Scenario, transport: str) -> float:

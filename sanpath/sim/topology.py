@@ -29,6 +29,7 @@ from sanpath.layout import (
     station_roles,
     target_time,
     transport_cpu_time,
+    transport_delay,
 )
 from sanpath.layout.access import read_hits
 from sanpath.results import LAYERS
@@ -270,6 +271,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 io_queues, queue_size - 1, station(station_name("queue_pairs", host=hg))
             )
         extra = transport_cpu_time(scenario, hi)
+        delay = transport_delay(scenario, hi)
         for iname in expand_names(hg, hspec.count):
             io_time = streams.sampler(hspec.io_time, f"{iname}.io_time")
             cpu_time = streams.sampler(hspec.cpu_time, f"{iname}.cpu")
@@ -277,7 +279,9 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                 if hspec.cpus is not None:
                     cpu_time = _plus(cpu_time, extra)
                 else:
-                    io_time = _plus(io_time, extra)
+                    delay += extra
+            if delay > 0.0:  # and its stack's waits
+                io_time = _plus(io_time, delay)
             host = HostInstance(
                 name=iname,
                 group=hg,

@@ -52,6 +52,9 @@ class TransportFacts:
     target_time: float
     """Array processor time per command of the transport's own stack, seconds (added to
     the controller's time per command)."""
+    stack_delay: float
+    """Seconds a command's round trip waits in the transport's stack beyond processor time
+    (interrupts, wake-ups, socket hand-offs), a pure delay on the host."""
     command_pdu: int
     """Bytes of transport headers a command adds to its data (PDU headers), out and back."""
     frame_headers: int
@@ -68,12 +71,13 @@ TRANSPORTS: Final[dict[str, TransportFacts]] = {
     facts.name: facts
     for facts in (
         TransportFacts(
-            "fcp", False, False, 0.0, 0.0, 0, 0, "the HBA does the transport's work (offload)"
+            "fcp", False, False, 0.0, 0.0, 0.0, 0, 0, "the HBA does the transport's work (offload)"
         ),
         TransportFacts(
             "fc-nvme",
             True,
             False,
+            0.0,
             0.0,
             0.0,
             0,
@@ -86,6 +90,7 @@ TRANSPORTS: Final[dict[str, TransportFacts]] = {
             True,
             1e-6,
             1e-6,
+            0.0,
             # command capsule 64 (SQE) + response capsule 16 (CQE)
             80,
             # IPv4 20 + UDP 8 + InfiniBand base transport header 12 + invariant CRC 4
@@ -93,7 +98,8 @@ TRANSPORTS: Final[dict[str, TransportFacts]] = {
             "assumed: the RDMA NIC moves the data; about 1 us of processor per command on "
             "each end for posting work requests and reaping completions (SPDK's user-space "
             "NVMe/RDMA initiator reached almost 1.2 million 4 KiB reads/s on one core, "
-            "spdk/spdk issue 321, 2018: 0.8 us; the kernel's stack costs more)",
+            "spdk/spdk issue 321, 2018: 0.8 us; the kernel's stack costs more); no stack "
+            "delay (completions are polled or signalled by the NIC)",
         ),
         TransportFacts(
             "nvme-tcp",
@@ -101,6 +107,7 @@ TRANSPORTS: Final[dict[str, TransportFacts]] = {
             True,
             5.6e-6,
             5.6e-6,
+            16.5e-6,
             # CapsuleCmd PDU 72 (8 + 64-byte SQE) + data PDU header 24 + CapsuleResp 24
             # (NVMe/TCP transport specification 1.0, PDU formats)
             120,
@@ -116,13 +123,15 @@ TRANSPORTS: Final[dict[str, TransportFacts]] = {
             True,
             14e-6,
             14e-6,
+            16.5e-6,
             # SCSI Command, Data-In/Out and SCSI Response PDUs: a 48-byte basic header
             # segment each (RFC 7143, section 11.2)
             144,
             52,
             "sourced (host): iSCSI 'achieves merely 70K IOPS per CPU core' (Hwang et al., "
             "'TCP = RDMA: CPU-efficient remote storage access with i10', USENIX NSDI 2020), "
-            "i.e. 14 us per command; assumed (array): the same",
+            "i.e. 14 us per command; assumed (array): the same; assumed (stack delay): "
+            "NVMe/TCP's",
         ),
     )
 }

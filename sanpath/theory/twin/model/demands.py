@@ -19,6 +19,7 @@ from sanpath.layout import (
     station_name,
     target_time,
     transport_cpu_time,
+    transport_delay,
 )
 from sanpath.spec import TRANSPORTS, DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
@@ -94,6 +95,7 @@ def fill_class(
     transport = hs.transport
     ctrl = _transport_times(s, transport, ctrl)
     cpu_extra = transport_cpu_time(s, c.host_group)
+    stack_delay = transport_delay(s, c.host_group)
     cross = s.array.cross_controller
     forward = cross.time if cross is not None else 0.0
     drive_key = (station_name("drives", pool=pool.name), 0)
@@ -194,6 +196,7 @@ def fill_class(
                 )
             else:
                 c.delay += v * cpu_extra
+            c.delay += v * stack_delay  # the transport's stack: a pure delay
             c.delay += v * one_way * (4 if write else 2)
             if not write:
                 v_random = v
