@@ -90,8 +90,10 @@ def fill_class(
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
     # the owner of each LUN, weighted by the LUN's share of the class's commands
     owner_share: dict[tuple[str, int], float] = {}
-    for key, _ in owners:
-        owner_share[key] = owner_share.get(key, 0.0) + 1.0 / n_luns
+    for owner_key, _ in owners:
+        owner_share[owner_key] = owner_share.get(owner_key, 0.0) + 1.0 / n_luns
+    if len(owner_share) == 1:  # one controller serves them all: exactly all of it
+        owner_share = dict.fromkeys(owner_share, 1.0)
     transport = hs.transport
     ctrl = _transport_times(s, transport, ctrl)
     cpu_extra = transport_cpu_time(s, c.host_group)
@@ -178,8 +180,8 @@ def fill_class(
                 c.overlap += sum(pf * overlap for pf, overlap in legs)
             # array side
             mean, var = ctrl[1] if write else ctrl[0]
-            for key, share in owner_share.items():
-                _add(_get(c, key), v * share, mean, vf=var)
+            for owner_key, owner_part in owner_share.items():
+                _add(_get(c, owner_key), v * owner_part, mean, vf=var)
             bandwidth = s.array.controller.bandwidth
             if bandwidth is not None:
                 key = member(station_name("controller_bandwidth"), 0, 1, 1)
