@@ -244,15 +244,14 @@ class Simulation:
             pool = gate.pool if pools is None else pools[queue]
             pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
         route.hba_port.bytes_in_flight -= size
-        association = route.association
-        if association is not None:  # NVMe: no longer outstanding on the controller
-            association.active -= 1
-            association.bytes -= size
         if route.throttle is not None:
             route.throttle.on_good(now)
         measure.commands_completed += 1
         measure.command_bytes_completed += size
         latency = sum(layers)
+        association = route.association
+        if association is not None:  # NVMe: no longer outstanding on the controller
+            association.completed(size, latency)
         measuring = measure.measuring
         cmd.device.end(now, cmd.write, size, latency, layers, measuring)
         if measuring:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from sanpath import units
 from sanpath.spec.fields import (
@@ -268,6 +268,23 @@ class HostSpec(Spec):
                         "speed (e.g. speed: 25GbE) and no Fibre Channel HBA profile"
                     )
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Dump without what an ``iscsi`` section filled in (the per-LUN queue and the HBAs'
+        command window), so a dump with ``iscsi.cmd_per_lun`` changed validates again."""
+        data = handler(self)
+        session = self.iscsi
+        if self.transport != "iscsi" or session is None or not isinstance(data, dict):
+            return data
+        if data.get("lun_queue_depth") == session.cmd_per_lun:
+            data.pop("lun_queue_depth")
+        for hba in data.get("hbas", ()):
+            if isinstance(hba, dict) and hba.get("queue_depth") == session.cmds_max:
+                hba.pop("queue_depth")
+                if hba.get("queue_target") == "target":
+                    hba.pop("queue_target")
+        return data
 
     @property
     def effective_mtu(self) -> int:

@@ -33,7 +33,9 @@ from sanpath.spec.fields import Duration, Spec
 Transport = Literal["fcp", "fc-nvme", "nvme-tcp", "nvme-roce", "iscsi"]
 """The transports a host group can speak (see the module docstring)."""
 
-IoPolicy = Literal["numa", "round-robin", "queue-depth", "lb-rr", "lb-iops", "lb-bytes"]
+IoPolicy = Literal[
+    "numa", "round-robin", "queue-depth", "lb-rr", "lb-iops", "lb-bytes", "lb-latency"
+]
 """How an NVMe host spreads I/O over a namespace's paths (:class:`NvmeSpec`)."""
 
 
@@ -155,7 +157,9 @@ class NvmeSpec(Spec):
       VMware HPP: ``lb-rr`` (switch after ``rr_ios`` I/Os or ``rr_bytes`` bytes, the HPP
       default), ``lb-iops`` (after ``rr_ios`` I/Os, the path with the fewest outstanding
       commands), ``lb-bytes`` (after ``rr_bytes`` bytes, the path with the fewest outstanding
-      bytes). All of them use non-optimized paths only when no optimized path is left
+      bytes), ``lb-latency`` (the path whose recent latency, times the commands waiting on
+      it, is least: a moving mean over about 16 completions, HPP's sampling I/Os). All of
+      them use non-optimized paths only when no optimized path is left
       (ANA, docs.kernel.org admin-guide/nvme-multipath).
     * ``rr_ios`` / ``rr_bytes``: HPP's path-switching thresholds (defaults 1,000 I/Os and
       10 MiB, vSphere ``esxcli storage core device set --pss``).

@@ -845,3 +845,20 @@ def test_an_invalid_proposal_exits_2_with_the_location(
     code, _, err = cli(capsys, str(bad), "--no-simulate")
     assert code == 2
     assert re.search(r"bad\.yaml:\d+:\d+: hosts\.0\.lun_queue_depth", err)
+
+
+def test_an_iscsi_hosts_per_lun_queue_is_fixed_by_its_own_key() -> None:
+    """SP002 on an iSCSI host: its per-LUN queue is iscsi.cmd_per_lun, and the fix says so."""
+    changes = {
+        "hosts.0.transport": "iscsi",
+        "hosts.0.lun_queue_depth": None,
+        "hosts.0.iscsi": {"cmd_per_lun": 64},
+        "hosts.0.hbas": [{"ports": 2, "speed": "10GbE"}],
+        "array.port_speed": "25GbE",
+        "array.lun_queue_depth": 16,
+        "workloads.0.outstanding": 32,
+    }
+    found = check(variant(changes), rules=["SP002-lun-queue"]).by_rule("SP002-lun-queue")
+    assert found and found[0].fix is not None
+    assert "hosts.0.iscsi.cmd_per_lun" in found[0].fix
+    load_scenario(variant(changes)).with_overrides(found[0].fix)  # the fix validates

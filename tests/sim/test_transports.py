@@ -153,6 +153,8 @@ def test_queue_depth_beats_round_robin_on_asymmetric_paths() -> None:
     rr = sanpath.run(asymmetric("round-robin"))
     qd = sanpath.run(asymmetric("queue-depth"))
     assert qd.latency_ms["mean"] < 0.8 * rr.latency_ms["mean"]
+    latency = sanpath.run(asymmetric("lb-latency"))  # HPP's latency policy learns it too
+    assert latency.latency_ms["mean"] < 0.8 * rr.latency_ms["mean"]
 
     # round-robin sends half the reads down the slow path (array port 1), queue-depth few
     def slow_share(result: sanpath.RunResult) -> float:
@@ -163,7 +165,7 @@ def test_queue_depth_beats_round_robin_on_asymmetric_paths() -> None:
     assert slow_share(qd) < 0.2
 
 
-@pytest.mark.parametrize("policy", ["numa", "lb-rr", "lb-iops", "lb-bytes"])
+@pytest.mark.parametrize("policy", ["numa", "lb-rr", "lb-iops", "lb-bytes", "lb-latency"])
 def test_every_iopolicy_runs_and_conserves_ios(policy: str) -> None:
     result = sanpath.run(asymmetric(policy), overrides={"run.ios": 4_000, "run.warmup_ios": 500})
     assert result.ios >= 4_000

@@ -151,12 +151,17 @@ class Leg(NamedTuple):
     """The latency-breakdown layer the time on this link counts to (an index into LAYERS)."""
 
 
+LATENCY_SAMPLES = 16
+"""Completions the ``lb-latency`` policy's moving mean spans (VMware HPP samples 16 I/Os per
+path when it evaluates latency)."""
+
+
 class Association:
     """An NVMe host's association with one array port (an NVMe controller): its I/O queue
     pairs (one pool of ``queue_size - 1`` slots per queue) and the commands and bytes
     outstanding on it, which the ``queue-depth``, ``lb-iops`` and ``lb-bytes`` policies read."""
 
-    __slots__ = ("active", "bytes", "pools")
+    __slots__ = ("active", "bytes", "latency", "pools")
 
     def __init__(self, pools: tuple[SlotPool, ...]) -> None:
         self.pools = pools
@@ -164,6 +169,15 @@ class Association:
         """Commands issued to the association and not completed."""
         self.bytes = 0
         """Their bytes."""
+        self.latency = 0.0
+        """Moving mean of its commands' latency (s), over about :data:`LATENCY_SAMPLES`
+        completions (``lb-latency``)."""
+
+    def completed(self, size: int, latency: float) -> None:
+        """A command of ``size`` bytes completed after ``latency`` seconds."""
+        self.active -= 1
+        self.bytes -= size
+        self.latency += (latency - self.latency) / LATENCY_SAMPLES
 
 
 class Route:
@@ -385,6 +399,8 @@ class HostInstance:
                 k = usable[count % n]
             elif policy == "queue-depth":
                 k = self._least(lun_index, usable, False)
+            elif policy == "lb-latency":
+                k = self._fastest(lun_index, usable)
             else:  # lb-rr, lb-iops, lb-bytes: switch after rr_ios I/Os or rr_bytes bytes
                 state = self._lb.get(lun_index)
                 if state is None:
@@ -411,6 +427,19 @@ class HostInstance:
         association.active += 1
         association.bytes += size
         return route
+
+    def _fastest(self, lun_index: int, usable: tuple[int, ...]) -> int:
+        """The usable path whose association's moving mean latency, times the commands
+        outstanding on it plus this one, is least; a path without a completion yet first."""
+        best = usable[0]
+        best_t = -1.0
+        for k in usable:
+            association = self.route(lun_index, k).association
+            assert association is not None
+            expected = association.latency * (association.active + 1)
+            if best_t < 0.0 or expected < best_t:
+                best, best_t = k, expected
+        return best
 
     def _least(self, lun_index: int, usable: tuple[int, ...], by_bytes: bool) -> int:
         """The usable path whose association has the fewest commands (``by_bytes``: bytes)
