@@ -13,6 +13,7 @@ from sanpath.layout.access import (
     read_hit,
     read_hits,
 )
+from sanpath.layout.demand import host_demand
 from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.hops import (
     DELAY,
@@ -68,6 +69,7 @@ __all__ = [
     "command_limit",
     "failover_path",
     "front_hops",
+    "host_demand",
     "hot_mass",
     "lun_owner",
     "merge",

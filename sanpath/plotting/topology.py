@@ -139,7 +139,9 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         boxes["array", a] = _Box(
             3,
             f"port {a}\n{rate(array.port_speed)}, queue {_depth(array.port_queue_depth)}",
-            *_busiest(util, [("port_queue", port), ("port_link_in", port), ("port_link_out", port)]),
+            *_busiest(
+                util, [("port_queue", port), ("port_link_in", port), ("port_link_out", port)]
+            ),
         )
     cache = array.cache
     write_back = "no write cache" if not cache.write_back else size(cache.write_back)

@@ -17,6 +17,7 @@ import base64
 import datetime as dt
 import html
 import io
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,8 +26,15 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from sanpath._version import __version__
-from sanpath.advice import CheckReport, Finding, SecondOpinion
-from sanpath.advice.report import effect, opinion_table, set_args, try_command
+from sanpath.advice import (
+    CheckReport,
+    Finding,
+    SecondOpinion,
+    effect,
+    opinion_table,
+    set_args,
+    try_command,
+)
 from sanpath.plotting import per_host, set_titles, subtitle, topology
 from sanpath.readable import figure, number, percent, plus_minus
 from sanpath.report.verdict import (
@@ -286,10 +294,14 @@ def _hosts(report: Report, most: int = 40) -> str:
             "figures are its own.</p>"
         )
     fair = r.fairness
+    share = r.served
+    hosts.sort(key=lambda g: share.get(g.name, math.nan))
+    least = hosts[0]
     rows = [
         (
             g.name,
             figure(g.iops),
+            percent(share.get(g.name, math.nan)),
             figure(g.mb_per_s),
             figure(g.latency_ms["mean"]),
             figure(g.latency_ms["p99"]),
@@ -305,11 +317,13 @@ def _hosts(report: Report, most: int = 40) -> str:
     ax, _ = per_host(r)
     return (
         "<h2>Hosts</h2>"
-        f"<p>{len(hosts)} hosts, least served first. Jain's fairness index "
-        f"{figure(fair['jain'])} (1 is perfectly even); the busiest host does "
-        f"{figure(fair['max_min'])} times the IOPS of the least served. A host's percentiles "
-        "come from its own, coarser histogram (within 0.8%).</p>"
-        + _table(["host", "IOPS", "MB/s", "mean ms", "p99 ms", "QUEUE FULL"], rows)
+        f"<p>{len(hosts)} hosts, least served first: a host is served by what it got over "
+        "what it asked for (an open loop asks for its rate, a closed loop for its queue share "
+        f"of what the closed loops completed). Jain's fairness index of those shares is "
+        f"{figure(fair['jain'])} (1: every host got the same share of its demand); the least "
+        f"served, {_esc(least.name)}, got {percent(share.get(least.name, math.nan))} of its "
+        "demand. A host's percentiles come from its own, coarser histogram (within 0.8%).</p>"
+        + _table(["host", "IOPS", "served", "MB/s", "mean ms", "p99 ms", "QUEUE FULL"], rows)
         + more
         + _figure(ax, "IOPS and p99 latency of each host.", "per-host bar chart")
     )

@@ -9,7 +9,7 @@ notebooks can read results written by another process or another version.
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.headroom import (
     GROWTH_KINDS,
     HeadroomResult,
@@ -68,6 +68,7 @@ __all__ = [
     "latency_dict",
     "parse_slo",
     "rank_bottlenecks",
+    "served",
     "starvation_warning",
     "starving",
     "status",

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sanpath.readable import table
+from sanpath.readable import figure, number, percent, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite
 from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
@@ -93,6 +93,10 @@ class RunResult:
     ``count > 1``), ``host_groups``, ``workloads`` and ``luns``, by name."""
     devices: tuple[DeviceFigures, ...] = field(default=(), compare=False)
     """Each host's view of each LUN it used, with what iostat and esxtop would show."""
+    demand: dict[str, dict[str, float]] = field(default_factory=dict, compare=False)
+    """What each host asked for: ``rate`` (I/Os per second its open loops offer) and
+    ``outstanding`` (I/Os its closed loops keep in flight), by host (see
+    :func:`sanpath.layout.host_demand`); empty when not known."""
     starving: tuple[Starving, ...] = field(default=(), compare=False)
     """Hosts served far below their queue share of a LUN while the array kept refusing them
     (see :func:`sanpath.results.starving`), most starved first."""
@@ -138,10 +142,18 @@ class RunResult:
         return pd.DataFrame([d.flat() for d in self.devices])
 
     @property
+    def served(self) -> dict[str, float]:
+        """Per host, the IOPS it got over the IOPS it asked for (1: all it asked): see
+        :func:`sanpath.results.served`."""
+        hosts = self.groups.get("hosts", {})
+        return served({name: g.iops for name, g in hosts.items()}, self.demand)
+
+    @property
     def fairness(self) -> dict[str, float]:
-        """Jain's index and the max/min ratio of the hosts' IOPS (see
-        :func:`sanpath.results.fairness`)."""
-        return fairness([g.iops for g in self.groups.get("hosts", {}).values()])
+        """Jain's index and the max/min ratio of what each host got over what it asked for
+        (:attr:`served`; see :func:`sanpath.results.fairness`): open-loop hosts that each get
+        the rate they offer score 1, whatever their rates."""
+        return fairness(list(self.served.values()))
 
     @property
     def bottlenecks(self) -> tuple[Bottleneck, ...]:
@@ -189,6 +201,7 @@ class RunResult:
             out[kind] = {name: g.to_dict() for name, g in members.items()}
         if self.groups:
             out["fairness"] = self.fairness
+            out["served"] = self.served
             out["starving"] = [x.to_dict() for x in self.starving]
         if self.devices:
             out["devices"] = [d.to_dict() for d in self.devices]
@@ -331,19 +344,24 @@ class RunResult:
         if len(hosts) < 2:
             return []
         fair = self.fairness
-        rows = sorted(hosts.values(), key=lambda g: g.iops)
+        share = self.served
+        rows = sorted(hosts.values(), key=lambda g: share.get(g.name, g.iops))
         shown = rows if len(rows) <= most else rows[: most // 2]
+        least = rows[0].name
         lines = [
             "",
-            f"per host ({len(rows)} hosts; Jain's fairness {fair['jain']:.3f}, busiest over "
-            f"least served {fair['max_min']:.2f}x)",
-            f"  {'host':<16}{'IOPS':>10}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}{'QFULL':>8}",
+            f"per host ({len(rows)} hosts, least served first; Jain's fairness "
+            f"{number(fair['jain'])} of what each host got over what it asked for; the least "
+            f"served, {least}, got {percent(share.get(least, math.nan))} of its demand)",
+            f"  {'host':<16}{'IOPS':>10}{'served':>8}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}"
+            f"{'QFULL':>8}",
         ]
         for g in shown:
             lat = g.latency_ms
             lines.append(
-                f"  {g.name:<16}{g.iops:10.1f}{g.mb_per_s:9.2f}{lat['mean']:9.3f}"
-                f"{lat['p99']:9.3f}{g.qfull:8d}"
+                f"  {g.name:<16}{figure(g.iops):>10}{percent(share.get(g.name, math.nan)):>8}"
+                f"{figure(g.mb_per_s):>9}{figure(lat['mean']):>9}{figure(lat['p99']):>9}"
+                f"{g.qfull:8,d}"
             )
         if len(shown) < len(rows):
             lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")

@@ -12,7 +12,7 @@ from matplotlib.patches import FancyBboxPatch
 from matplotlib.text import Text
 
 import sanpath
-from sanpath.advice.report import effect
+from sanpath.advice import effect
 from sanpath.plotting import topology
 from sanpath.report import build_report, render, write_report
 from sanpath.report.verdict import MIN_TAIL_IOS, verdict, write_cache_note
