@@ -353,7 +353,7 @@ def _headroom(report: Report) -> str:
 
     ax = headroom_plot(h)
     first = (
-        f"<p>The load can grow <b>x{figure(h.growth)}</b> ({_esc(h.grow)}) before "
+        f"<p>The load can grow <b>{_esc(h.answer_text)}</b> ({_esc(h.grow)}) before "
         f"{_esc(h.binding)} breaks; the {_esc(h.bottleneck)} saturates first. "
         f"{_esc(h.meaning)}</p>"
     )

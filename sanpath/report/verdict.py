@@ -77,19 +77,24 @@ def _against_slo(result: RunResult, h: HeadroomResult) -> tuple[Level, str]:
         return "fails", (
             f"Fails {slos} at its own load ({values})" + (f"; {first}" if first else "") + "."
         )
-    growth = f"x{figure(h.growth)}"
+    grow = h.answer_text
+    breaks = f"{h.binding or 'a target'} breaks" + (f"; {first}" if first else "")
     if h.growth_twin >= h.growth_limit and h.growth >= h.growth_limit:
-        return "meets", f"Meets {slos}, with no target broken up to {growth} the load."
+        return "meets", f"Meets {slos}, with no target broken up to x{figure(h.growth)} the load."
+    if not h.resolved:  # a bracket: safe only if its lower end is
+        level: Level = "meets" if h.growth >= AT_RISK_GROWTH else "at risk"
+        head = "Meets" if level == "meets" else "At risk: meets"
+        more = (
+            f" (about {h.to_resolve} more simulation(s) would resolve it)"
+            if h.upper is not None
+            else ""
+        )
+        return level, f"{head} {slos} today; the load can grow {grow} before {breaks}{more}."
     if h.growth < AT_RISK_GROWTH:
         return "at risk", (
-            f"At risk: meets {slos} today, but the load can grow only {growth} before "
-            f"{h.binding or 'a target'} breaks" + (f"; {first}" if first else "") + "."
+            f"At risk: meets {slos} today, but the load can grow only {grow} before {breaks}."
         )
-    return "meets", (
-        f"Meets {slos}: the load can grow {growth} before {h.binding or 'a target'} breaks"
-        + (f"; {first}" if first else "")
-        + "."
-    )
+    return "meets", f"Meets {slos}: the load can grow {grow} before {breaks}."
 
 
 def _without_slo(result: RunResult) -> tuple[Level, str]:
