@@ -1,7 +1,8 @@
 """Numbers and names for people: how tables, plots and pages show figures.
 
-* :func:`number` writes a figure with thousands separators and a sensible number of
-  significant digits (``61,156``, ``24.4``, ``0.853``), never in scientific notation;
+* :func:`number` writes a figure with thousands separators and three significant digits
+  (``61,200``, ``24.4``, ``0.853``), whole numbers exact (``2,048``), never in scientific
+  notation;
 * :func:`figure` rounds a measured figure to three significant digits at any magnitude
   (``27,200``, ``75.2``) and :func:`plus_minus` writes its 95% interval as ``±2.4%``;
 * :func:`percent` writes a share or a signed relative error (``86%``, ``+4.5%``);
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 SIGNIFICANT = 3
-"""Significant digits of a figure below 1,000 (larger ones are written whole)."""
+"""Significant digits of a figure that is not a whole number."""
 
 ZERO = 1e-9
 """Figures smaller than this in magnitude are written ``0`` (rounding noise such as
@@ -92,15 +93,15 @@ _COLUMNS: dict[str, str] = {
 
 
 def number(value: Any, digits: int = SIGNIFICANT) -> str:
-    """A figure for people: thousands separators, ``digits`` significant digits below 1,000.
+    """A figure for people: thousands separators, ``digits`` significant digits.
 
-    Whole numbers and figures of 1,000 or more are written whole (``61,156``); smaller ones
-    with ``digits`` significant digits (``24.4``, ``0.853``, ``1.50``); magnitudes under
-    :data:`ZERO` as ``0``. Missing values (None, NaN) are ``-``; infinities ``inf``. Text is
-    returned as it is.
+    Whole numbers are written whole (``12,810``, ``2,048``: counts stay exact); other
+    figures with ``digits`` significant digits at any magnitude (``61,200``, ``24.4``,
+    ``0.853``, ``1.50``); magnitudes under :data:`ZERO` as ``0``. Missing values (None, NaN)
+    are ``-``; infinities ``inf``. Text is returned as it is.
 
     >>> number(61155.7), number(24.368), number(2.914e-16), number(12810.0)
-    ('61,156', '24.4', '0', '12,810')
+    ('61,200', '24.4', '0', '12,810')
     """
     if value is None or isinstance(value, str):
         return "-" if value is None else value
@@ -116,17 +117,16 @@ def number(value: Any, digits: int = SIGNIFICANT) -> str:
         return "inf" if x > 0 else "-inf"
     if abs(x) < ZERO:
         return "0"
-    if abs(x) >= 1000 or x.is_integer():
+    if x.is_integer():
         return f"{round(x):,d}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    return f"{x:,.{decimals}f}"
+    return figure(x, digits)
 
 
 def figure(value: Any, digits: int = SIGNIFICANT) -> str:
     """A measured figure for people: ``digits`` significant digits at every magnitude, with
     thousands separators and never in scientific notation (``27,200``, ``75.2``,
-    ``0.0134``). A simulated IOPS of 27,201.1 is known to a few percent, so its last digits
-    say nothing; counts that are exact (I/Os, QUEUE FULL answers) are :func:`number`'s.
+    ``0.0134``), whole numbers included: a simulated IOPS of 27,201 is known to a few
+    percent, so its last digits say nothing. Exact counts are :func:`number`'s.
 
     >>> figure(27201.1), figure(75.235), figure(0.013412), figure(5358.48), figure(2.0)
     ('27,200', '75.2', '0.0134', '5,360', '2.00')

@@ -22,7 +22,7 @@ def num(x: float) -> str:
 
 def pct(x: float) -> str:
     """A share (1.0 is 100%) as a whole percentage."""
-    return "unbounded" if math.isinf(x) else f"{100 * x:.0f}%"
+    return "unbounded" if math.isinf(x) else f"{100 * x:,.0f}%"
 
 
 def mbps(x: float | None) -> str:

@@ -38,14 +38,20 @@ from sanpath.advice import (
 from sanpath.plotting import per_host, set_titles, subtitle, topology
 from sanpath.readable import figure, number, percent, plus_minus
 from sanpath.report.verdict import (
-    MIN_TAIL_IOS,
-    tail_rests_on,
     top_findings,
     verdict,
     write_cache_note,
 )
 from sanpath.report.words import scenario_in_words
-from sanpath.results import LAYER_LABELS, HeadroomResult, RunResult, SweepResult
+from sanpath.results import (
+    LAYER_LABELS,
+    PERCENTILES,
+    HeadroomResult,
+    RunResult,
+    SweepResult,
+    beyond,
+    tail_note,
+)
 from sanpath.spec import Scenario
 
 __all__ = ["Report", "render"]
@@ -199,24 +205,18 @@ def _scenario(report: Report) -> str:
     )
 
 
-def _tail_row(r: RunResult, key: str, label: str, quantile: float) -> tuple[str, ...]:
-    """A latency percentile's row: its value when :data:`MIN_TAIL_IOS` I/Os lie beyond it,
-    else why it is not shown."""
-    beyond = tail_rests_on(r, quantile)
-    if beyond < MIN_TAIL_IOS:
-        needed = round(MIN_TAIL_IOS / (1.0 - quantile))
-        return (
-            label,
-            "not shown",
-            "",
-            f"only {number(beyond)} of the {number(r.ios)} measured I/Os lie beyond it; "
-            f"it needs {number(needed)} I/Os (run.ios)",
-        )
+def _tail_row(r: RunResult, key: str, label: str) -> tuple[str, ...]:
+    """A latency percentile's row: its value when :data:`~sanpath.results.MIN_TAIL_IOS`
+    measured I/Os lie beyond it, else why it is not shown."""
+    note = tail_note(r.ios, key)
+    if note is not None:
+        return (label, "not shown", "", note)
+    n = beyond(r.ios, PERCENTILES[key])
     return (
         label,
         figure(r.latency_ms[key]),
         "",
-        f"the {number(beyond)} slowest of {number(r.ios)} I/Os lie beyond it",
+        f"the {n:,} slowest of {r.ios:,} I/Os lie beyond it",
     )
 
 
@@ -233,8 +233,8 @@ def _headline(report: Report) -> str:
             "",
         ),
         ("p50 latency (ms)", figure(lat["p50"]), "", ""),
-        _tail_row(r, "p99", "p99 latency (ms)", 0.99),
-        _tail_row(r, "p99_9", "p99.9 latency (ms)", 0.999),
+        _tail_row(r, "p99", "p99 latency (ms)"),
+        _tail_row(r, "p99_9", "p99.9 latency (ms)"),
         ("QUEUE FULL answers", number(r.counters["qfull"]), "", ""),
     ]
     state = (

@@ -5,8 +5,7 @@ meets it, is at risk (less than :data:`AT_RISK_GROWTH` of growth before it break
 headroom search that has not resolved it) or fails it; without a target it says how far the
 throughput can grow before the busiest server or link saturates. :func:`top_findings` picks
 the findings of ``sanpath check`` to act on first. :func:`write_cache_note` says when the
-write-back cache was full, and :func:`tail_rests_on` how many I/Os a latency percentile rests
-on, so the page shows a tail only when enough I/Os lie beyond it (:data:`MIN_TAIL_IOS`).
+write-back cache was full.
 """
 
 from __future__ import annotations
@@ -21,10 +20,8 @@ from sanpath.results import HeadroomResult, RunResult
 
 __all__ = [
     "AT_RISK_GROWTH",
-    "MIN_TAIL_IOS",
     "SATURATED",
     "Verdict",
-    "tail_rests_on",
     "top_findings",
     "verdict",
     "write_cache_note",
@@ -37,10 +34,6 @@ AT_RISK_GROWTH = 1.25
 SATURATED = 0.95
 """A server or link busy this share of the time or more is saturated: more load only
 lengthens its queue."""
-
-MIN_TAIL_IOS = 20
-"""A latency percentile is shown only when at least this many measured I/Os lie beyond it
-(p99.9 from 20,000 I/Os on): fewer, and one slow I/O more or less moves it."""
 
 Level = Literal["meets", "at risk", "fails", "headroom", "saturated"]
 
@@ -137,11 +130,6 @@ def write_cache_note(result: RunResult) -> str | None:
         f"({every}) found no room and waited for a destage to the drives (a forced flush), "
         "so writes go at the drives' pace, not the cache's." + cost
     )
-
-
-def tail_rests_on(result: RunResult, quantile: float) -> int:
-    """How many measured I/Os lie beyond the ``quantile`` (0.999 for p99.9)."""
-    return math.floor(result.ios * (1.0 - quantile) + 1e-9)
 
 
 def top_findings(check: CheckReport | None, most: int = 3) -> list[Finding]:

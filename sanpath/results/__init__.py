@@ -20,7 +20,14 @@ from sanpath.results.headroom import (
     status,
     verdict,
 )
-from sanpath.results.latency import PERCENTILES, finite, latency_dict
+from sanpath.results.latency import (
+    MIN_TAIL_IOS,
+    PERCENTILES,
+    beyond,
+    finite,
+    latency_dict,
+    tail_note,
+)
 from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
@@ -42,6 +49,7 @@ __all__ = [
     "LAYER_LABELS",
     "LAYER_TABLE",
     "METRICS",
+    "MIN_TAIL_IOS",
     "PERCENTILES",
     "Bottleneck",
     "DeviceFigures",
@@ -56,6 +64,7 @@ __all__ = [
     "Starving",
     "StationStats",
     "SweepResult",
+    "beyond",
     "check_result",
     "check_table_path",
     "combine",
@@ -72,5 +81,6 @@ __all__ = [
     "starvation_warning",
     "starving",
     "status",
+    "tail_note",
     "verdict",
 ]

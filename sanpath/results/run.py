@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sanpath.readable import figure, number, percent, table
+from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
-from sanpath.results.latency import finite
+from sanpath.results.latency import finite, tail_note
 from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
@@ -270,37 +270,62 @@ class RunResult:
         """One row per station."""
         return pd.DataFrame([st.to_dict() for st in self.stations])
 
-    def summary(self) -> str:
-        """Readable tables: headline, latency, breakdown, bottleneck, hosts, counters and
-        stations."""
+    def summary(self, detail: bool = False) -> str:
+        """What ``sanpath run`` prints: the headline with its intervals and whether the run
+        reached steady state, the latency, the layers that take the most time, the
+        bottleneck and the hosts (least served first), figures to three significant
+        digits. With ``detail``, also every latency percentile and layer, every kind of
+        component, the counters and every station that carried traffic."""
         lines = [
             f"scenario {self.name}  seed {self.seed}  replicate {self.replicate}",
-            f"  {self.ios} I/Os in {self.sim_seconds:.3f} simulated s{self._how()}",
-            f"  IOPS      {self.iops:12.1f}   95% CI [{self.ci95['iops'][0]:.1f}, "
-            f"{self.ci95['iops'][1]:.1f}]",
-            f"  MB/s      {self.mb_per_s:12.2f}   (10^6 bytes/s)",
-            "",
-            "latency (ms)",
+            f"  {self.ios:,} I/Os in {figure(self.sim_seconds)} simulated s{self._how()}",
+            f"  IOPS      {figure(self.iops):>10}   {plus_minus(self.iops, self.ci95['iops'])}",
+            f"  MB/s      {figure(self.mb_per_s):>10}   (10^6 bytes/s)",
         ]
         if self.warnings:
             lines[1:1] = [
                 "  " + ("NOT STEADY STATE: " if not self.steady else "WARNING: ") + w
                 for w in self.warnings
             ]
-        lo, hi = self.ci95["latency_ms_mean"]
+        elif self.steady:
+            lines.insert(2, "  steady state reached after the warm-up")
+        lines += ["", "latency (ms)"]
+        mean_ci = plus_minus(self.latency_ms["mean"], self.ci95["latency_ms_mean"])
         for key, value in self.latency_ms.items():
-            extra = f"   95% CI [{lo:.4f}, {hi:.4f}]" if key == "mean" else ""
-            lines.append(f"  {key:<8}{value:12.4f}{extra}")
-        lines += ["", "where the time goes (mean ms per I/O)"]
+            if not detail and key not in ("mean", "p50", "p99", "p99_9"):
+                continue
+            name = key.replace("_", ".")
+            note = tail_note(self.ios, key)
+            if note is not None:
+                lines.append(f"  {name:<8}{'-':>10}   not shown: {note}")
+                continue
+            extra = f"   {mean_ci}" if key == "mean" else ""
+            lines.append(f"  {name:<8}{figure(value):>10}{extra}")
         total = sum(self.breakdown_ms.values()) or 1.0
-        for key, value in self.breakdown_ms.items():
-            lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
-        lines += self._bottleneck_lines()
+        layers = sorted(self.breakdown_ms.items(), key=lambda kv: -kv[1])
+        if detail:
+            lines += ["", "where the time goes (mean ms per I/O)"]
+            layers = list(self.breakdown_ms.items())
+        else:
+            lines += ["", "where the time goes (mean ms per I/O, the three largest layers)"]
+            layers = [kv for kv in layers[:3] if kv[1] > 0]
+        for key, value in layers:
+            lines.append(f"  {key:<12}{figure(value):>10}  {percent(value / total, digits=1):>6}")
+        lines += self._bottleneck_lines(detail)
         lines += self._hosts_lines()
+        if not detail:
+            lines += [
+                "",
+                "(--detail adds every percentile and layer, every kind of component, the "
+                "counters and the stations)",
+            ]
+            return "\n".join(lines)
         lines += ["", "counters"]
-        lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
-        lines += ["", "stations"]
-        frame = self.stations_frame()[
+        lines += [f"  {key:<16}{value:>12,}" for key, value in self.counters.items()]
+        lines += ["", "stations (those that carried traffic)"]
+        frame = self.stations_frame()
+        frame = frame[(frame["throughput"] > 0) | (frame["utilization"] > 0)]
+        frame = frame[
             [
                 "name",
                 "kind",
@@ -313,13 +338,17 @@ class RunResult:
             ]
         ]
         shown = table(
-            frame, keys=["name"], labels={"name": "station", "utilization": "utilization"}
+            frame,
+            keys=["name"],
+            labels={"name": "station", "utilization": "busy"},
+            percent_columns=["utilization"],
         )
         lines.append(str(shown))
         return "\n".join(lines)
 
-    def _bottleneck_lines(self) -> list[str]:
-        """The summary's bottleneck: the first kind with what it means, then the ranking."""
+    def _bottleneck_lines(self, ranking: bool = True) -> list[str]:
+        """The summary's bottleneck: the first kind with what it means, then (``ranking``)
+        every kind."""
         ranked = self.bottlenecks
         if not ranked:
             return []
@@ -329,6 +358,8 @@ class RunResult:
             f"bottleneck: {first.kind} ({first.station}, utilization {first.utilization:.0%})",
         ]
         lines += textwrap.wrap(first.meaning, 94, initial_indent="  ", subsequent_indent="  ")
+        if not ranking:
+            return lines
         lines.append("  by kind (busiest station, its utilization, mean over the kind)")
         for b in ranked:
             lines.append(
@@ -379,10 +410,10 @@ class RunResult:
             return ""
         kind = "an automatic" if info["warmup"] == "auto" else "a fixed"
         out = f" after {kind} warm-up of {info['warmup_ios']:,} I/Os"
-        out += f" ({info['warmup_seconds']:.3g} s)"
+        out += f" ({figure(info['warmup_seconds'])} s)"
         stopped = info.get("stopped_by", "")
         if stopped == "precision":
-            out += f"; stopped at +/-{100 * max(info['precision'].values()):.1f}% precision"
+            out += f"; stopped at ±{100 * max(info['precision'].values()):.1f}% precision"
         elif stopped:
             out += f"; stopped by {stopped}"
         return out

@@ -15,8 +15,9 @@ import sanpath
 from sanpath.advice import effect
 from sanpath.plotting import topology
 from sanpath.report import build_report, render, write_report
-from sanpath.report.verdict import MIN_TAIL_IOS, verdict, write_cache_note
+from sanpath.report.verdict import verdict, write_cache_note
 from sanpath.report.words import scenario_in_words
+from sanpath.results import MIN_TAIL_IOS
 from tests.conftest import SCENARIOS
 
 
