@@ -294,7 +294,7 @@ def metric_value(key: str, value: float) -> str:
 class OpinionTable:
     """A second opinion as a table: its columns (the proposal, the fix and, after earlier
     findings, the earlier fixes without and with this one), one row per figure of
-    :data:`METRIC_LABELS` (``marked``: the figure the finding is about), and the lines
+    ``METRIC_LABELS`` (``marked``: the figure the finding is about), and the lines
     under it (runs cut short, the verdict)."""
 
     header: tuple[str, ...]

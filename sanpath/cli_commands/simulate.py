@@ -206,11 +206,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "steady",
     ]
     if not result.table.empty:
-        print(
-            result.table[[c for c in columns if c in result.table.columns]].to_string(
-                index=False, float_format=figure
-            )
-        )
+        shown = result.table[[c for c in columns if c in result.table.columns]]
+        settings = {k: (lambda x: f"{x:,g}") for k in result.keys if k in shown.columns}
+        print(shown.to_string(index=False, float_format=figure, formatters=settings))
         _warn_unsteady(result.table, result.keys)
     if args.out:
         print(f"table written to {args.out}")

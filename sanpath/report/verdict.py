@@ -32,8 +32,8 @@ AT_RISK_GROWTH = 1.25
 *at risk* (a planning margin of 25%, the report's own choice: assumed, not sourced)."""
 
 SATURATED = 0.95
-"""A server or link busy this share of the time or more is saturated: more load only
-lengthens its queue."""
+"""The share of the time from which a busy server or link is saturated (more load only
+lengthens its queue)."""
 
 Level = Literal["meets", "at risk", "fails", "headroom", "saturated"]
 

@@ -143,8 +143,8 @@ class RunResult:
 
     @property
     def served(self) -> dict[str, float]:
-        """Per host, the IOPS it got over the IOPS it asked for (1: all it asked): see
-        :func:`sanpath.results.served`."""
+        """Each host's IOPS over the IOPS it asked for, by host (1 is all it asked), as
+        :func:`sanpath.results.served` computes it."""
         hosts = self.groups.get("hosts", {})
         return served({name: g.iops for name, g in hosts.items()}, self.demand)
 
