@@ -76,6 +76,7 @@ CORE_MODULES = (
     "sanpath.sim.replay",
     "sanpath.sim.knobs",
     "sanpath.sim.binding",
+    "sanpath.sim.paths",
     "sanpath.sim.routes",
     "sanpath.sim.sources",
     "sanpath.sim.load",
@@ -88,6 +89,7 @@ CORE_MODULES = (
     "sanpath.sim.components.raid",
     "sanpath.sim.control",
     "sanpath.sim.measure",
+    "sanpath.sim.wire",
     "sanpath.sim.transfer",
     "sanpath.sim.engine",
 )

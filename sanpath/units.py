@@ -14,9 +14,10 @@ Two conventions meet here, on purpose:
   rates are still available when asked for explicitly (``200MiB/s``).
 
 A lower-case ``b`` means bits: it is accepted in rates (``8Gb/s``) and rejected in sizes,
-where it is almost always a typo.  Named Fibre Channel speeds (``16GFC``) and PCIe links
-(``PCIe3x8``) are also accepted as rates; they mean the per-direction payload rate after
-line encoding.
+where it is almost always a typo.  Named Fibre Channel speeds (``16GFC``), Ethernet speeds
+(``25GbE``) and PCIe links (``PCIe3x8``) are also accepted as rates; they mean the
+per-direction payload rate after line encoding (for Ethernet: the MAC data rate, before the
+per-frame preamble, headers and gap, which the transport's framing adds).
 """
 
 import math
@@ -26,8 +27,10 @@ from fractions import Fraction
 from typing import Final
 
 __all__ = [
+    "ETHERNET_SPEEDS",
     "FC_SPEEDS",
     "MAX_BYTES",
+    "EthernetSpeed",
     "FcSpeed",
     "UnitError",
     "format_bytes",
@@ -88,6 +91,47 @@ FC_SPEEDS: Final[dict[str, FcSpeed]] = {
     for name, baud, bits, lanes, enc, frac in _FC_TABLE
 }
 
+
+@dataclass(frozen=True)
+class EthernetSpeed:
+    """One Ethernet speed grade.
+
+    Attributes
+    ----------
+    name : str
+        Marketing name, e.g. ``"25GbE"``.
+    lanes : str
+        Lanes and signalling of the common optical/copper interface, e.g. ``"1 x 25.78125 GBd"``.
+    encoding : str
+        Line encoding and FEC, e.g. ``"64b/66b"``.
+    payload_bytes_per_s : float
+        The MAC data rate in bytes per second, per direction (frames, with their headers,
+        preamble and inter-frame gap, are carried at this rate).
+    """
+
+    name: str
+    lanes: str
+    encoding: str
+    payload_bytes_per_s: float
+
+
+# Source: IEEE 802.3 (clauses 49/82 for 64b/66b at 10/40/100G; 802.3by for 25G; 802.3cd for
+# 50G and 200G PAM4 with RS(544,514) FEC; 802.3bs for 200G/400G). Each grade's MAC rate is its
+# nominal rate: the encoding and FEC ride on a faster line rate, so the MAC sees the name.
+_ETHERNET_TABLE: Final = (
+    ("1GbE", "1 x 1.25 GBd", "8b/10b", 1e9),
+    ("10GbE", "1 x 10.3125 GBd", "64b/66b", 10e9),
+    ("25GbE", "1 x 25.78125 GBd", "64b/66b (RS-FEC optional)", 25e9),
+    ("40GbE", "4 x 10.3125 GBd", "64b/66b", 40e9),
+    ("50GbE", "1 x 26.5625 GBd PAM4", "256b/257b + RS(544,514) FEC", 50e9),
+    ("100GbE", "4 x 25.78125 GBd or 2 x 26.5625 GBd PAM4", "64b/66b + RS(528,514) FEC", 100e9),
+    ("200GbE", "4 x 26.5625 GBd PAM4", "256b/257b + RS(544,514) FEC", 200e9),
+    ("400GbE", "8 x 26.5625 GBd PAM4", "256b/257b + RS(544,514) FEC", 400e9),
+)
+ETHERNET_SPEEDS: Final[dict[str, EthernetSpeed]] = {
+    name: EthernetSpeed(name, lanes, enc, bits / 8) for name, lanes, enc, bits in _ETHERNET_TABLE
+}
+
 # PCIe per-lane transfer rate (T/s) and encoding efficiency, by generation.
 # Sources: PCI-SIG base specifications 1.0-6.0; Wikipedia "PCI Express" (comparison
 # table).  Gen6 uses PAM4 with 256-byte FLITs carrying 242 bytes of TLP payload+CRC.
@@ -104,6 +148,7 @@ _PCIE_LANES: Final = (1, 2, 4, 8, 16)
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d{1,3})?"
 _QUANTITY_RE: Final = re.compile(rf"(?P<num>{_NUMBER})\s*(?P<unit>\S*)")
 _FC_RE: Final = re.compile(r"(\d+)\s*GFC", re.IGNORECASE)
+_ETHERNET_RE: Final = re.compile(r"(\d+)\s*GbE", re.IGNORECASE)
 _PCIE_RE: Final = re.compile(r"pcie\s*(?:gen\s*)?(\d+)\s*x\s*(\d+)", re.IGNORECASE)
 _RATE_UNIT_RE: Final = re.compile(
     r"(?:(?P<prefix>[kKmMgGtTpP])(?P<i>i?))?(?P<kind>B|bit|b)(?:/s|ps)"
@@ -131,7 +176,7 @@ stay exact integers a scenario's own bounds can compare."""
 _SIZE_HINT: Final = "write e.g. '8KiB', '8k' or '512KB' (sizes are 1024-based)"
 _RATE_HINT: Final = (
     "write e.g. '200MB/s' (10^6 bytes/s), '200MiB/s', '8Gb/s' (bits), "
-    "'16GFC', 'PCIe3x8' or a bare number of bytes/s"
+    "'16GFC', '25GbE', 'PCIe3x8' or a bare number of bytes/s"
 )
 _DURATION_HINT: Final = "write e.g. '5ms', '20us', '100ns', '1.5s', '2min', '1h' or bare seconds"
 
@@ -234,8 +279,9 @@ def parse_rate(value: int | float | str) -> float:
     value : int, float or str
         Bytes per second, or a string: ``"200MB/s"`` (200e6), ``"200kB/s"``,
         ``"200MiB/s"`` (200 * 2**20), ``"8Gb/s"``/``"8Gbit/s"``/``"8Gbps"`` (bits),
-        ``"200MBps"``, a Fibre Channel speed (``"16GFC"``, see `FC_SPEEDS`) or a PCIe
-        link (``"PCIe3x8"``, see `pcie_rate`).
+        ``"200MBps"``, a Fibre Channel speed (``"16GFC"``, see `FC_SPEEDS`), an Ethernet
+        speed (``"25GbE"``, see `ETHERNET_SPEEDS`) or a PCIe link (``"PCIe3x8"``, see
+        `pcie_rate`).
 
     Returns
     -------
@@ -250,6 +296,12 @@ def parse_rate(value: int | float | str) -> float:
                 known = ", ".join(FC_SPEEDS)
                 raise UnitError(f"unknown Fibre Channel speed {value!r}: expected one of {known}")
             return FC_SPEEDS[name].payload_bytes_per_s
+        if eth := _ETHERNET_RE.fullmatch(text):
+            name = f"{int(eth[1])}GbE"
+            if name not in ETHERNET_SPEEDS:
+                known = ", ".join(ETHERNET_SPEEDS)
+                raise UnitError(f"unknown Ethernet speed {value!r}: expected one of {known}")
+            return ETHERNET_SPEEDS[name].payload_bytes_per_s
         if pcie := _PCIE_RE.fullmatch(text):
             return pcie_rate(int(pcie[1]), int(pcie[2]))
     amount, unit = _split(value, "rate", _RATE_HINT)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.layout import HostPort, LunPlace, PathInfo, Wiring
-from sanpath.spec import Scenario, ScenarioError, WorkloadSpec
+from sanpath.spec import TRANSPORTS, Scenario, ScenarioError, WorkloadSpec
 
 INF = math.inf
 
@@ -113,9 +113,9 @@ class PathAnalysis:
         pools: dict[tuple[Any, ...], list[int]] = {}
         for (g, li), _ in self.by_pair.items():
             active = self.active(g, li)
-            if not active:
-                continue
             host = s.hosts[g]
+            if not active or TRANSPORTS[host.transport].nvme:  # NVMe: no SCSI queue to fill
+                continue
             depth = _depth(host.lun_queue_depth, limits)
             depth = min(depth, limits.host_cap)
             share = self.demand(g, li, largest=limits.full_load) / len(active)
@@ -275,11 +275,20 @@ def validated(s: Scenario, fix: Mapping[str, Any]) -> Scenario | None:
         return None
 
 
+def queue_depth_key(s: Scenario, g: int) -> str:
+    """The key that sets host group ``g``'s per-LUN queue depth: ``lun_queue_depth``, or an
+    iSCSI host's ``iscsi.cmd_per_lun`` where its ``iscsi`` section is written."""
+    host = s.hosts[g]
+    if host.transport == "iscsi" and host.iscsi is not None:
+        return f"hosts.{g}.iscsi.cmd_per_lun"
+    return f"hosts.{g}.lun_queue_depth"
+
+
 def cap_fix(s: Scenario, groups: Iterable[int], q: int) -> dict[str, Any]:
-    """Overrides lowering ``lun_queue_depth`` of the host groups above ``q`` to ``q``."""
+    """Overrides lowering the per-LUN queue depth of the host groups above ``q`` to ``q``."""
     fix: dict[str, Any] = {}
     for g in sorted(set(groups)):
         current = s.hosts[g].lun_queue_depth
         if current is None or current > q:
-            fix[f"hosts.{g}.lun_queue_depth"] = q
+            fix[queue_depth_key(s, g)] = q
     return fix

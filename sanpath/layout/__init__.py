@@ -1,6 +1,7 @@
 """The one model of the wiring, shared by the simulator, the checks and the twin.
 
-How hosts reach LUNs (active paths, failover, split limits, wire bytes, station names), how a
+How hosts reach LUNs (active paths, failover, split limits, wire bytes, station names), what
+each host's transport grants and costs (NVMe queue pairs, framing, processor time), how a
 RAID group maps a host command to drive operations, and the drive geometry constants. This
 package reads frozen specs only; it knows nothing of SimPy, statistics or rules.
 """
@@ -28,6 +29,13 @@ from sanpath.layout.hops import (
 )
 from sanpath.layout.raid import WRITE_PENALTY, RaidLayout, Spans, command_lengths, merge
 from sanpath.layout.stations import ROLES, Role, station_name, station_roles
+from sanpath.layout.transport import (
+    DEFAULT_CPUS,
+    host_framing,
+    nvme_queues,
+    target_time,
+    transport_cpu_time,
+)
 from sanpath.layout.wiring import (
     HostPort,
     LunPlace,
@@ -44,6 +52,7 @@ from sanpath.layout.wiring import (
 
 __all__ = [
     "CYLINDERS",
+    "DEFAULT_CPUS",
     "DELAY",
     "FLIGHT",
     "GATE",
@@ -70,9 +79,11 @@ __all__ = [
     "failover_path",
     "front_hops",
     "host_demand",
+    "host_framing",
     "hot_mass",
     "lun_owner",
     "merge",
+    "nvme_queues",
     "port_controller",
     "queue_gain",
     "read_hit",
@@ -82,5 +93,7 @@ __all__ = [
     "split_sizes",
     "station_name",
     "station_roles",
+    "target_time",
+    "transport_cpu_time",
     "wire_bytes",
 ]

@@ -19,8 +19,9 @@ The data a command moves crosses :data:`LINK` hops (bandwidth servers) in the da
 
 Each hop names its station (:func:`~sanpath.layout.stations.station_name`), the layer its time
 counts to, the scenario key that sizes it, and its *scope*: whether the running object behind
-it is the route's own (``route``), its host's (``host``), its HBA port's (``port``) or the
-array's (``array``). The simulator binds each declared hop to its running station
+it is the route's own (``route``), its host's (``host``), its host's association with one
+array port (``association``: an NVMe controller's queue pairs), its HBA port's (``port``) or
+the array's (``array``). The simulator binds each declared hop to its running station
 (:mod:`sanpath.sim.hops`) and walks the tuple (:meth:`sanpath.sim.engine.Simulation.command`);
 the hop marked ``retry`` is where a command starts again after QUEUE FULL.
 """
@@ -32,7 +33,7 @@ from typing import Final
 
 from sanpath.layout.stations import ROLES, station_name
 from sanpath.layout.wiring import PathInfo, Wiring, port_controller
-from sanpath.spec import knob_key
+from sanpath.spec import TRANSPORTS, CrossControllerSpec, knob_key
 
 GATE: Final = "gate"
 REFUSING_GATE: Final = "refusing gate"
@@ -58,7 +59,8 @@ class Hop:
     layer: str
     """The latency-breakdown layer its time counts to."""
     scope: str
-    """Whose running object it is: ``route``, ``host``, ``port`` or ``array``."""
+    """Whose running object it is: ``route``, ``host``, ``association``, ``port`` or
+    ``array``."""
     station: str | None = None
     """The station's name (None for a pure delay)."""
     knob: str | None = None
@@ -81,30 +83,69 @@ def _station(role: str, scope: str, knob: str | None, **names: object) -> Hop:
 
 def front_hops(wiring: Wiring, path: PathInfo) -> tuple[Hop, ...]:
     """The front of one path (host group ``path.group`` to LUN ``path.lun`` through host port
-    ``path.port`` and array port ``path.array_port``), in the order a command crosses it."""
+    ``path.port`` and array port ``path.array_port``), in the order a command crosses it.
+
+    SCSI transports (``fcp``, ``iscsi``): the host's per-LUN queue, the host's work, the
+    HBA's command slots (an iSCSI session's command window) and processor, the fabric, the
+    array port's queue and the LUN's queue (both answer QUEUE FULL), the controller. NVMe
+    transports: the host's I/O queue pairs to the controller the path reaches (scope
+    ``association``: shared by every namespace behind it, the command's queue chosen by the
+    processor that issues it), the host's work, the HBA's (or NIC's) processor, the fabric,
+    the controller: no SCSI queue, nothing refuses.
+    """
     s = wiring.scenario
     g = path.group
     host = s.hosts[g]
     lun = wiring.luns[path.lun]
     hba = wiring.host_ports[g][path.port].hba
     name = host.name
-    hops = [_station("host_queue", "route", knob_key("host_queue_depth", host=g), host=name)]
+    nvme = TRANSPORTS[host.transport].nvme
+    if nvme:
+        queues = _station(
+            "queue_pairs", "association", knob_key("nvme_queue_size", host=g), host=name
+        )
+        hops = [queues]
+    else:
+        hops = [_station("host_queue", "route", knob_key("host_queue_depth", host=g), host=name)]
     if host.cpus is not None:
         hops.append(_station("host_cpu", "host", knob_key("host_cpus", host=g), host=name))
     hops.append(Hop(DELAY, "host_io", "host", "host", knob=knob_key("host_io_time", host=g)))
-    slots = _station("hba_slots", "port", knob_key("hba_queue_depth", host=g, hba=hba), host=name)
-    hops.append(replace(slots, retry=True))
-    hops.append(
-        _station("hba_cpu", "port", knob_key("hba_command_time", host=g, hba=hba), host=name)
+    processor = _station(
+        "hba_cpu", "port", knob_key("hba_command_time", host=g, hba=hba), host=name
     )
+    if nvme:
+        hops.append(replace(processor, retry=True))
+    else:
+        slots = _station(
+            "hba_slots", "port", knob_key("hba_queue_depth", host=g, hba=hba), host=name
+        )
+        hops.append(replace(slots, retry=True))
+        hops.append(processor)
     hops.append(Hop(FLIGHT, "fabric", "fabric", "port", knob=knob_key("hop_latency")))
+    if nvme:
+        hops.append(_controller(wiring, lun.owner))
+        _forward(hops, s.array.cross_controller, path.array_port, lun.owner)
+        return tuple(hops)
     port = _station("port_queue", "array", knob_key("port_queue_depth"), port=path.array_port)
     hops.append(replace(port, kind=REFUSING_GATE, refused="port_qfull"))
     group = s.array.luns[lun.group].name
     queue = _station("lun_queue", "array", knob_key("lun_queue_depth", lun=lun.group), lun=group)
     hops.append(replace(queue, kind=REFUSING_GATE, refused="lun_qfull", back_end=True))
-    hops.append(_station("controller", "array", knob_key("controller_cores")))
-    cross = s.array.cross_controller
-    if cross is not None and cross.time > 0.0 and port_controller(path.array_port) != lun.owner:
-        hops.append(Hop(DELAY, "cross_forward", "controller", "array", knob=knob_key("cross_time")))
+    hops.append(_controller(wiring, lun.owner))
+    _forward(hops, s.array.cross_controller, path.array_port, lun.owner)
     return tuple(hops)
+
+
+def _controller(wiring: Wiring, owner: int) -> Hop:
+    """The controller that serves the command: the array's one pool of cores, or with two
+    controllers the LUN's owner."""
+    if wiring.scenario.array.controllers == 1:
+        return _station("controller", "array", knob_key("controller_cores"))
+    return _station("controllers", "array", knob_key("controller_cores"), controller=owner)
+
+
+def _forward(hops: list[Hop], cross: CrossControllerSpec | None, port: int, owner: int) -> None:
+    """Forwarding to the owning controller, for a command that arrived on ``port`` of the
+    other controller (a non-optimized path) when forwarding takes time."""
+    if cross is not None and cross.time > 0.0 and port_controller(port) != owner:
+        hops.append(Hop(DELAY, "cross_forward", "controller", "array", knob=knob_key("cross_time")))

@@ -46,6 +46,13 @@ ROLES: Final[dict[str, Role]] = {
     role.name: role
     for role in (
         Role("host_queue", "{host}.lun_queue", "host_queue", "slots", "per-LUN queues of a host"),
+        Role(
+            "queue_pairs",
+            "{host}.nvme.queues",
+            "host_queue",
+            "slots",
+            "NVMe I/O queue pairs of a host",
+        ),
         Role("host_cpu", "{host}.cpu", "host", "server", "processors of a host"),
         Role("hba_slots", "{host}.hba.slots", "hba", "slots", "HBA command slots"),
         Role("hba_cpu", "{host}.hba.cpu", "hba", "server", "HBA command processors"),
@@ -57,6 +64,13 @@ ROLES: Final[dict[str, Role]] = {
         Role("port_link_in", "array.port{port}.link.in", "fabric", "link", "array port link in"),
         Role("port_link_out", "array.port{port}.link.out", "fabric", "link", "array port link out"),
         Role("controller", "array.controller", "controller", "server", "array controller"),
+        Role(
+            "controllers",
+            "array.controller{controller}",
+            "controller",
+            "server",
+            "each of the array's two controllers",
+        ),
         Role(
             "controller_bandwidth",
             "array.controller.bandwidth",
@@ -101,6 +115,7 @@ def station_roles(scenario: Scenario) -> dict[str, Role]:
         "port": list(range(array.ports)),
         "lun": [group.name for group in array.luns],
         "pool": [pool.name for pool in array.pools],
+        "controller": list(range(array.controllers)) if array.controllers > 1 else [],
     }
     out: dict[str, Role] = {}
     for role in ROLES.values():

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.spec import (
+    TRANSPORTS,
+    Framing,
     HostSpec,
     PoolSpec,
     Scenario,
@@ -82,6 +84,9 @@ class PathInfo:
     lun: int
     active: bool
     """True when the multipath policy sends I/O down this path."""
+    optimized: bool
+    """True when the path reaches the controller that owns the LUN (an ALUA/ANA optimized
+    path); every path is optimized when the array's controllers are symmetric."""
     slot_key: tuple[Any, ...]
     """The HBA slot pool it draws from: (group, port, "lun", lun) or (group, port, "target",
     array port)."""
@@ -99,10 +104,12 @@ def split_limit(scenario: Scenario, group: int) -> int | None:
     return command_limit(scenario.hosts[group])
 
 
-def lun_owner(lun: int) -> int:
+def lun_owner(lun: int, failed: int | None = None) -> int:
     """The controller (storage processor) that owns LUN number ``lun``: LUNs alternate
-    between the two, the first on controller 0."""
-    return lun % 2
+    between the two, the first on controller 0; the survivor owns them all when controller
+    ``failed`` has failed."""
+    owner = lun % 2
+    return 1 - owner if owner == failed else owner
 
 
 def port_controller(port: int) -> int:
@@ -126,8 +133,7 @@ def split_sizes(size: int, limit: int | None) -> list[int]:
 
 def wire_bytes(nbytes: int, frame_payload: int, frame_overhead: int) -> int:
     """Bytes on a Fibre Channel link for ``nbytes`` of data in frames, plus the status frame."""
-    frames = -(-nbytes // frame_payload) + 1
-    return nbytes + frames * frame_overhead
+    return Framing(frame_payload, frame_overhead).wire_bytes(nbytes)
 
 
 class Wiring:
@@ -158,7 +164,7 @@ class Wiring:
                     used[group.pool],
                     limit,
                     shown,
-                    lun_owner(index),
+                    lun_owner(index, array.failed_controller),
                 )
                 self.luns.append(place)
                 used[group.pool] += size
@@ -185,14 +191,28 @@ class Wiring:
                     pairs = [(hp, a) for hp in ports for a in visible[hp.index] if a in lun.ports]
                     n = len(pairs)
                     paths = []
+                    optimized = [self.optimized(a, lun) for _, a in pairs]
+                    live = [self.live(a) for _, a in pairs]
+                    # ANA (NVMe) and ALUA (SCSI on two controllers): the live optimized
+                    # paths, or every live path when none is optimized
+                    preferred = [o and up for o, up in zip(optimized, live, strict=True)]
+                    candidates = [
+                        k for k in range(n) if (preferred[k] if any(preferred) else live[k])
+                    ]
+                    asymmetric = TRANSPORTS[host.transport].nvme or array.controllers == 2
                     for k, (hp, a) in enumerate(pairs):
-                        active = host.multipath != "failover" or k == failover_path(li, n)
+                        if asymmetric and host.multipath == "failover":
+                            active = k == candidates[failover_path(li, len(candidates))]
+                        elif asymmetric:
+                            active = k in candidates
+                        else:
+                            active = host.multipath != "failover" or k == failover_path(li, n)
                         key: tuple[Any, ...] = (
                             (g, hp.index, "lun", li)
                             if host.hbas[hp.hba].queue_target == "lun"
                             else (g, hp.index, "target", a)
                         )
-                        paths.append(PathInfo(g, hp.index, a, li, active, key))
+                        paths.append(PathInfo(g, hp.index, a, li, active, optimized[k], key))
                     self.paths[(g, li)] = paths
                     self.workloads[(g, li)] = [
                         w
@@ -201,19 +221,40 @@ class Wiring:
                         and (w.luns == "all" or name in w.luns)
                     ]
 
+    def optimized(self, array_port: int, lun: LunPlace) -> bool:
+        """Whether a path through ``array_port`` to ``lun`` is optimized: the port belongs
+        to the LUN's owner, or the array's controllers are symmetric (one controller and no
+        ``cross_controller``)."""
+        array = self.scenario.array
+        if array.controllers == 1 and array.cross_controller is None:
+            return True
+        return port_controller(array_port) == lun.owner
+
+    def live(self, array_port: int) -> bool:
+        """Whether ``array_port`` carries I/O: its controller has not failed, or its ports
+        forward to the survivor (``failover: forward``)."""
+        array = self.scenario.array
+        failed = port_controller(array_port) == array.failed_controller
+        return not failed or array.failover == "forward"
+
     def active(self, group: int, lun: int) -> list[PathInfo]:
         """The paths of (host group, LUN) the multipath policy sends I/O down."""
         return [p for p in self.paths.get((group, lun), []) if p.active]
 
     def shares(self, group: int, lun: int) -> list[float]:
-        """Share of the LUN's I/O each path carries, in path order (failover: one path)."""
+        """Share of the LUN's I/O each path carries, in path order: spread over the active
+        paths (failover and NVMe's ``numa``: one path)."""
         paths = self.paths.get((group, lun), [])
         n = len(paths)
         if n == 1:
             return [1.0]
-        if self.scenario.hosts[group].multipath == "failover":
-            return [1.0 if p.active else 0.0 for p in paths]
-        return [1.0 / n] * n
+        host = self.scenario.hosts[group]
+        nvme = TRANSPORTS[host.transport].nvme
+        if nvme and host.nvme.iopolicy == "numa":  # the first usable path alone
+            first = next(i for i, p in enumerate(paths) if p.active)
+            return [1.0 if i == first else 0.0 for i in range(n)]
+        used = sum(p.active for p in paths)
+        return [1.0 / used if p.active else 0.0 for p in paths]
 
     def commands_per_io(self, group: int, size: int) -> int:
         """Commands one I/O of ``size`` bytes becomes on host group ``group``."""

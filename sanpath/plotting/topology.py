@@ -15,6 +15,7 @@ package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,7 @@ FONT_SIZE = 10
 
 PART: dict[str, str] = {
     "host_queue": "LUN queues",
+    "queue_pairs": "NVMe queues",
     "host_cpu": "CPUs",
     "hba_slots": "HBA slots",
     "hba_cpu": "HBA CPU",
@@ -52,6 +54,7 @@ PART: dict[str, str] = {
     "port_link_in": "link in",
     "port_link_out": "link out",
     "controller": "cores",
+    "controllers": "a controller",
     "controller_bandwidth": "bandwidth",
     "cross_controller": "cross link",
     "lun_queue": "queues",
@@ -87,7 +90,7 @@ def _busiest(
     found = [
         (util[name], PART[role])
         for role, scope in roles
-        if (name := station_name(role, **scope)) in util
+        if (name := station_name(role, **scope)) in util and math.isfinite(util[name])
     ]
     if not found:
         return None, ""
@@ -106,7 +109,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         boxes["host", g] = _Box(
             0,
             f"{hosts}, {host.multipath}\nLUN queue {_depth(host.lun_queue_depth)}",
-            *_busiest(util, [("host_queue", who), ("host_cpu", who)]),
+            *_busiest(util, [("host_queue", who), ("queue_pairs", who), ("host_cpu", who)]),
             stack=host.count,
         )
         for hp in wiring.host_ports[g]:
@@ -150,7 +153,8 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         f"controller x{array.controller.cores}\ncache: {write_back}",
         *_busiest(
             util,
-            [(role, {}) for role in ("controller", "controller_bandwidth", "cross_controller")],
+            [(role, {}) for role in ("controller", "controller_bandwidth", "cross_controller")]
+            + [("controllers", {"controller": c}) for c in range(array.controllers)],
         ),
     )
     for group in array.luns:

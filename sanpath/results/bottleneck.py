@@ -178,12 +178,12 @@ def _meaning(b: Bottleneck, quiet: bool) -> str:
         port = _port_of(b.station)
         if port:
             return (
-                f"the FC link of array front-end {port} ({b.station}) is {level}, busy {pct} of "
+                f"the link of array front-end {port} ({b.station}) is {level}, busy {pct} of "
                 "the time: more hosts on this port will queue; spread LUNs over more ports or "
                 "use a faster port speed"
             )
         return (
-            f"the FC link {b.station} is {level}, busy {pct} of the time: transfers queue for "
+            f"the link {b.station} is {level}, busy {pct} of the time: transfers queue for "
             "the wire; a faster link or more paths (multipath over more HBA ports) relieve it"
         )
     if b.kind == "PCIe":

@@ -100,10 +100,26 @@ class RunResult:
     starving: tuple[Starving, ...] = field(default=(), compare=False)
     """Hosts served far below their queue share of a LUN while the array kept refusing them
     (see :func:`sanpath.results.starving`), most starved first."""
+    assumptions: tuple[dict[str, str], ...] = field(default=(), compare=False)
+    """The profile numbers the run used that no document gives: each ``{"where", "profile",
+    "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
+    ``sanpath.spec.assumptions``)."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
         return dataclasses.replace(self, extra={**self.extra, **values})
+
+    def _assumptions_line(self) -> str:
+        """One line: how many profile numbers are assumed or fitted, counted by profile."""
+        counts: dict[str, int] = {}
+        for a in self.assumptions:
+            counts[a["profile"]] = counts.get(a["profile"], 0) + 1
+        kinds = " or ".join(sorted({a["kind"] for a in self.assumptions}))
+        named = ", ".join(f"{p} {n}" for p, n in counts.items())
+        return (
+            f"  uses {len(self.assumptions)} {kinds} profile numbers ({named}): listed by "
+            "--json, explained by sanpath profiles NAME"
+        )
 
     def diff(self, other: RunResult, labels: tuple[str, str] = ("A", "B")) -> RunDiff:
         """This run (A) against ``other`` (B), figure by figure, with whether each change
@@ -209,6 +225,8 @@ class RunResult:
             out["timeseries"] = self.timeseries
         if self.settings:
             out["settings"] = list(self.settings)
+        if self.assumptions:
+            out["assumptions"] = [dict(a) for a in self.assumptions]
         out.update(self.extra)
         safe: dict[str, Any] = _json_safe(out)
         return safe
@@ -289,6 +307,8 @@ class RunResult:
             ]
         elif self.steady:
             lines.insert(2, "  steady state reached after the warm-up")
+        if self.assumptions:
+            lines.append(self._assumptions_line())
         lines += ["", "latency (ms)"]
         mean_ci = plus_minus(self.latency_ms["mean"], self.ci95["latency_ms_mean"])
         for key, value in self.latency_ms.items():

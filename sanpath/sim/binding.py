@@ -20,13 +20,17 @@ from sanpath.sim.station import SlotPool
 
 
 class Binding:
-    """What binding needs besides the objects of a scope: the array's controller hop, the
-    fabric's one-way latency (s) and the time to forward to the owning controller (s)."""
+    """What binding needs besides the objects of a scope: the array's controller hops, per
+    (transport, controller) as its time per command differs by transport (controller 0
+    alone on an array of one), the fabric's one-way latency (s) and the time to forward to
+    the owning controller (s)."""
 
-    __slots__ = ("controller", "cross_time", "one_way")
+    __slots__ = ("controllers", "cross_time", "one_way")
 
-    def __init__(self, controller: Server, one_way: float, cross_time: float) -> None:
-        self.controller = controller
+    def __init__(
+        self, controllers: dict[tuple[str, int], Server], one_way: float, cross_time: float
+    ) -> None:
+        self.controllers = controllers
         self.one_way = one_way
         self.cross_time = cross_time
 
@@ -40,10 +44,11 @@ def bind_hops(
     slots: SlotPool | None = None,
     lun: Lun | None = None,
     array_port: ArrayPort | None = None,
+    transport: str = "fcp",
 ) -> tuple[Hop, ...]:
     """The running hops of ``front``'s hops of ``scope``, each declared role bound to its
     station; a gate's slot is its place among the front's gates. A flight rides on the
-    server before it."""
+    server before it; the controller serves at its time per command of ``transport``."""
     bound: list[Hop] = []
     gates = 0  # the gates before the hop: its slot, if it is one
     for hop in front:
@@ -71,7 +76,9 @@ def bind_hops(
         elif role == "lun_queue" and lun is not None:
             bound.append(Gate(layer, lun.queue, slot, hop.refused, hop.back_end))
         elif role == "controller":
-            bound.append(binding.controller)
+            bound.append(binding.controllers[transport, 0])
+        elif role == "controllers" and lun is not None:
+            bound.append(binding.controllers[transport, lun.owner])
         elif role == "cross_forward":
             bound.append(Delay(layer, constant(binding.cross_time)))
         else:

@@ -85,12 +85,12 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.transfers = Transfers(self.env, fabric.frame_payload, fabric.frame_overhead)
+        self.transfers = Transfers(self.env)
         """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
         self.write_time = cache.hit_time if cache.write_time is None else cache.write_time
-        self.controller = self.topology.controller
+        self.controllers = self.topology.controllers
         self.qfull_time = scenario.array.qfull_time
         self.cache = self.topology.cache
         self.run_spec = scenario.run
@@ -127,7 +127,7 @@ class Simulation:
         # route's retry hop. The trip keeps each gate's times and the layers' charges.
         hops, retry_at, n = route.hops, route.retry_at, len(route.hops)
         trip = Trip(layers)
-        t_sent = t_admit = now
+        t_sent = now
         reached = False  # the command has reached its HBA port (the retry hop) once
         i = 0
         while i < n:
@@ -145,11 +145,12 @@ class Simulation:
                         trip.restart()
                         i = retry_at
                         continue
-                    t_admit = now
                     trip.got(hop.slot, now, now)
                 else:
                     t = now
-                    ev = hop.pool.acquire(now)
+                    pools = hop.pools  # NVMe: the issuing processor's I/O queue
+                    slots = hop.pool if pools is None else pools[cmd.queue]
+                    ev = slots.acquire(now)
                     if ev is not None:
                         yield ev
                         now = env._now
@@ -176,7 +177,7 @@ class Simulation:
             i += 1
         trip.finish()
         if cmd.write:
-            now = yield from self._write_data(cmd, route, t_admit)  # 6.
+            now = yield from self._write_data(cmd, route, trip)  # 6.
         else:
             # 7. the cache serves the read (a hit or read-ahead) or RAID reads the member
             # drives; the LUN queue slot is given back and the data crosses back to the host
@@ -216,8 +217,9 @@ class Simulation:
                 wait = join.queue_wait
                 layers[LUN_QUEUE] += wait
                 layers[DRIVE] += now - t - wait
-            lun.queue.release(now, t_admit, t_admit)  # held since admission
-            now = yield from self.transfers.move(layers, route.read_legs, size, now)
+            for gate in route.back_end:  # the LUN queue, held since admission
+                gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
+            now = yield from self.transfers.move(layers, route.read_legs, size, now, route.wire)
         self._complete(cmd, route, trip, t_sent, now, fork, key, t_issue)  # 8.
         return now
 
@@ -236,9 +238,16 @@ class Simulation:
         throttle told, the command counted (its exchange began at ``t_sent``), a split I/O
         joined (``fork``) or a whole I/O (issued at ``t_issue`` as ``key``) completed."""
         measure, layers, size = self.measure, cmd.layers, cmd.size
+        queue = cmd.queue
         for gate in route.releases:
-            gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
+            pools = gate.pools
+            pool = gate.pool if pools is None else pools[queue]
+            pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
         route.hba_port.bytes_in_flight -= size
+        association = route.association
+        if association is not None:  # NVMe: no longer outstanding on the controller
+            association.active -= 1
+            association.bytes -= size
         if route.throttle is not None:
             route.throttle.on_good(now)
         measure.commands_completed += 1
@@ -310,10 +319,12 @@ class Simulation:
         cmd.device.qfull += 1
         if measure.timeseries is not None:
             measure.timeseries.add_qfull(t)
-        if self.qfull_time > 0.0:
-            start, done = self.controller.reserve(t, self.qfull_time)
+        if self.qfull_time > 0.0:  # the refusing port's controller
+            controllers = self.controllers
+            controller = controllers[route.array_port.controller % len(controllers)]
+            start, done = controller.reserve(t, self.qfull_time)
             yield env.sleep(done - t)
-            self.controller.station.depart(env._now, t, start, done)
+            controller.station.depart(env._now, t, start, done)
         yield env.sleep(self.one_way)
         now = env._now
         if measure.exchanges is not None:
@@ -321,7 +332,9 @@ class Simulation:
         for j in attempt:
             gate = hops[j]
             if isinstance(gate, Gate) and not gate.refuses:
-                gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
+                gate.pool_of(cmd.queue).release(
+                    now, trip.arrived(gate.slot), trip.started(gate.slot)
+                )
         self.topology.on_qfull(cmd.host, cmd.lun.index, route, now)  # the throttle told
         yield from self._work(route, now)
         yield env.sleep(cmd.host.retry_delay)
@@ -329,11 +342,11 @@ class Simulation:
         cmd.layers[hops[refused].layer] += env._now - t
 
     def _write_data(
-        self, cmd: Command, route: Route, t_port: float
+        self, cmd: Command, route: Route, trip: Trip
     ) -> Generator[simpy.Event, Any, float]:
         """6. XFER_RDY back to the host, the data to the array, then write-back cache or
-        RAID (write-aside); the LUN queue slot (held since ``t_port``) is given back and the
-        status returns."""
+        RAID (write-aside); the back end's gates (the LUN queue, held since admission, its
+        times in ``trip``) are given back and the status returns."""
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
@@ -341,7 +354,9 @@ class Simulation:
         if one_way > 0:
             yield env.sleep(one_way)
             layers[FABRIC] += one_way
-        now = t = yield from self.transfers.move(layers, route.write_legs, size, env._now)
+        now = t = yield from self.transfers.move(
+            layers, route.write_legs, size, env._now, route.wire
+        )
         if self.cache.absorbs(size):
             self.measure.counters["cached_writes"] += 1
             hit = lun.write_hit
@@ -363,7 +378,8 @@ class Simulation:
             now = env._now
             layers[LUN_QUEUE] += wait
             layers[DRIVE] += now - t - wait
-        lun.queue.release(now, t_port, t_port)  # held since admission
+        for gate in route.back_end:
+            gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
         if one_way > 0:
             yield env.sleep(one_way)
             now = env._now
@@ -378,6 +394,9 @@ class Simulation:
         """The process of one application I/O of workload number ``workload``: one command
         (:meth:`command`), or several when larger than the host's limit (:meth:`_split_io`)."""
         cmd = Command(host, lun, offset, size, write, workload, self.measure.device(host, lun))
+        draw = host.queue_draw
+        if draw is not None:  # NVMe: the I/O queue of the processor that issues it
+            cmd.queue = draw()
         limit = host.split_limit
         if limit is None or size <= limit:
             return self.command(cmd)
@@ -411,6 +430,7 @@ class Simulation:
         position = cmd.offset + sizes[0]
         for part in sizes[1:]:
             child = Command(cmd.host, cmd.lun, position, part, cmd.write, cmd.workload, cmd.device)
+            child.queue = cmd.queue  # split on the processor that issued the I/O
             env.process(self.command(child, join))
             position += part
         cmd.size = sizes[0]

@@ -43,10 +43,16 @@ class Gate(Hop):
     ``slot`` is the gate's place among the gates of its route's front (a :class:`Trip` keeps
     each gate's times there)."""
 
-    __slots__ = ("back_end", "pool", "refused", "refuses", "slot")
+    __slots__ = ("back_end", "pool", "pools", "refused", "refuses", "slot")
 
     def __init__(
-        self, layer: int, pool: SlotPool, slot: int, refused: str = "", back_end: bool = False
+        self,
+        layer: int,
+        pool: SlotPool,
+        slot: int,
+        refused: str = "",
+        back_end: bool = False,
+        pools: tuple[SlotPool, ...] | None = None,
     ) -> None:
         super().__init__(layer)
         if not 0 <= slot < MAX_GATES:
@@ -58,6 +64,14 @@ class Gate(Hop):
         """The counter a QUEUE FULL answer counts to (``port_qfull``); empty: it waits."""
         self.back_end = back_end
         """The slot is given back when the back end is done, not at completion."""
+        self.pools = pools
+        """NVMe queue pairs: one pool per I/O queue, the command's chosen by the processor
+        that issued it (:attr:`sanpath.sim.load.Command.queue`); None: ``pool`` alone."""
+
+    def pool_of(self, queue: int) -> SlotPool:
+        """The pool a command issued to I/O queue ``queue`` takes its slot from."""
+        pools = self.pools
+        return self.pool if pools is None else pools[queue]
 
 
 class Server(Hop):

@@ -50,7 +50,7 @@ class Command:
     (see :data:`sanpath.results.LAYERS`); they add up to the command's latency.
     """
 
-    __slots__ = ("device", "host", "layers", "lun", "offset", "size", "workload", "write")
+    __slots__ = ("device", "host", "layers", "lun", "offset", "queue", "size", "workload", "write")
 
     def __init__(
         self,
@@ -72,6 +72,8 @@ class Command:
         self.size = size
         self.write = write
         self.layers = [0.0] * N_LAYERS
+        self.queue = 0
+        """The NVMe I/O queue of the processor that issued it (0 for SCSI transports)."""
 
 
 class CopyFile:

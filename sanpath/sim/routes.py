@@ -4,21 +4,23 @@ A thousand hosts on 64 LUNs through a few paths each would be hundreds of thousa
 :class:`~sanpath.sim.components.host.Route` objects with their queues, and a run sends I/O
 down a small share of them (an open loop of 100,000 I/Os over 1,000 hosts and 64 LUNs
 touches each host-LUN pair once or twice). So the topology builds only what every path
-shares (:class:`GroupPaths`: the wiring's paths of a host group, immutable), and
+shares (:class:`~sanpath.sim.paths.GroupPaths`: the wiring's paths of a host group), and
 :class:`RouteMaker` makes a route the first time the multipath policy picks it
 (:meth:`~sanpath.sim.components.host.HostInstance.select`), exactly as the eager build
 would have left it at that moment:
 
 * its host queue and HBA slot pool get the capacity their scenario key has *now*
-  (:class:`Knob`: a schedule may have changed it), or, when the host's QUEUE FULL throttle
-  already governs other queues of the same LUN (or target port), theirs: a throttle and a
-  schedule always set every queue they govern at once, so those queues share one capacity;
+  (:class:`~sanpath.sim.knobs.Knob`: a schedule may have changed it), or, when the host's
+  QUEUE FULL throttle already governs other queues of the same LUN (or target port),
+  theirs: a throttle and a schedule always set every queue they govern at once, so those
+  queues share one capacity;
 * a throttle is made at the first QUEUE FULL it governs (:meth:`RouteMaker.throttle`),
   holding the depth the scenario gives and governing the queues made so far: until then it
   would have changed nothing (it raises a depth only after lowering one, and nothing
   reaches a throttle but through its queues);
 * the stations the queues count to have their slot counts from the start
-  (:func:`group_paths` counts them), so utilisations do not depend on which routes exist.
+  (:func:`~sanpath.sim.paths.group_paths` counts them), so utilisations do not depend on
+  which routes exist.
 
 Results are the same to the last bit as with every route built at the start.
 """
@@ -27,166 +29,20 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 import simpy
 
-from sanpath.layout import FLIGHT, front_hops
-from sanpath.layout import Hop as DeclaredHop
-from sanpath.layout.wiring import PathInfo, Wiring
+from sanpath.layout import front_hops
+from sanpath.layout.wiring import Wiring
 from sanpath.sim.binding import Binding, bind_hops
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
-from sanpath.sim.components.host import HostInstance, Leg, Route, Throttle
-from sanpath.sim.hops import Gate, Hop, Server
-from sanpath.sim.knobs import Knob, Rank, slot_servers
+from sanpath.sim.components.host import Association, HostInstance, Leg, Route, Throttle
+from sanpath.sim.hops import Gate, Server
+from sanpath.sim.knobs import Rank
+from sanpath.sim.paths import NVME_KEY, GroupPaths, PathPlan, rank, usable_paths
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
-from sanpath.spec import HostSpec, QfullSpec, knob_key
-
-
-@dataclass(frozen=True, eq=False)
-class GroupPaths:
-    """The paths of one host group's hosts to its LUNs, shared by every host of the group."""
-
-    index: int
-    """The host group's index in ``hosts``."""
-    spec: HostSpec
-    paths: dict[int, list[PathInfo]]
-    """Per LUN index, every path in the multipath policy's order."""
-    ports: dict[int, tuple[int, ...]]
-    """Per LUN index, the host port of each path."""
-    port_spec: tuple[int, ...]
-    """Per host port, the index of its HBA spec (``hosts.N.hbas.M``)."""
-    port_card: tuple[int, ...]
-    """Per host port, its card number over every HBA of the host."""
-    host_queue: Station
-    hba_slots: Station
-    queue_knob: Knob
-    slot_knobs: tuple[Knob, ...]
-    """Per HBA spec, the knob of its ``queue_depth``."""
-    slot_first: dict[tuple[int, tuple[object, ...]], tuple[int, int]]
-    """Per (host port, slot key), the first (LUN, path) that draws from the pool: the route
-    that made it in the eager build (its rank)."""
-    queue_depth: int | None
-    """``lun_queue_depth`` as configured (a host queue's depth before anything changed it)."""
-    qfull: QfullSpec
-    throttle: str
-    """``qfull.throttle``: ``none``, ``linux``, ``vmware`` or ``storport``."""
-    plans: dict[int, list[PathPlan]]
-    """Per LUN index, each path's :class:`PathPlan` (made by the :class:`RouteMaker` when a
-    host of the group first takes a path to the LUN)."""
-
-
-class PathPlan:
-    """What a route on one path of a host group to one LUN needs besides the host's own
-    queues, links and throttle: worked out once for every host of the group."""
-
-    __slots__ = (
-        "array_hops",
-        "array_legs",
-        "array_port",
-        "card",
-        "front",
-        "governs",
-        "legs",
-        "lun",
-        "port",
-        "rank",
-        "retry_at",
-        "slot_key",
-        "slot_knob",
-        "slot_rank",
-    )
-
-    def __init__(
-        self,
-        path: PathInfo,
-        k: int,
-        group: GroupPaths,
-        array_port: ArrayPort,
-        lun: Lun,
-        array_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
-        front: tuple[DeclaredHop, ...],
-        array_hops: tuple[Hop, ...],
-    ) -> None:
-        self.front = front
-        """The path's front as declared (:func:`sanpath.layout.hops.front_hops`)."""
-        running = [hop for hop in front if hop.kind != FLIGHT]  # flights ride along
-        self.retry_at = next(i for i, hop in enumerate(running) if hop.retry)
-        """Where a route's running hops start again after QUEUE FULL (the declared retry hop)."""
-        self.array_hops = array_hops
-        """The running hops of the front's array part (shared by every host of the group)."""
-        self.port = path.port
-        """The host port (numbered over every card of the host)."""
-        self.card = group.port_card[path.port]
-        self.slot_key: tuple[Any, ...] = path.slot_key[2:]  # ("lun", LUN) or ("target", port)
-        """The HBA slot pool's key on the host port."""
-        self.slot_knob = group.slot_knobs[group.port_spec[path.port]]
-        first_lun, first_k = group.slot_first[path.port, path.slot_key]
-        self.slot_rank = RouteMaker.rank(0, first_lun, first_k)
-        """The rank (less the host's part) of the route that made the slot pool."""
-        self.rank = RouteMaker.rank(0, lun.index, k)
-        """The route's rank, less the host's part."""
-        self.array_port = array_port
-        self.lun = lun
-        self.governs = path.array_port if group.throttle == "linux" else lun.index
-        """What the host's throttle of the path governs: its target port or its LUN."""
-        self.legs = (path.port << 21) | (path.array_port << 1) | lun.owner
-        """The path's links, as a number: host port, array port and LUN owner."""
-        self.array_legs = array_legs
-
-
-def group_paths(
-    wiring: Wiring,
-    hi: int,
-    spec: HostSpec,
-    station: Station,
-    slots_station: Station,
-    knobs: dict[str, Knob],
-) -> GroupPaths:
-    """The shared paths of host group ``hi`` (whose workloads use some LUN).
-
-    Adds to ``station`` (the group's host queues) and ``slots_station`` (its HBA slot pools)
-    the slots of every host of the group, as if every route were built.
-    """
-    paths = {li: p for (g, li), p in wiring.paths.items() if g == hi}
-    station.track_held()
-    slots_station.track_held()
-    host_ports = wiring.host_ports[hi]
-    slot_first: dict[tuple[int, tuple[object, ...]], tuple[int, int]] = {}
-    for li, ps in paths.items():
-        for k, p in enumerate(ps):
-            slot_first.setdefault((p.port, p.slot_key), (li, k))
-    per_host_slots = 0.0
-    for port, _ in slot_first:
-        per_host_slots += slot_servers(spec.hbas[host_ports[port].hba].queue_depth)
-    per_host_routes = sum(len(ps) for ps in paths.values())
-    slots_station.servers += spec.count * per_host_slots
-    station.servers += spec.count * per_host_routes * slot_servers(spec.lun_queue_depth)
-    queue_key = knob_key("host_queue_depth", host=hi)
-    queue_knob = knobs.setdefault(queue_key, Knob(spec.lun_queue_depth))
-    slot_knobs = tuple(
-        knobs.setdefault(knob_key("hba_queue_depth", host=hi, hba=si), Knob(hba.queue_depth))
-        for si, hba in enumerate(spec.hbas)
-    )
-    return GroupPaths(
-        index=hi,
-        spec=spec,
-        paths=paths,
-        ports={li: tuple(p.port for p in ps) for li, ps in paths.items()},
-        port_spec=tuple(hp.hba for hp in host_ports),
-        port_card=tuple(hp.card for hp in host_ports),
-        host_queue=station,
-        hba_slots=slots_station,
-        queue_knob=queue_knob,
-        slot_knobs=slot_knobs,
-        slot_first=slot_first,
-        queue_depth=spec.lun_queue_depth,
-        qfull=spec.qfull,
-        throttle=spec.qfull.throttle,
-        plans={},
-    )
+from sanpath.spec import Scenario
 
 
 class RouteMaker:
@@ -206,12 +62,12 @@ class RouteMaker:
         controller_link: Link | None,
         throttles: list[Throttle],
         wiring: Wiring,
-        controller: Server,
+        controllers: dict[tuple[str, int], Server],
         cross_time: float,
     ) -> None:
         self.env = env
         self.wiring = wiring
-        self.binding = Binding(controller, one_way, cross_time)
+        self.binding = Binding(controllers, one_way, cross_time)
         """What binding a declared hop needs besides its scope's objects."""
         self.groups = groups
         self.ports = ports
@@ -235,8 +91,9 @@ class RouteMaker:
 
     @staticmethod
     def rank(host: int, lun: int, k: int) -> Rank:
-        """The place of ``host``'s queue on path ``k`` to ``lun`` in the eager build's order."""
-        return (host << 40) | (lun << 20) | k
+        """The place of ``host``'s queue on path ``k`` to ``lun`` in the eager build's order
+        (:func:`~sanpath.sim.paths.rank`)."""
+        return rank(host, lun, k)
 
     @staticmethod
     def _governs(host: int, governs: int) -> int:
@@ -251,6 +108,8 @@ class RouteMaker:
             plans = self._plans(group, lun_index)
         path = plans[k]
         port = host.ports[path.port]
+        if group.queue_pairs is not None:
+            return self._nvme_route(host, group, path, port)
         host_rank = self.rank(host.index, 0, 0)
         slots = port.slots.get(path.slot_key)
         if slots is None:
@@ -280,28 +139,71 @@ class RouteMaker:
         if work is None:
             work = host.work = bind_hops(self.binding, path.front, "host", host=host)
         hops = (Gate(HOST_QUEUE, queue, 0), *work, *port_hops, *path.array_hops)
-        hba = host.cards[path.card]
-        legs_key = (host.index << 40) | path.legs
-        legs = self._legs.get(legs_key)
-        if legs is None:
-            host_legs = self._host_side(host.index, path.port, hba, port)
-            array_legs = path.array_legs
-            legs = self._legs[legs_key] = (
-                host_legs[0] + array_legs[0],
-                array_legs[1] + host_legs[1],
-            )
+        legs = self._route_legs(host, path, port)
         return Route(
             hops,
             path.retry_at,
             queue,
             port,
-            slots,
             path.array_port,
             path.lun,
+            group.wire,
             throttle,
             legs[0],
             legs[1],
         )
+
+    def _nvme_route(
+        self, host: HostInstance, group: GroupPaths, path: PathPlan, port: HbaPort
+    ) -> Route:
+        """An NVMe host's route: the queue pairs of its association with the path's array
+        port (made with the association's first route), its work, its HBA's (or NIC's)
+        processor and the array's hops; no SCSI queue, no throttle."""
+        pairs = group.queue_pairs
+        assert pairs is not None
+        key = (path.port << 21) | path.array_port.index
+        association = host.associations.get(key)
+        if association is None:
+            pools = tuple(self._pool(pairs.slots, pairs.station) for _ in range(pairs.io_queues))
+            association = host.associations[key] = Association(pools)
+        pools = association.pools
+        port_hops = port.hops.get(NVME_KEY)
+        if port_hops is None:
+            port_hops = port.hops[NVME_KEY] = bind_hops(self.binding, path.front, "port", port=port)
+        work = host.work
+        if work is None:
+            work = host.work = bind_hops(self.binding, path.front, "host", host=host)
+        queues = Gate(HOST_QUEUE, pools[0], 0, pools=pools)
+        hops = (queues, *work, *port_hops, *path.array_hops)
+        legs = self._route_legs(host, path, port)
+        return Route(
+            hops,
+            path.retry_at,
+            pools[0],
+            port,
+            path.array_port,
+            path.lun,
+            group.wire,
+            None,
+            legs[0],
+            legs[1],
+            association,
+        )
+
+    def _route_legs(
+        self, host: HostInstance, path: PathPlan, port: HbaPort
+    ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
+        """The links of a write and of a read on ``host``'s ``path`` through HBA ``port``."""
+        legs_key = (host.index << 40) | path.legs
+        legs = self._legs.get(legs_key)
+        if legs is None:
+            host_legs = self._host_side(host.index, path.port, host.cards[path.card], port)
+            array_legs = path.array_legs
+            legs = self._legs[legs_key] = (
+                host_legs[0] + array_legs[0],
+                array_legs[1] + host_legs[1],
+            )
+        return legs
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
@@ -337,9 +239,42 @@ class RouteMaker:
         self.throttles.append(throttle)
         return throttle
 
+    def rewire(self, scenario: Scenario, hosts: Sequence[HostInstance]) -> None:
+        """The array's controllers changed (one failed, or came back): LUN ownership, the
+        paths' ANA/ALUA states and the array part of every route made so far follow
+        ``scenario``. Commands already past a hop finish where they are; the next ones take
+        the new routes (the same queues and slots: only the array's hops and links change)."""
+        self.wiring = wiring = Wiring(scenario)
+        for lun in self.luns:
+            lun.owner = wiring.luns[lun.index].owner
+        before = {name: dict(group.plans) for name, group in self.groups.items()}
+        for group in self.groups.values():
+            paths = {li: p for (g, li), p in wiring.paths.items() if g == group.index}
+            group.paths.update(paths)  # the same paths in the same order, new states
+            if group.usable is not None:
+                group.usable.update(usable_paths(paths))
+            for lun_index in before[group.spec.name]:
+                self._plans(group, lun_index)
+        for host in hosts:
+            made = self.groups.get(host.group)
+            if made is None:
+                continue
+            for lun_index, routes in host.routes.items():
+                for k, route in enumerate(routes):
+                    if route is None:
+                        continue
+                    plan = made.plans[lun_index][k]
+                    old = before[host.group][lun_index][k]
+                    front = route.hops[: len(route.hops) - len(old.array_hops)]
+                    route.set_hops((*front, *plan.array_hops))
+                    route.write_legs, route.read_legs = self._route_legs(
+                        host, plan, host.ports[plan.port]
+                    )
+
     def _plans(self, group: GroupPaths, lun_index: int) -> list[PathPlan]:
         """The plans of every path of ``group`` to LUN ``lun_index`` (made once)."""
         lun = self.luns[lun_index]
+        transport = group.spec.transport
         plans = []
         for k, path in enumerate(group.paths[lun_index]):
             port = self.ports[path.array_port]
@@ -348,7 +283,9 @@ class RouteMaker:
             if array_legs is None:
                 array_legs = self._array_legs[array_key] = self._array_side(port, lun)
             front = front_hops(self.wiring, path)
-            array_hops = bind_hops(self.binding, front, "array", lun=lun, array_port=port)
+            array_hops = bind_hops(
+                self.binding, front, "array", lun=lun, array_port=port, transport=transport
+            )
             plans.append(PathPlan(path, k, group, port, lun, array_legs, front, array_hops))
         group.plans[lun_index] = plans
         return plans
@@ -365,6 +302,8 @@ class RouteMaker:
         counting the paths not used yet at the depth they would have now; ``configured``:
         as configured, before any throttle lowered them."""
         plan = self.groups[host.group]
+        if plan.queue_pairs is not None:
+            return None  # NVMe: no per-namespace queue, only the controller's queue pairs
         paths = plan.paths[lun_index]
         kind = plan.throttle
         if kind != "linux":

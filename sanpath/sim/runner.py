@@ -6,6 +6,7 @@ calibration use to simulate a scenario.
 
 from __future__ import annotations
 
+import dataclasses
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from sanpath.results import RunResult
 from sanpath.sim import budget
 from sanpath.sim.engine import Simulation
-from sanpath.spec import Scenario, load_line, load_scenario
+from sanpath.spec import Scenario, assumptions, load_line, load_scenario
 
 
 def run(
@@ -68,6 +69,9 @@ def run(
             bar.close()
     # how the result was made, and what was simulated in a line (plot subtitles)
     result = result.with_extra(overrides=dict(spec.overrides), workload=load_line(spec))
+    used = tuple(a.as_dict() for a in assumptions(spec))
+    if used:
+        result = dataclasses.replace(result, assumptions=used)
     if trace_memory:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()

@@ -1,4 +1,4 @@
-"""Schedules: settings that change during a run (queue depths and the load).
+"""Schedules: settings that change during a run (queue depths, the load, a failed controller).
 
 A scenario's ``schedule`` lists changes at simulated times (s); which keys may change, and
 their values, are checked when the scenario is validated
@@ -55,6 +55,9 @@ class Schedule:
             kind = found[0].name if found is not None else ""
             if kind == "array_lun_queue_depth":
                 self._set_lun_queue_depth(value)
+                continue
+            if kind == "failed_controller":
+                self.topology.fail_controller(self.scenario, value)
                 continue
             if found is not None and found[0].sizes == "load":
                 load = self.load

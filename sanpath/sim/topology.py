@@ -18,9 +18,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import simpy
 
-from sanpath.layout import Wiring, port_controller, station_name, station_roles
+from sanpath.layout import (
+    Wiring,
+    nvme_queues,
+    port_controller,
+    station_name,
+    station_roles,
+    target_time,
+    transport_cpu_time,
+)
 from sanpath.layout.access import read_hits
 from sanpath.results import LAYERS
 from sanpath.sim.components.array import ArrayPort, Lun
@@ -30,12 +39,14 @@ from sanpath.sim.components.flash import make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
-from sanpath.sim.hops import Server
+from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
-from sanpath.sim.routes import GroupPaths, RouteMaker, group_paths
+from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
+from sanpath.sim.routes import RouteMaker
 from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (
+    TRANSPORTS,
     HbaSpec,
     Scenario,
     SsdSpec,
@@ -59,6 +70,7 @@ class Topology:
     stations: dict[str, Station]
     ports: list[ArrayPort]
     controller: FcfsServer
+    """The array's controller (the first of two)."""
     controller_time: Callable[[], float]
     controller_write_time: Callable[[], float]
     cache: Cache
@@ -76,6 +88,16 @@ class Topology:
     """Queues a schedule may resize, by the dotted scenario key that sets them."""
     routes: RouteMaker | None = None
     """Makes each host's routes when they are first used."""
+    controllers: list[FcfsServer] = field(default_factory=list)
+    """Every controller: one, or two (``array.controllers``), by index."""
+
+    def fail_controller(self, scenario: Scenario, failed: int | None) -> None:
+        """Controller ``failed`` of ``scenario``'s array has failed (None: both work again):
+        its LUNs are owned by the survivor and its ports carry no new I/O
+        (:meth:`~sanpath.sim.routes.RouteMaker.rewire`)."""
+        array = scenario.array.model_copy(update={"failed_controller": failed})
+        if self.routes is not None:
+            self.routes.rewire(scenario.model_copy(update={"array": array}), self.hosts)
 
     def on_qfull(self, host: HostInstance, lun_index: int, route: Route, now: float) -> None:
         """A QUEUE FULL came back at ``now`` for ``host``'s ``route`` to LUN ``lun_index``:
@@ -143,7 +165,14 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             station(station_name("cross_controller"), 1),
         )
     cores = array.controller.cores
-    controller = FcfsServer(env, cores, station(station_name("controller"), cores))
+    if array.controllers == 1:
+        controllers = [FcfsServer(env, cores, station(station_name("controller"), cores))]
+    else:
+        controllers = [
+            FcfsServer(env, cores, station(station_name("controllers", controller=c), cores))
+            for c in range(array.controllers)
+        ]
+    controller = controllers[0]
     controller_time = streams.sampler(array.controller.io_time, "array.controller")
     write_spec = array.controller.write_io_time
     controller_write_time = (
@@ -227,24 +256,46 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         controller_link,
         throttles,
         wiring,
-        Server(LAYERS.index("controller"), controller, controller_time, controller_write_time),
+        _controllers(scenario, controllers, controller_time, controller_write_time),
         array.cross_controller.time if array.cross_controller is not None else 0.0,
     )
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
         instances: list[HostInstance] = []
+        facts = TRANSPORTS[hspec.transport]
+        queue_pairs = None
+        if facts.nvme:
+            io_queues, queue_size = nvme_queues(scenario, hi)
+            queue_pairs = QueuePairs(
+                io_queues, queue_size - 1, station(station_name("queue_pairs", host=hg))
+            )
+        extra = transport_cpu_time(scenario, hi)
         for iname in expand_names(hg, hspec.count):
+            io_time = streams.sampler(hspec.io_time, f"{iname}.io_time")
+            cpu_time = streams.sampler(hspec.cpu_time, f"{iname}.cpu")
+            if extra > 0.0:  # the transport's own work: on the processors, if modelled
+                if hspec.cpus is not None:
+                    cpu_time = _plus(cpu_time, extra)
+                else:
+                    io_time = _plus(io_time, extra)
             host = HostInstance(
                 name=iname,
                 group=hg,
                 split_limit=wiring.split_limit[hi],
-                policy=hspec.multipath,
-                rr_ios=hspec.rr_ios,
+                policy=hspec.nvme.iopolicy if facts.nvme else hspec.multipath,
+                rr_ios=hspec.nvme.rr_ios if facts.nvme else hspec.rr_ios,
                 retry_delay=hspec.qfull.retry_delay,
-                io_time=streams.sampler(hspec.io_time, f"{iname}.io_time"),
-                cpu_time=streams.sampler(hspec.cpu_time, f"{iname}.cpu"),
+                io_time=io_time,
+                cpu_time=cpu_time,
                 maker=maker,
+                rr_bytes=hspec.nvme.rr_bytes,
             )
+            if queue_pairs is not None:
+                host.queue_draw = _queue_draw(
+                    streams.generator(f"{iname}.issuing_cpu"),
+                    hspec.cpus if hspec.cpus is not None else queue_pairs.io_queues,
+                    queue_pairs.io_queues,
+                )
             link_out_name = station_name("host_link_out", host=hg)
             link_in_name = station_name("host_link_in", host=hg)
             if hspec.cpus is not None:
@@ -278,12 +329,20 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             if not instances and any(g == hi for g, _ in wiring.paths):
                 # the stations of the group's HBA slots and host queues, in the order the
                 # first route of the first host would make them
-                slots_station = station(station_name("hba_slots", host=hg))
-                queue_station = station(station_name("host_queue", host=hg))
-                plan = group_paths(wiring, hi, hspec, queue_station, slots_station, knobs)
+                if queue_pairs is not None:  # NVMe: the queue pairs stand for both
+                    slots_station = queue_station = queue_pairs.station
+                else:
+                    slots_station = station(station_name("hba_slots", host=hg))
+                    queue_station = station(station_name("host_queue", host=hg))
+                plan = group_paths(
+                    wiring, hi, hspec, queue_station, slots_station, knobs, queue_pairs
+                )
                 group_plans[hg] = plan
             if hg in group_plans:
                 host.paths = group_plans[hg].ports
+                usable = group_plans[hg].usable
+                if usable is not None:
+                    host.usable = usable
             instances.append(host)
             host.index = len(hosts)
             hosts.append(host)
@@ -294,6 +353,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         stations=stations,
         ports=ports,
         controller=controller,
+        controllers=controllers,
         controller_time=controller_time,
         controller_write_time=controller_write_time,
         cache=cache,
@@ -328,4 +388,51 @@ def _processors(
     for name in names:
         st.servers += 1
         made.append((FcfsServer(env, 1, st), streams.sampler(spec.command_time, name)))
+    return made
+
+
+def _plus(draw: Callable[[], float], extra: float) -> Callable[[], float]:
+    """``draw`` plus ``extra`` seconds."""
+
+    def plus() -> float:
+        return draw() + extra
+
+    return plus
+
+
+def _queue_draw(rng: np.random.Generator, cpus: int, io_queues: int) -> Callable[[], int]:
+    """Draws the I/O queue an I/O goes to: the queue of the processor that issues it, one of
+    ``cpus`` alike, the processors spread over the ``io_queues`` queues in turn (as Linux's
+    blk-mq maps them). Draws are taken from ``rng`` in blocks."""
+    block: list[int] = []
+
+    def draw() -> int:
+        if not block:
+            block.extend(int(c) % io_queues for c in rng.integers(0, cpus, 4096)[::-1])
+        return block.pop()
+
+    return draw
+
+
+def _controllers(
+    scenario: Scenario,
+    controllers: list[FcfsServer],
+    read_time: Callable[[], float],
+    write_time: Callable[[], float],
+) -> dict[tuple[str, int], Server]:
+    """The hop of each controller for each transport the hosts speak: ``read_time`` and
+    ``write_time`` per command (NVMe: ``array.nvme.io_time`` when given), plus the
+    transport's own processor time on the array (:func:`~sanpath.layout.target_time`)."""
+    layer = LAYERS.index("controller")
+    made: dict[tuple[str, int], Server] = {}
+    for transport in ["fcp", *sorted({host.transport for host in scenario.hosts} - {"fcp"})]:
+        reads, writes = read_time, write_time
+        nvme_time = scenario.array.nvme.io_time
+        if TRANSPORTS[transport].nvme and nvme_time is not None:
+            reads = writes = constant(nvme_time)
+        extra = target_time(scenario, transport)
+        if extra > 0.0:
+            reads, writes = _plus(reads, extra), _plus(writes, extra)
+        for index, server in enumerate(controllers):
+            made[transport, index] = Server(layer, server, reads, writes)
     return made

@@ -8,19 +8,24 @@ This is the public face; the modules behind it:
 
 * :mod:`~sanpath.spec.scenario`: :class:`Scenario`, :func:`load_scenario`, the checks across
   sections and the figures derived from a whole scenario;
-* :mod:`~sanpath.spec.hardware`: hosts, HBAs, the fabric and the array;
+* :mod:`~sanpath.spec.host`: hosts, their HBAs or NICs and their transport;
+  :mod:`~sanpath.spec.hardware`: the fabric and the array;
   :mod:`~sanpath.spec.drives`: the drives of a pool;
 * :mod:`~sanpath.spec.workload`: workloads and schedules; :mod:`~sanpath.spec.run`: the run
   length and warm-up; :mod:`~sanpath.spec.experiment`: sweeps and published figures;
 * :mod:`~sanpath.spec.fields`: units, bounds, the :class:`Spec` base and distributions;
 * :mod:`~sanpath.spec.errors`: located errors and reading YAML with its line numbers;
+* :mod:`~sanpath.spec.transport`: transports (FCP, FC-NVMe, NVMe/TCP, NVMe/RoCE, iSCSI),
+  NVMe queue pairs and Ethernet framing;
 * :mod:`~sanpath.spec.keys`: dotted keys (``--set a.b.0.c=v``);
 * :mod:`~sanpath.spec.flash`: a flash drive given by its datasheet, and the model derived
   from it (:mod:`~sanpath.spec.ssd` is the simple SSD model);
-* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin.
+* :mod:`~sanpath.spec.profiles`: named drives, HBAs and arrays, each number with its origin;
+  :mod:`~sanpath.spec.assumed`: the assumed and fitted profile numbers a scenario uses.
 """
 
 from sanpath.spec.access import AccessSpec
+from sanpath.spec.assumed import Assumption, assumptions
 from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
@@ -32,16 +37,13 @@ from sanpath.spec.hardware import (
     ControllerSpec,
     CrossControllerSpec,
     FabricSpec,
-    HbaSpec,
-    HostSpec,
     LunSpec,
-    PcieSpec,
     PoolSpec,
-    QfullSpec,
     ZoneSpec,
     lun_queue_limit,
     pool_capacity,
 )
+from sanpath.spec.host import HbaSpec, HostSpec, PcieSpec, QfullSpec
 from sanpath.spec.keys import is_range, parse_assignment, parse_range, set_dotted
 from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
 from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
@@ -56,6 +58,15 @@ from sanpath.spec.scenario import (
     validate_scenario,
     visible_ports,
 )
+from sanpath.spec.transport import (
+    TRANSPORTS,
+    ArrayNvmeSpec,
+    Framing,
+    IscsiSpec,
+    NvmeSpec,
+    TransportFacts,
+    ethernet_framing,
+)
 from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
@@ -66,8 +77,11 @@ __all__ = [
     "MAX_HOSTS",
     "MAX_IO_SIZE",
     "SCHEDULABLE",
+    "TRANSPORTS",
     "AccessSpec",
+    "ArrayNvmeSpec",
     "ArraySpec",
+    "Assumption",
     "CacheSpec",
     "ChangeSpec",
     "ControllerSpec",
@@ -76,11 +90,14 @@ __all__ = [
     "DistSpec",
     "FabricSpec",
     "FlashSpec",
+    "Framing",
     "HbaSpec",
     "HddSpec",
     "HostSpec",
+    "IscsiSpec",
     "Knob",
     "LunSpec",
+    "NvmeSpec",
     "PcieSpec",
     "PoolSpec",
     "PrecisionSpec",
@@ -95,8 +112,11 @@ __all__ = [
     "SsdSpec",
     "SweepSpec",
     "TextbookDriveSpec",
+    "TransportFacts",
     "WorkloadSpec",
     "ZoneSpec",
+    "assumptions",
+    "ethernet_framing",
     "expand_names",
     "is_range",
     "json_schema",

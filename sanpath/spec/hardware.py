@@ -1,7 +1,8 @@
-"""Hardware specs: hosts and their HBAs, the fabric, and the array with its pools and LUNs.
+"""Hardware specs: the fabric, and the array with its controllers, cache, pools and LUNs.
 
 Also the figures derived from them alone: a pool's usable capacity and a LUN's queue limit.
-The drives behind a pool are in :mod:`sanpath.spec.drives`.
+The hosts are in :mod:`sanpath.spec.host`, the drives behind a pool in
+:mod:`sanpath.spec.drives`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from sanpath import units
 from sanpath.spec.drives import DriveSpec
 from sanpath.spec.fields import (
     ArrayPortCount,
@@ -18,9 +18,6 @@ from sanpath.spec.fields import (
     DistSpec,
     Duration,
     Fraction,
-    HbaCount,
-    HbaPortCount,
-    HostCount,
     IoBytes,
     LunCount,
     PositiveBytes,
@@ -29,59 +26,8 @@ from sanpath.spec.fields import (
     ServiceTime,
     Spec,
 )
-from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES, with_profile
-
-# --------------------------------------------------------------------------------------
-# Host side
-# --------------------------------------------------------------------------------------
-
-
-class PcieSpec(Spec):
-    """The PCIe slot an HBA sits in: ``{gen: 1, lanes: 4}`` or ``{rate: 1GB/s}``.
-
-    The slot is full duplex: ``rate`` (or gen x lanes after line encoding) applies per
-    direction and is shared by every port of the HBA. ``efficiency`` scales it for TLP
-    framing overhead (Intel's worked example: 256-byte payloads give 92%); the default 1.0
-    uses the nominal figures practitioners quote (x4 Gen1 about 1 GB/s).
-    """
-
-    gen: Annotated[int, Field(ge=1, le=6)] | None = None
-    lanes: Literal[1, 2, 4, 8, 16] | None = None
-    rate: Rate | None = None
-    efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 1.0
-
-    @model_validator(mode="after")
-    def _check_form(self) -> PcieSpec:
-        if self.rate is None and (self.gen is None or self.lanes is None):
-            raise ValueError("give either rate, or both gen and lanes")
-        if self.rate is not None and (self.gen is not None or self.lanes is not None):
-            raise ValueError("give either rate, or gen and lanes, not both")
-        return self
-
-    @property
-    def bytes_per_s(self) -> float:
-        """Usable bandwidth per direction, bytes per second."""
-        if self.rate is not None:
-            return self.rate * self.efficiency
-        assert self.gen is not None and self.lanes is not None
-        return units.pcie_rate(self.gen, self.lanes) * self.efficiency
-
-
-HbaProfile = Literal[
-    "emulex-lp10000",
-    "qlogic-qle2562",
-    "hp-ab379b",
-    "emulex-lpe12002",
-    "emulex-lpe16002",
-    "emulex-lpe32002",
-    "emulex-lpe35002",
-    "qlogic-qle2692",
-    "qlogic-qle2772",
-]
-"""Names of :data:`sanpath.spec.profiles.HBA_PROFILES`."""
-
-HbaProcessor = Literal["port", "card"]
-"""Where an HBA's per-command processing runs: one processor per port, or one per card."""
+from sanpath.spec.profiles import ARRAY_PROFILES, with_profile
+from sanpath.spec.transport import ArrayNvmeSpec
 
 ArrayProfile = Literal[
     "emc-clariion",
@@ -98,118 +44,6 @@ ArrayProfile = Literal[
 """Names of :data:`sanpath.spec.profiles.ARRAY_PROFILES`."""
 
 
-class HbaSpec(Spec):
-    """A fibre-channel host bus adapter (one or more identical cards).
-
-    ``queue_depth`` is the number of command slots (Storport QueueDepth, lpfc
-    lun_queue_depth, ql2xmaxqdepth), counted per LUN or per target port according to
-    ``queue_target`` (Emulex QueueTarget 0/1). ``max_transfer`` splits larger I/Os.
-    ``command_time`` is the adapter's processing time per command, seconds; ``processor``
-    says where that processing runs: ``card`` (one processor shared by every port of the
-    card, so a second port adds no command rate) or ``port`` (one processor per port, so
-    each port adds ``1 / command_time`` commands per second). ``profile`` starts from a named
-    card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
-    """
-
-    @model_validator(mode="before")
-    @classmethod
-    def _profile(cls, value: Any) -> Any:
-        return with_profile(value, HBA_PROFILES)
-
-    profile: HbaProfile | None = None
-    count: HbaCount = 1
-    ports: HbaPortCount = 1
-    speed: Rate | None = 425e6
-    queue_depth: Annotated[int, Field(ge=1)] | None = 32
-    queue_target: Literal["lun", "target"] = "lun"
-    max_transfer: PositiveIoBytes | None = None
-    command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
-    processor: HbaProcessor = "card"
-    pcie: PcieSpec | None = None
-
-    @property
-    def processors(self) -> int:
-        """Command processors on one card: one, or one per port."""
-        return self.ports if self.processor == "port" else 1
-
-
-ThrottlePolicy = Literal["none", "linux", "vmware", "storport"]
-
-
-class QfullSpec(Spec):
-    """What a host does when the array answers QUEUE FULL (SCSI status 0x28).
-
-    The command is retried after ``retry_delay`` (Linux SCSI_QUEUE_DELAY is 3 ms). With a
-    throttle the host also lowers its own per-LUN queue depth:
-
-    * ``linux``: -1 after more than ``sample_size`` (10) QUEUE FULLs at one depth, +1 per
-      ``ramp_up_period`` (120 s) without one (scsi_track_queue_full, queue_ramp_up_period);
-    * ``vmware``: halve after ``sample_size`` QUEUE FULLs (QFullSampleSize, e.g. 32), +1 per
-      ``threshold`` good completions (QFullThreshold, e.g. 8);
-    * ``storport``: drop to ``min_depth`` at once, then recover linearly over
-      ``recovery_time`` (about a minute, per EMC's host connectivity guide).
-
-    ``window`` (linux): QUEUE FULLs that arrive within one window count once toward the
-    step down, as ``scsi_track_queue_full`` counts at most one per 16 jiffies (16 ms at
-    ``HZ=1000``); 0 counts every one.
-    """
-
-    retry_delay: Duration = 3e-3
-    throttle: ThrottlePolicy = "none"
-    sample_size: Annotated[int, Field(ge=1)] | None = None
-    threshold: Annotated[int, Field(ge=1)] = 8
-    ramp_up_period: Duration = 120.0
-    min_depth: Annotated[int, Field(ge=1)] = 1
-    recovery_time: Duration = 60.0
-    window: Duration = 16e-3
-
-    @property
-    def effective_sample_size(self) -> int:
-        """QUEUE FULLs that trigger a step down (10 for Linux, 32 for VMware by default)."""
-        if self.sample_size is not None:
-            return self.sample_size
-        return 32 if self.throttle == "vmware" else 10
-
-
-MultipathPolicy = Literal[
-    "failover", "round-robin", "least-queue-depth", "service-time", "least-cmd-load"
-]
-
-
-class HostSpec(Spec):
-    """A server (or ``count`` identical servers) issuing I/O through its HBAs.
-
-    ``lun_queue_depth`` is the host's queue per LUN per path (HP-UX max_q_depth, Linux
-    queue_depth, VMware DQLEN); I/Os beyond it wait in the OS. ``max_io_size`` is the
-    operating system's largest I/O (escsi_maxphys, max_sectors_kb). ``io_time`` is the
-    host's own time per command (driver, interrupt and completion handling), spent while the
-    command holds its slot in the host queue; a pure delay, as many CPUs run it in parallel.
-    ``cpus`` and ``cpu_time`` model the part of that work that contends for processors: every
-    command needs ``cpu_time`` of one of the host's ``cpus`` processors (first come, first
-    served, shared by every LUN and path), so a host issuing enough I/O becomes a bottleneck of
-    its own at ``cpus / cpu_time`` commands per second (null ``cpus``: not modelled).
-    """
-
-    name: str
-    count: HostCount = 1
-    max_io_size: PositiveIoBytes | None = None
-    lun_queue_depth: Annotated[int, Field(ge=1)] | None = None
-    multipath: MultipathPolicy = "round-robin"
-    rr_ios: Annotated[int, Field(ge=1)] = 1
-    io_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
-    cpus: Annotated[int, Field(ge=1)] | None = None
-    cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
-    qfull: QfullSpec = QfullSpec()
-    hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
-
-    @property
-    def ports_per_host(self) -> int:
-        """HBA ports on one host (over every card)."""
-        return sum(hba.count * hba.ports for hba in self.hbas)
-
-
-# --------------------------------------------------------------------------------------
-# Fabric and array
 # --------------------------------------------------------------------------------------
 
 
@@ -423,6 +257,39 @@ class ArraySpec(Spec):
     pools: tuple[PoolSpec, ...] = Field(min_length=1)
     luns: tuple[LunSpec, ...] = Field(min_length=1)
     cross_controller: CrossControllerSpec | None = None
+    controllers: Literal[1, 2] = 1
+    """1: one pool of ``controller.cores`` serves every LUN (with ``cross_controller``, ports
+    and LUNs still alternate between two storage processors for forwarding). 2: two
+    controllers of ``controller.cores`` each, with their own ports (even ports on the
+    first) and LUNs (owned alternately); a path through the owner is optimized, through the
+    peer non-optimized (forwarded at ``cross_controller``'s cost), and every host prefers
+    optimized paths (ALUA for SCSI, ANA for NVMe)."""
+    failed_controller: Literal[0, 1] | None = None
+    """The controller that has failed (``controllers: 2``; a schedule can fail one during a
+    run): its LUNs are owned by the survivor, and its ports follow ``failover``."""
+    failover: Literal["takeover", "forward"] = "takeover"
+    """What a failed controller's ports do: ``takeover`` - they fail with it, and hosts reach
+    every LUN through the survivor's ports (paths through the failed ports are
+    inaccessible); ``forward`` - they stay up (a front end both controllers share, or port
+    identities that move to the peer) and forward to the survivor: a non-optimized path,
+    at ``cross_controller``'s cost."""
+    nvme: ArrayNvmeSpec = ArrayNvmeSpec()
+    """What the NVMe target grants (queue caps) and spends per command (NVMe transports)."""
+
+    @model_validator(mode="after")
+    def _check_pair(self) -> ArraySpec:
+        _check_controllers(self)
+        return self
+
+
+def _check_controllers(array: ArraySpec) -> None:
+    """Raise ValueError when the controller keys disagree."""
+    if array.failed_controller is not None and array.controllers != 2:
+        raise ValueError("failed_controller needs controllers: 2 (a survivor to take over)")
+    if array.controllers == 2 and array.ports < 2:
+        raise ValueError(
+            f"controllers: 2 needs at least 2 ports (one per controller), not {array.ports}"
+        )
 
 
 class ZoneSpec(Spec):

@@ -52,6 +52,13 @@ KNOBS: Final[tuple[Knob, ...]] = (
         "a host's per-LUN (per path) queue depth",
     ),
     Knob(
+        "nvme_queue_size",
+        "hosts.{host}.nvme.queue_size",
+        "queue_pairs",
+        False,
+        "entries of an NVMe host's I/O queues (each holds one fewer command)",
+    ),
+    Knob(
         "hba_queue_depth",
         "hosts.{host}.hbas.{hba}.queue_depth",
         "hba_slots",
@@ -91,6 +98,13 @@ KNOBS: Final[tuple[Knob, ...]] = (
     ),
     Knob(
         "controller_cores", "array.controller.cores", "controller", False, "the controller's cores"
+    ),
+    Knob(
+        "failed_controller",
+        "array.failed_controller",
+        "controller",
+        True,
+        "the array controller that has failed (its LUNs move to the survivor)",
     ),
     Knob(
         "cross_time",

@@ -1,9 +1,8 @@
 """Scenario files: what a user writes, validated once into frozen, typed specs.
 
-A scenario describes one SAN set-up and the load put on it: the hosts with their HBAs and
-queue settings, the fabric, the array (ports, controller, cache, RAID pools, LUNs), the
-zoning and the workloads. It is written in YAML 1.2 (read with ruamel.yaml, which keeps the
-line and column of every key so errors can point at them) or built as a dict in a notebook.
+A scenario describes one SAN set-up and the load put on it: the hosts, the fabric, the array,
+the zoning and the workloads, in YAML 1.2 (ruamel.yaml keeps every key's line and column, so
+errors point at them) or as a dict built in a notebook.
 
 Validation happens in :mod:`sanpath.spec` and only there. Sizes, rates and times are parsed
 from unit strings (``8KiB``, ``4GFC``, ``5ms``) into SI base units: bytes (int), bytes per
@@ -47,13 +46,12 @@ from sanpath.spec.fields import MAX_CAPACITY, DistSpec, Spec, show_bytes
 from sanpath.spec.hardware import (
     ArraySpec,
     FabricSpec,
-    HbaSpec,
-    HostSpec,
     PoolSpec,
     ZoneSpec,
     lun_queue_limit,
     pool_capacity,
 )
+from sanpath.spec.host import HbaSpec, HostSpec
 from sanpath.spec.keys import replace_run_length, set_dotted
 from sanpath.spec.knobs import NOT_SCHEDULABLE, SCHEDULABLE
 from sanpath.spec.run import RunSpec
@@ -426,6 +424,12 @@ def _check_paths(s: Scenario) -> list[tuple[list[str | int], str]]:
         for name in lun_groups_used(s, host.name):
             i, group = groups[name]
             presented = set(range(s.array.ports)) if group.ports == "all" else set(group.ports)
+            reach, failed = sorted(seen & presented), s.array.failed_controller
+            takeover = failed is not None and s.array.failover == "takeover"
+            if reach and takeover and all(a % 2 == failed for a in reach):  # even: controller 0
+                where = f"only through array ports {reach}, all of controller {failed}"
+                text = f"LUN group {name!r} with controller {failed} failed: reached {where}"
+                found.append((["array", "failed_controller"], f"{host.name!r}: no path to {text}"))
             if not seen & presented:
                 found.append(
                     (

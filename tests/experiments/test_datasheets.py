@@ -38,3 +38,15 @@ def test_hba_meets_its_published_port_figures(name: str) -> None:
 def test_array_meets_its_controller_ceiling(name: str) -> None:
     bad = [r for r in array_rows(name, ios=20_000) if abs(r.error) > 0.10]
     assert not bad, table(bad)
+
+
+def test_qlc_and_tlc_differ_where_their_datasheets_do() -> None:
+    """The QLC drive reads like a TLC drive of its generation and writes far slower."""
+    qlc = {r.figure: r.model for r in drive_rows("solidigm-d5-p5336", ios=4000)}
+    tlc = {r.figure: r.model for r in drive_rows("solidigm-d7-p5510", ios=4000)}
+    writes = "random 4 KiB writes/s at depth 256"
+    reads = "random 4 KiB reads/s at depth 256"
+    assert qlc[writes] < 0.25 * tlc[writes]
+    assert abs(qlc[reads] / tlc[reads] - 1) < 0.15
+    assert qlc["write latency at depth 1"] > 1.5 * tlc["write latency at depth 1"]
+    assert qlc["read latency at depth 1"] > tlc["read latency at depth 1"]

@@ -245,7 +245,8 @@ def test_one_profile_prints_each_number_with_its_origin(
 ) -> None:
     assert main(["profiles", "kingston-dc600m"]) == 0
     text = capsys.readouterr().out
-    assert "read_iops: 94000  [sourced] Kingston DC600M" in text
+    assert "read_iops: 94000  [sourced] Kingston SEDC600M" in text
+    assert "read_latency: 63us  [assumed] 63 us" in text  # not a Kingston figure
     assert "units: 4" in text  # derived from the datasheet, printed
     assert main(["profiles", "emulex-lpe16002", "--json"]) == 0
     one = json.loads(capsys.readouterr().out)

@@ -21,7 +21,7 @@ from sanpath.results import LAYERS
 from sanpath.sim import run
 from sanpath.sim.engine import Simulation
 from sanpath.sim.hops import Gate
-from sanpath.spec import load_scenario
+from sanpath.spec import TRANSPORTS, load_scenario
 from tests.conftest import SCENARIOS
 
 SHIPPED = sorted(SCENARIOS.glob("*.yaml")) + sorted((SCENARIOS / "proposals").glob("*.yaml"))
@@ -50,15 +50,25 @@ def test_the_front_of_every_path_is_declared_in_path_order(path: Path) -> None:
             hops = front_hops(wiring, info)
             kinds = [h.kind for h in hops]
             assert set(kinds) <= set(KINDS)
-            # the host's queue first, the controller last but for a forward to its owner
-            assert hops[0].role == "host_queue" and hops[0].kind == GATE
-            assert [h.role for h in hops if h.retry] == ["hba_slots"]
-            refusing = [h.role for h in hops if h.kind == REFUSING_GATE]
-            assert refusing == ["port_queue", "lun_queue"]
-            assert [h.role for h in hops if h.back_end] == ["lun_queue"]
+            nvme = TRANSPORTS[scenario.hosts[info.group].transport].nvme
+            if nvme:
+                # the queue pairs of the association first, nothing refuses, no LUN queue
+                assert hops[0].role == "queue_pairs" and hops[0].kind == GATE
+                assert hops[0].scope == "association"
+                assert [h.role for h in hops if h.retry] == ["hba_cpu"]
+                assert not [h for h in hops if h.kind == REFUSING_GATE or h.back_end]
+            else:
+                # the host's queue first, the controller last but for a forward to its owner
+                assert hops[0].role == "host_queue" and hops[0].kind == GATE
+                assert [h.role for h in hops if h.retry] == ["hba_slots"]
+                refusing = [h.role for h in hops if h.kind == REFUSING_GATE]
+                assert refusing == ["port_queue", "lun_queue"]
+                assert [h.role for h in hops if h.back_end] == ["lun_queue"]
             assert kinds[kinds.index(FLIGHT) - 1] == SERVER  # a flight rides on a server
-            # scopes run route, host, port, array: the order routes are assembled in
-            order = ["route", "host", "port", "array"]
+            assert any(h.role in ("controller", "controllers") for h in hops)
+            # scopes run route (or association), host, port, array: the order routes are
+            # assembled in
+            order = ["route", "association", "host", "port", "array"]
             assert [order.index(h.scope) for h in hops] == sorted(
                 order.index(h.scope) for h in hops
             )

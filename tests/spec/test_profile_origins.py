@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sanpath.spec.profiles import (
@@ -35,3 +37,17 @@ def test_the_cheetah_profile_is_hdd_15k_with_the_fitted_window() -> None:
     changed = PoolSpec(name="p", drive={"profile": "hdd-15k", "reorder_window": 16}).drive
     assert named == changed
     assert PROVENANCE["seagate-cheetah-15k7"]["reorder_window"].kind == "fitted"
+
+
+_DOCUMENT = re.compile(r"\b(19|20)\d\d\b|\b[\w/.-]+\.(c|h|txt|adoc|md)\b|seed post|commit \w+")
+
+
+def test_a_sourced_number_names_a_document_read_in_a_copy() -> None:
+    """``sourced`` means read in the document the note names (with its date, file or commit);
+    a figure only remembered is ``assumed`` and says so."""
+    for name, fields in PROVENANCE.items():
+        for path, origin in fields.items():
+            if origin.kind != "sourced":
+                continue
+            assert "recalled" not in origin.note, f"{name}.{path}: {origin.note}"
+            assert _DOCUMENT.search(origin.note), f"{name}.{path} names no document: {origin.note}"

@@ -856,7 +856,8 @@ def _with_hba_and_array(hba: dict[str, Any], array: dict[str, Any]) -> dict[str,
 def test_profile_names_in_the_schema_are_the_profiles() -> None:
     from typing import get_args
 
-    from sanpath.spec.hardware import ArrayProfile, HbaProfile
+    from sanpath.spec.hardware import ArrayProfile
+    from sanpath.spec.host import HbaProfile
     from sanpath.spec.profiles import ARRAY_PROFILES, HBA_PROFILES
 
     assert set(get_args(HbaProfile)) == set(HBA_PROFILES)

@@ -8,16 +8,20 @@
 * :mod:`~sanpath.advice.rules.raid`: SP012 RAID write penalty, SP013 write-aside;
 * :mod:`~sanpath.advice.rules.host`: SP014 driver range, SP015 host processors;
 * :mod:`~sanpath.advice.rules.qfull`: SP016 throttling hosts beside hosts that do not (and
-  the refusal cost SP001 and SP002 state).
+  the refusal cost SP001 and SP002 state);
+* :mod:`~sanpath.advice.rules.nvme`: SP017 round-robin over unequal paths, SP018 queue pairs
+  too few, SP019 fewer I/O queues than processors, SP020 NVMe/TCP on a 1,500-byte MTU,
+  SP021 FCP and FC-NVMe on one array port.
 """
 
-from sanpath.advice.rules import depth, host, paths, qfull, queues, raid, transfer
+from sanpath.advice.rules import depth, host, nvme, paths, qfull, queues, raid, transfer
 from sanpath.advice.rules.paths import port_balance
 from sanpath.advice.rules.queues import safe_host_queue_depth
 
 __all__ = [
     "depth",
     "host",
+    "nvme",
     "paths",
     "port_balance",
     "qfull",

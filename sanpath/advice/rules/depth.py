@@ -12,6 +12,7 @@ from sanpath.advice.analysis import (
     cap_fix,
     fan_in,
     largest_cap,
+    queue_depth_key,
     smallest,
     validated,
 )
@@ -50,7 +51,7 @@ def _raise_fix(pa: PathAnalysis, groups: Iterable[int], q: int) -> dict[str, Any
     for g in sorted(set(groups)):
         host = s.hosts[g]
         if host.lun_queue_depth is not None and host.lun_queue_depth < q:
-            fix[f"hosts.{g}.lun_queue_depth"] = q
+            fix[queue_depth_key(s, g)] = q
         for j, hba in enumerate(host.hbas):
             if hba.queue_depth is None:
                 continue

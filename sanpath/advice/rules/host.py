@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from sanpath.advice.analysis import queue_depth_key
 from sanpath.advice.fmt import host_label, num, pct
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.layout import station_name
@@ -44,7 +45,7 @@ def check_driver_range(s: Scenario, options: CheckOptions) -> list[Found]:
         fix: dict[str, Any] = {}
         items = []
         if host.lun_queue_depth is not None and host.lun_queue_depth > DRIVER_QUEUE_LIMIT:
-            fix[f"hosts.{g}.lun_queue_depth"] = DRIVER_QUEUE_LIMIT
+            fix[queue_depth_key(s, g)] = DRIVER_QUEUE_LIMIT
             items.append(f"lun_queue_depth {host.lun_queue_depth}")
         for j, hba in enumerate(host.hbas):
             if (

@@ -15,6 +15,12 @@ Multipath policies (``select``):
   in flight for this LUN (MSDSM Least Queue Depth, HP-UX least_cmd_load).
 * ``service-time`` - the path whose HBA port has the fewest bytes in flight per unit of
   link speed (dm-multipath service-time).
+
+NVMe hosts choose among a namespace's optimized paths (ANA) by their ``iopolicy``
+(:class:`~sanpath.spec.NvmeSpec`): ``numa`` (one path), ``round-robin`` (every I/O to the
+next), ``queue-depth`` (the controller association with the fewest commands outstanding),
+and VMware HPP's ``lb-rr``, ``lb-iops`` and ``lb-bytes`` (switch after a number of I/Os or
+bytes: to the next path, or to the one with the fewest outstanding commands or bytes).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.hops import Gate, Hop
 from sanpath.sim.station import FcfsServer, Link, SlotPool
+from sanpath.sim.wire import Wire
 from sanpath.spec import QfullSpec
 
 
@@ -144,6 +151,21 @@ class Leg(NamedTuple):
     """The latency-breakdown layer the time on this link counts to (an index into LAYERS)."""
 
 
+class Association:
+    """An NVMe host's association with one array port (an NVMe controller): its I/O queue
+    pairs (one pool of ``queue_size - 1`` slots per queue) and the commands and bytes
+    outstanding on it, which the ``queue-depth``, ``lb-iops`` and ``lb-bytes`` policies read."""
+
+    __slots__ = ("active", "bytes", "pools")
+
+    def __init__(self, pools: tuple[SlotPool, ...]) -> None:
+        self.pools = pools
+        self.active = 0
+        """Commands issued to the association and not completed."""
+        self.bytes = 0
+        """Their bytes."""
+
+
 class Route:
     """One path for one LUN from one host instance: the hops of its front, in the order a
     command crosses them (:mod:`sanpath.sim.hops`), and the links its data crosses.
@@ -154,8 +176,9 @@ class Route:
 
     __slots__ = (
         "array_port",
+        "association",
+        "back_end",
         "hba_port",
-        "hba_slots",
         "hops",
         "host_queue",
         "lun",
@@ -163,6 +186,7 @@ class Route:
         "releases",
         "retry_at",
         "throttle",
+        "wire",
         "write_legs",
     )
 
@@ -172,25 +196,26 @@ class Route:
         retry_at: int,
         host_queue: SlotPool,
         hba_port: HbaPort,
-        hba_slots: SlotPool,
         array_port: ArrayPort,
         lun: Lun,
+        wire: Wire,
         throttle: Throttle | None = None,
         write_legs: tuple[Leg, ...] = (),
         read_legs: tuple[Leg, ...] = (),
+        association: Association | None = None,
     ) -> None:
         self.hops = hops
         """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
         self.retry_at = retry_at
         """The hop a command starts again from after QUEUE FULL (its HBA slot)."""
-        self.releases: tuple[Gate, ...] = tuple(
-            gate for gate in reversed(hops) if isinstance(gate, Gate) and not gate.back_end
-        )
+        self.releases: tuple[Gate, ...] = ()
         """The gates whose slots a command gives back when it completes, in that order (the
         front's gates backwards, but those the back end gives back)."""
+        self.back_end: tuple[Gate, ...] = ()
+        """The gates the back end gives back when it is done (the array's per-LUN queue)."""
+        self.set_hops(hops)
         self.host_queue = host_queue
         self.hba_port = hba_port
-        self.hba_slots = hba_slots
         self.array_port = array_port
         self.lun = lun
         self.throttle = throttle
@@ -198,6 +223,19 @@ class Route:
         """The links a write's data crosses, in order (set by the topology)."""
         self.read_legs = read_legs
         """The links a read's data crosses, in order (set by the topology)."""
+        self.wire = wire
+        """How the host's transport frames the data on the links (:mod:`sanpath.sim.wire`)."""
+        self.association = association
+        """NVMe: the controller association the route's queue pairs belong to."""
+
+    def set_hops(self, hops: tuple[Hop, ...]) -> None:
+        """The route's front is ``hops`` (made, or changed by a controller's failure); the
+        gates given back at completion and by the back end follow."""
+        self.hops = hops
+        self.releases = tuple(
+            gate for gate in reversed(hops) if isinstance(gate, Gate) and not gate.back_end
+        )
+        self.back_end = tuple(gate for gate in hops if isinstance(gate, Gate) and gate.back_end)
 
 
 @dataclass(eq=False)
@@ -224,11 +262,24 @@ class HostInstance:
     ports: list[HbaPort] = field(default_factory=list)
     """The host's HBA ports, numbered over every card as zoning numbers them."""
     cards: list[Hba] = field(default_factory=list)
+    associations: dict[int, Association] = field(default_factory=dict)
+    """NVMe: per (host port, array port) key, the association's queue pairs (made on first
+    use, shared by every namespace behind it)."""
     work: tuple[Hop, ...] | None = None
     """The host's own running hops (its processors, its I/O stack), made with its first route."""
     maker: Callable[[HostInstance, int, int], Route] | None = None
     """Makes the route of path ``k`` to a LUN when it is first taken (the topology's)."""
+    queue_draw: Callable[[], int] | None = None
+    """NVMe: draws the I/O queue of the processor that issues an I/O (None: SCSI)."""
+    usable: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """NVMe, and SCSI on an array of two controllers: per LUN, the paths the policy chooses
+    among (the live optimized ones, or every live path when none is), shared by the host
+    group; empty: every path."""
+    rr_bytes: int = 0
+    """HPP ``lb-rr`` and ``lb-bytes``: bytes before the next choice of path."""
     _rr: dict[int, int] = field(default_factory=dict)
+    _lb: dict[int, list[int]] = field(default_factory=dict)
+    """HPP policies, per LUN: the path in use, the I/Os and the bytes sent down it."""
 
     def route(self, lun_index: int, k: int) -> Route:
         """The route of path ``k`` to LUN ``lun_index`` (made now if not taken yet)."""
@@ -249,6 +300,10 @@ class HostInstance:
         routes = self.routes.get(lun_index)
         if routes is None:
             routes = self.routes[lun_index] = [None] * len(self.paths[lun_index])
+        if self.queue_draw is not None:
+            return self._select_nvme(lun_index, size, routes)
+        if self.usable:
+            return self._select_alua(lun_index, size, routes)
         n = len(routes)
         k = 0
         if n > 1:
@@ -282,3 +337,90 @@ class HostInstance:
             assert self.maker is not None
             route = routes[k] = self.maker(self, lun_index, k)
         return route
+
+    def _select_alua(self, lun_index: int, size: int, routes: list[Route | None]) -> Route:
+        """A SCSI host's path on an array of two controllers: its policy among the LUN's
+        usable paths (ALUA: the optimized ones while one is live)."""
+        usable = self.usable[lun_index]
+        n = len(usable)
+        k = usable[0]
+        if n > 1:
+            policy = self.policy
+            if policy == "round-robin":
+                count = self._rr.get(lun_index, 0)
+                self._rr[lun_index] = count + 1
+                k = usable[(count // self.rr_ios) % n]
+            elif policy in ("least-queue-depth", "least-cmd-load"):
+                best_n = -1
+                for i in usable:
+                    outstanding = self.route(lun_index, i).host_queue.outstanding
+                    if best_n < 0 or outstanding < best_n:
+                        k, best_n = i, outstanding
+            elif policy == "service-time":
+                ports = self.ports
+                via = self.paths[lun_index]
+                best_t = -1.0
+                for i in usable:
+                    t = ports[via[i]].service_time(size)
+                    if best_t < 0.0 or t < best_t:
+                        k, best_t = i, t
+        route = routes[k]
+        if route is None:
+            assert self.maker is not None
+            route = routes[k] = self.maker(self, lun_index, k)
+        return route
+
+    def _select_nvme(self, lun_index: int, size: int, routes: list[Route | None]) -> Route:
+        """An NVMe host's path for one command to namespace ``lun_index`` by its ``iopolicy``
+        (the module docstring), among the namespace's usable paths; the command counts as
+        outstanding on the path's association from now until it completes."""
+        usable = self.usable[lun_index]
+        n = len(usable)
+        k = usable[0]
+        policy = self.policy
+        if n > 1 and policy != "numa":
+            if policy == "round-robin":
+                count = self._rr.get(lun_index, 0)
+                self._rr[lun_index] = count + 1
+                k = usable[count % n]
+            elif policy == "queue-depth":
+                k = self._least(lun_index, usable, False)
+            else:  # lb-rr, lb-iops, lb-bytes: switch after rr_ios I/Os or rr_bytes bytes
+                state = self._lb.get(lun_index)
+                if state is None:
+                    state = self._lb[lun_index] = [0, 0, 0]
+                ios_left = policy != "lb-bytes" and state[1] >= self.rr_ios
+                bytes_left = policy != "lb-iops" and state[2] >= self.rr_bytes
+                if ios_left or bytes_left:
+                    if policy == "lb-rr":
+                        state[0] = (state[0] + 1) % n
+                    else:
+                        state[0] = usable.index(
+                            self._least(lun_index, usable, policy == "lb-bytes")
+                        )
+                    state[1] = state[2] = 0
+                state[1] += 1
+                state[2] += size
+                k = usable[state[0] % n]
+        route = routes[k]
+        if route is None:
+            assert self.maker is not None
+            route = routes[k] = self.maker(self, lun_index, k)
+        association = route.association
+        assert association is not None
+        association.active += 1
+        association.bytes += size
+        return route
+
+    def _least(self, lun_index: int, usable: tuple[int, ...], by_bytes: bool) -> int:
+        """The usable path whose association has the fewest commands (``by_bytes``: bytes)
+        outstanding; the first of equals."""
+        best = usable[0]
+        best_n = -1
+        for k in usable:
+            association = self.route(lun_index, k).association
+            assert association is not None
+            outstanding = association.bytes if by_bytes else association.active
+            if best_n < 0 or outstanding < best_n:
+                best, best_n = k, outstanding
+        return best

@@ -1,10 +1,10 @@
 """Profiles of today's hardware: flash drives by datasheet, 8-32GFC HBAs, all-flash arrays.
 
-Every number has its origin beside it (:mod:`sanpath.spec.profiles.origin`). Figures marked
-"as recalled" are the vendor's published figures as remembered when the profile was written
-(no copy of the document was at hand): they are the right order and, to our knowledge, the
-published value, but check them against the vendor's current datasheet before relying on
-them. "retrieved" marks figures read in a copy of the source while writing.
+Every number has its origin beside it (:mod:`sanpath.spec.profiles.origin`). A figure is
+``sourced`` only where a copy of the document was read ("retrieved") and the note names it
+with its date; a vendor figure remembered but not read in a copy is ``assumed`` and says "as
+recalled": the right order and, to our knowledge, the published value, but check it against
+the vendor's current datasheet before relying on it.
 
 Arrays use the scenario format's one controller stage: a dual-controller array's ceiling
 is written as ``cores`` servers of ``io_time`` each, with ``io_time`` the controllers' part
@@ -17,21 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from sanpath.spec.profiles.flash_origins import FLASH_ORIGINS as _FLASH_ORIGINS
 from sanpath.spec.profiles.origin import Origin, assumed, field_paths, sourced
 
-RECALLED = "as recalled; check the current datasheet"
+RECALLED = "as recalled, not retrieved; check the vendor's current brief"
 
 # --------------------------------------------------------------------------------------------
 # Flash drives (model: flash)
 # --------------------------------------------------------------------------------------------
-
-_DEPTH256 = assumed(
-    "the figure's test depth: enterprise NVMe datasheets quote 4 KiB random IOPS at 256 "
-    "outstanding (Micron, 'Micron 7500' blog, 2023: 'at queue depth (QD) 256'); this one's "
-    "footnote was not at hand"
-)
-_DEPTH32_SATA = assumed("SATA NCQ holds 32 commands: the deepest a SATA datasheet can test")
-_SEQ = assumed("sequential figures taken at 128 KiB, 32 outstanding (the usual datasheet test)")
 
 
 def _flash(
@@ -60,33 +53,6 @@ def _flash(
         "seq_block": "128KiB",
         "seq_depth": 32,
         "capacity": capacity,
-    }
-
-
-def _origins(
-    sheet: str,
-    latency: Origin | None = None,
-    write: Origin | None = None,
-    depth: Origin = _DEPTH256,
-    interface: Origin | None = None,
-) -> dict[str, Origin]:
-    src = sourced(sheet)
-    return {
-        "interface.kind": interface or src,
-        "interface.gen": interface or src,
-        "interface.lanes": interface or src,
-        "interface.ports": interface or src,
-        "cell": src,
-        "read_iops": src,
-        "write_iops": write or src,
-        "iops_depth": depth,
-        "read_latency": latency or src,
-        "write_latency": latency or src,
-        "read_rate": src,
-        "write_rate": write or src,
-        "seq_block": _SEQ,
-        "seq_depth": _SEQ,
-        "capacity": src,
     }
 
 
@@ -124,7 +90,7 @@ FLASH_DRIVES: dict[str, dict[str, Any]] = {
         "20us",
         "6500MB/s",
         "3500MB/s",
-        3_840_000_000_000,
+        7_680_000_000_000,
     ),
     "micron-7450-pro": _flash(
         _NVME4,
@@ -159,6 +125,17 @@ FLASH_DRIVES: dict[str, dict[str, Any]] = {
         "9700MB/s",
         3_840_000_000_000,
     ),
+    "solidigm-d5-p5336": _flash(
+        _NVME4,
+        "qlc",
+        1_005_000,
+        38_000,
+        "110us",
+        "30us",
+        "7000MB/s",
+        "3300MB/s",
+        61_440_000_000_000,
+    ),
     "samsung-pm1643a": _flash(
         {"kind": "sas", "gen": 3, "ports": 2},
         "tlc",
@@ -179,74 +156,15 @@ FLASH_DRIVES: dict[str, dict[str, Any]] = {
         "30us",
         "560MB/s",
         "530MB/s",
-        1_920_000_000_000,
+        960_000_000_000,
         iops_depth=32,
     ),
 }
 """Flash drives by datasheet (``model: flash``)."""
 
-_KIOXIA = (
-    "Kioxia Gen5 x4 enterprise SSD (CM7 family) shown at CFM 2023: 13.5 GB/s read, 9.7 GB/s "
-    "write, 3M random reads/s, 1.06M random writes/s, read latency 27 us (TechPowerUp 306397, "
-    "via modern-parameters.md, 2023)"
-)
-
 FLASH_ORIGINS: dict[str, dict[str, Origin]] = {
-    "intel-p4510": _origins(
-        f"Intel SSD DC P4510 4 TB product brief (2018; {RECALLED}): 636.5K / 111.5K random "
-        "4 KiB IOPS, 3,000 / 2,900 MB/s, 77 / 18 us typical latency, PCIe 3.1 x4, 64-layer TLC"
-    ),
-    "solidigm-d7-p5510": _origins(
-        f"Intel/Solidigm D7-P5510 7.68 TB product brief (2021; {RECALLED}): 930K / 190K random "
-        "4 KiB IOPS, 6,500 / 4,200 MB/s, PCIe 4.0 x4, 144-layer TLC",
-        latency=assumed(
-            f"82 us read / 15 us write at depth 1: the brief's typical latency ({RECALLED}); "
-            "the sister SLC part D7-P5810 quotes 10-15 us writes (computerbase, 2023)"
-        ),
-    ),
-    "samsung-pm9a3": _origins(
-        "Samsung PM9A3 U.2 3.84 TB press data sheet (May 2020, retrieved via heise.de and "
-        "computerbase.de): 6,500 / 3,500 MB/s, 900K / 200K random IOPS, PCIe 4.0 x4, V6 TLC",
-        latency=assumed(
-            "not in the press data sheet: 85 us read / 20 us write, the level of the other "
-            "PCIe 4.0 TLC drives here"
-        ),
-    ),
-    "micron-7450-pro": _origins(
-        f"Micron 7450 PRO U.3 7.68 TB product brief (2022; {RECALLED}); 'up to 6.8 GB/s' and "
-        "'about 1M IOPS' retrieved (servethehome, via modern-parameters.md)",
-        latency=assumed(f"80 us read / 15 us write: Micron's typical QD1 figures ({RECALLED})"),
-    ),
-    "micron-9400-pro": _origins(
-        f"Micron 9400 PRO 7.68 TB product brief (2023; {RECALLED}): 1.6M / 300K random IOPS, "
-        "7,000 / 7,000 MB/s, PCIe 4.0 x4",
-        latency=assumed(f"70 us read / 10 us write at depth 1 ({RECALLED})"),
-    ),
-    "kioxia-cm7": {
-        **_origins(_KIOXIA),
-        "write_latency": assumed("not given: 10 us, a power-safe write buffer's acknowledgement"),
-        "capacity": assumed("3.84 TB, a common capacity point of the family"),
-    },
-    "samsung-pm1643a": _origins(
-        f"Samsung PM1643a 3.84 TB SAS 12 Gb/s data sheet (2019; {RECALLED}): 2,100 / 2,000 "
-        "MB/s and 450K / 90K random IOPS over both ports",
-        latency=assumed("100 us read / 30 us write: SAS adds protocol time to NVMe's"),
-        interface=sourced("SAS-3 12 Gb/s, dual port: the datasheet's figures use both ports"),
-    ),
-    "kingston-dc600m": _origins(
-        "Kingston DC600M 1.92 TB data sheet and Puget Systems review (2023, parameter "
-        "catalogue 1.7): 94K / 65K random 4 KiB IOPS, 560 / 530 MB/s, SATA 6 Gb/s",
-        latency=sourced(
-            "63 us mean at depth 1: an fio log of a SATA data-centre SSD (shaojwa/tools, "
-            "parameter catalogue 1.7), the figure the ssd profile cites; write 30 us assumed"
-        ),
-        depth=_DEPTH32_SATA,
-    ),
-}
-
-FLASH_ORIGINS = {
     name: {k: v for k, v in found.items() if k in field_paths(FLASH_DRIVES[name])}
-    for name, found in FLASH_ORIGINS.items()
+    for name, found in _FLASH_ORIGINS.items()
 }
 
 # --------------------------------------------------------------------------------------------
@@ -302,10 +220,16 @@ _EMULEX_BLOG = (
 )
 
 
-def _hba_origins(speed: str, iops: Origin, depth: Origin) -> dict[str, Origin]:
+_DELL_GEN7 = (
+    "Broadcom/Dell 'Gen 7 HBA' test report (Dell solution resources, retrieved): 'nearly 3x as "
+    "many IOPS across two ports', 'about 1/3 latency'"
+)
+
+
+def _hba_origins(speed: Origin, iops: Origin, depth: Origin) -> dict[str, Origin]:
     return {
-        "ports": sourced("two ports (the model number's last digit)"),
-        "speed": sourced(speed),
+        "ports": assumed("two ports: the dual-port model of its family (the last digit, 2)"),
+        "speed": speed,
         "queue_depth": depth,
         "queue_target": assumed("per LUN, as the Linux drivers count"),
         "command_time": iops,
@@ -315,34 +239,34 @@ def _hba_origins(speed: str, iops: Origin, depth: Origin) -> dict[str, Origin]:
 
 MODERN_HBA_ORIGINS: dict[str, dict[str, Origin]] = {
     "emulex-lpe12002": _hba_origins(
-        "8GFC (Emulex LightPulse LPe12002)",
+        sourced(f"8GFC ({_EMULEX_BLOG})"),
         sourced(f"1 / 200,000 s: the blog's '5x' below the LPe16002's 1M ({_EMULEX_BLOG})"),
         _LPFC,
     ),
     "emulex-lpe16002": _hba_origins(
-        "16GFC (Emulex LPe16002, Gen 5)", sourced(f"1 / 1,000,000 s ({_EMULEX_BLOG})"), _LPFC
+        sourced(f"16GFC ({_EMULEX_BLOG})"), sourced(f"1 / 1,000,000 s ({_EMULEX_BLOG})"), _LPFC
     ),
     "emulex-lpe32002": _hba_origins(
-        "32GFC (Emulex LPe32002, Gen 6)",
-        sourced(f"1 / 1.6M s: 'up to 1.6 million IOPS per port' (Broadcom brief; {RECALLED})"),
+        assumed(f"32GFC: Emulex Gen 6 ({RECALLED})"),
+        assumed(f"1 / 1.6M s: 'up to 1.6 million IOPS per port' (Broadcom brief, {RECALLED})"),
         _LPFC,
     ),
     "emulex-lpe35002": _hba_origins(
-        "32GFC (Emulex LPe35002, Gen 7)",
-        sourced(
-            "1 / 4.8M s: three times the Gen 6 card's 1.6M per port (Broadcom/Dell Gen 7 test "
-            "report, retrieved: 'nearly 3x as many IOPS across two ports', 'about 1/3 latency')"
+        assumed(f"32GFC: Emulex Gen 7, whose Fibre Channel generation is 32GFC ({_DELL_GEN7})"),
+        assumed(
+            "1 / 4.8M s: three times the Gen 6 card's 1.6M per port; the 3x is sourced "
+            f"({_DELL_GEN7}), the 1.6M is {RECALLED}"
         ),
         _LPFC,
     ),
     "qlogic-qle2692": _hba_origins(
-        "16GFC (Marvell QLogic QLE2692, 2690 series, Gen 6)",
-        sourced(f"1 / 1.3M s: 'up to 1.3 million IOPS' per port (2690 brief; {RECALLED})"),
+        assumed(f"16GFC: Marvell QLogic 2690 series, Gen 6 ({RECALLED})"),
+        assumed(f"1 / 1.3M s: 'up to 1.3 million IOPS' per port (2690 brief, {RECALLED})"),
         _QLA,
     ),
     "qlogic-qle2772": _hba_origins(
-        "32GFC (Marvell QLogic QLE2772, 2770 series, Gen 7)",
-        sourced(f"1 / 2.6M s: 'up to 2.6 million IOPS' per port (2770 brief; {RECALLED})"),
+        assumed(f"32GFC: Marvell QLogic 2770 series, Gen 7 ({RECALLED})"),
+        assumed(f"1 / 2.6M s: 'up to 2.6 million IOPS' per port (2770 brief, {RECALLED})"),
         _QLA,
     ),
 }
@@ -401,7 +325,10 @@ def _afa_origins(speed: Origin, queue: Origin, ceiling: Origin, floor: Origin) -
 
 FLASH_ARRAY_ORIGINS: dict[str, dict[str, Origin]] = {
     "netapp-aff-a900": _afa_origins(
-        sourced("32 Gb/s FC target ports (NetApp AFF A900 hardware universe)"),
+        sourced(
+            "32 Gb/s FC target ports: FC-NVMe 'AFF with 32G FC ports' (NetApp ONTAP docs, "
+            "fc-nvme-config-concept.adoc, ONTAP 9.4+; modern-parameters.md)"
+        ),
         sourced("2048 per FC target port (NetApp ONTAP 'calculate queue depth')"),
         sourced(
             "950K: SPECstorage 2020_swbuild, 2-node AFF A900, 949,973 ops/s at 4.9 ms "
@@ -434,8 +361,8 @@ FLASH_ARRAY_ORIGINS: dict[str, dict[str, Origin]] = {
     "ibm-flashsystem-9200": _afa_origins(
         assumed("32 Gb/s FC: the current FC option"),
         sourced("total queue depth on one FC port at most 2048 (IBM FlashSystem 8.4 docs)"),
-        sourced(f"4.5M cache-hit IOPS per control enclosure ({RECALLED}). {_CORES}"),
-        sourced(f"70 us: 'latency as low as 70 us' ({RECALLED})"),
+        assumed(f"4.5M cache-hit IOPS per control enclosure ({RECALLED}). {_CORES}"),
+        assumed(f"70 us: 'latency as low as 70 us' ({RECALLED})"),
     ),
     "dell-powerstore-9200t": _afa_origins(
         assumed("32 Gb/s FC: the current FC option"),

@@ -65,9 +65,13 @@ def _network(s: Scenario, destage: bool) -> Network:
 def _unmodelled(s: Scenario, preds: list[TwinPrediction]) -> list[TwinPrediction]:
     """Name the array features the twin leaves out when a scenario uses them."""
     array = s.array
-    if array.cross_controller is not None:
+    if array.cross_controller is not None and array.cross_controller.rate is not None:
         preds = [
-            with_note(p, "cross-controller forwarding (non-owner ports) not modelled")
+            with_note(
+                p,
+                "cross-controller forwarding: its time is a delay; the link between the "
+                "controllers (cross_controller.rate) is not modelled",
+            )
             for p in preds
         ]
     return preds

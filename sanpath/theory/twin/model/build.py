@@ -93,8 +93,15 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
 
     # -- array front end -----------------------------------------------------------------------
     cores = array.controller.cores
-    controller = member(station_name("controller"), 0, cores, 1)
-    group_servers[station_name("controller")] = float(cores)
+    if array.controllers == 1:
+        controllers = [member(station_name("controller"), 0, cores, 1)]
+    else:  # two, each with its cores: a command is served by its LUN's owner
+        controllers = [
+            member(station_name("controllers", controller=c), 0, cores, 1)
+            for c in range(array.controllers)
+        ]
+    for name, _ in controllers:
+        group_servers[name] = float(cores)
     ctrl_read = dist(array.controller.io_time)
     write_spec = array.controller.write_io_time
     ctrl_write = ctrl_read if write_spec is None else dist(write_spec)
@@ -210,7 +217,12 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
                     [fractions(hi, lun_first[gi] + li, len(routes)) for li in range(lg.count)],
                     member,
                     hba_ports[hi],
-                    controller,
+                    [
+                        (controllers[min(owner, len(controllers) - 1)], owner)
+                        for owner in (
+                            wiring.luns[lun_first[gi] + li].owner for li in range(lg.count)
+                        )
+                    ],
                     (ctrl_read, ctrl_write),
                     port_speed,
                     one_way,

@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from sanpath.layout import read_hit, split_sizes, station_name, wire_bytes
-from sanpath.spec import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
+from sanpath.layout import (
+    host_framing,
+    port_controller,
+    read_hit,
+    split_sizes,
+    station_name,
+    target_time,
+    transport_cpu_time,
+)
+from sanpath.spec import TRANSPORTS, DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
 from sanpath.theory.twin.model.drives import Work as _Work
 from sanpath.theory.twin.model.drives import add_work as _add
@@ -57,7 +65,7 @@ def fill_class(
     lun_fractions: list[list[float]],
     member: Any,
     ports: list[tuple[int, int]],
-    controller: tuple[str, int],
+    owners: list[tuple[tuple[str, int], int]],
     ctrl: tuple[tuple[float, float], tuple[float, float]],
     port_speed: float | None,
     one_way: float,
@@ -69,15 +77,25 @@ def fill_class(
     destage: bool,
     notes: list[str],
 ) -> None:
-    """Per-command demands of class ``c`` at every station."""
+    """Per-command demands of class ``c`` at every station; ``owners`` gives, for each LUN
+    of the class, the controller member that serves it and the LUN's owner (the array's one
+    controller serves every LUN, the owner deciding only which paths are forwarded)."""
     hs = s.hosts[c.host_group]
     hname = hs.name
     count = hs.count
-    fabric = s.fabric
     cache = s.array.cache
-    payload, overhead = fabric.frame_payload, fabric.frame_overhead
+    framing = host_framing(s, c.host_group)
     n_luns = len(lun_fractions)
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
+    # the owner of each LUN, weighted by the LUN's share of the class's commands
+    owner_share: dict[tuple[str, int], float] = {}
+    for key, _ in owners:
+        owner_share[key] = owner_share.get(key, 0.0) + 1.0 / n_luns
+    transport = hs.transport
+    ctrl = _transport_times(s, transport, ctrl)
+    cpu_extra = transport_cpu_time(s, c.host_group)
+    cross = s.array.cross_controller
+    forward = cross.time if cross is not None else 0.0
     drive_key = (station_name("drives", pool=pool.name), 0)
     r_share = w.random_share
     sequential = r_share < 1.0  # some I/Os continue where the previous one ended
@@ -126,9 +144,15 @@ def fill_class(
                 cpu = member(station_name("hba_cpu", host=hname), processor_of[port], 1, count)
                 _add(_get(c, cpu), f, t_mean, vf=t_var)
                 legs = []
+                # a path that reaches a LUN through the controller that does not own it is
+                # forwarded to the owner (the cross-controller link itself is not modelled)
+                if forward > 0.0:
+                    for li, fr in enumerate(lun_fractions):
+                        if port_controller(a) != owners[li][1]:
+                            c.delay += v * fr[r] / n_luns * forward
                 for part in children:
                     pf = f / len(children)
-                    wire = wire_bytes(part, payload, overhead)
+                    wire = framing.wire_bytes(part)
                     t_pcie = part / hba.pcie.bytes_per_s if hba.pcie is not None else 0.0
                     t_host = wire / hba.speed if hba.speed is not None else 0.0
                     t_port = wire / port_speed if port_speed is not None else 0.0
@@ -152,7 +176,8 @@ def fill_class(
                 c.overlap += sum(pf * overlap for pf, overlap in legs)
             # array side
             mean, var = ctrl[1] if write else ctrl[0]
-            _add(_get(c, controller), v, mean, vf=var)
+            for key, share in owner_share.items():
+                _add(_get(c, key), v * share, mean, vf=var)
             bandwidth = s.array.controller.bandwidth
             if bandwidth is not None:
                 key = member(station_name("controller_bandwidth"), 0, 1, 1)
@@ -164,9 +189,11 @@ def fill_class(
                 _add(
                     _get(c, member(station_name("host_cpu", host=hname), 0, hs.cpus, count)),
                     v,
-                    cpu_mean,
+                    cpu_mean + cpu_extra,  # with the transport's own time per command
                     vf=cpu_var,
                 )
+            else:
+                c.delay += v * cpu_extra
             c.delay += v * one_way * (4 if write else 2)
             if not write:
                 v_random = v
@@ -213,6 +240,18 @@ def fill_class(
                     for m, x in modes:
                         fg, _ = _drive_work(pool, model, base, size, limit, True, "write", m, 0)
                         _scale_into(_get(c, drive_key), fg, v * x)
+
+
+def _transport_times(
+    s: Scenario, transport: str, ctrl: tuple[tuple[float, float], tuple[float, float]]
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The controller's (mean, variance) per read and write command for ``transport``: NVMe's
+    own time when given, plus the transport's processor time on the array."""
+    nvme_time = s.array.nvme.io_time
+    if TRANSPORTS[transport].nvme and nvme_time is not None:
+        ctrl = ((nvme_time, 0.0), (nvme_time, 0.0))
+    extra = target_time(s, transport)
+    return (ctrl[0][0] + extra, ctrl[0][1]), (ctrl[1][0] + extra, ctrl[1][1])
 
 
 def _size_directions(

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.spec import Scenario, match_knob
+from sanpath.layout import nvme_queues
+from sanpath.spec import TRANSPORTS, Scenario, match_knob
 from sanpath.theory.qfull import retry_cycle
 from sanpath.theory.twin.model.network import Network as _Network
 from sanpath.theory.twin.prediction import note_once as _note
@@ -165,26 +166,33 @@ def populations(
     """
     s = net.scenario
     cls = net.classes
+    nvme = [TRANSPORTS[host.transport].nvme for host in s.hosts]
     # per flow and route: commands the host would like to have in flight
     flows: list[list[float]] = []
     wanted_total = 0.0
     for flow in net.flows:
         n = sum(per * knobs.outstanding[cls[ci].workload] for ci, per in flow.classes.items())
-        qd = knobs.host_qd[flow.host_group]
+        qd = None if nvme[flow.host_group] else knobs.host_qd[flow.host_group]
         x = [min(n * f, math.inf if qd is None else float(qd)) for _, _, f in flow.routes]
         flows.append(x)
         wanted_total += n * net.host_counts[flow.host_group]
-    # HBA command slots: per port and LUN, or per port and target port
+    # HBA command slots: per port and LUN, or per port and target port; NVMe: the queue
+    # pairs of each association of a host port with an array port, shared by its namespaces
     pools: dict[tuple[int, int, str, int], list[tuple[int, int]]] = {}
     for fi, flow in enumerate(net.flows):
         for r, (port, a, _) in enumerate(flow.routes):
             si = flow.hba_spec[r]
-            mode = s.hosts[flow.host_group].hbas[si].queue_target
-            key = (flow.host_group, port, mode, flow.lun if mode == "lun" else a)
+            target: str = s.hosts[flow.host_group].hbas[si].queue_target
+            mode = "nvme" if nvme[flow.host_group] else target
+            key = (flow.host_group, port, mode, a if mode != "lun" else flow.lun)
             pools.setdefault(key, []).append((fi, r))
-    for (hi, port, _, _), members in pools.items():
+    for (hi, port, mode, _), members in pools.items():
         si = net.hba_ports[hi][port][1]
-        cap = knobs.hba_qd[hi][si]
+        if mode == "nvme":
+            io_queues, queue_size = nvme_queues(s, hi)
+            cap: int | None = io_queues * (queue_size - 1)
+        else:
+            cap = knobs.hba_qd[hi][si]
         if cap is None:
             continue
         total = sum(flows[fi][r] for fi, r in members)
@@ -213,7 +221,8 @@ def populations(
     # The array's limits answer QUEUE FULL: bound the population by them.
     by_lun: dict[int, list[int]] = {}
     for fi, flow in enumerate(net.flows):
-        by_lun.setdefault(flow.lun, []).append(fi)
+        if not nvme[flow.host_group]:  # NVMe namespaces have no queue that refuses
+            by_lun.setdefault(flow.lun, []).append(fi)
     for members_ in by_lun.values():
         gi = net.flows[members_[0]].lun_group
         cap_lun = knobs.lun_limit(s, gi)
@@ -235,6 +244,8 @@ def populations(
     if port_cap is not None:
         per_port: dict[int, float] = {}
         for flow, x in zip(net.flows, flows, strict=True):
+            if nvme[flow.host_group]:
+                continue
             for (_, a, _), xr in zip(flow.routes, x, strict=True):
                 per_port[a] = per_port.get(a, 0.0) + xr * net.host_counts[flow.host_group]
         for a, total in per_port.items():
@@ -246,8 +257,10 @@ def populations(
                     "queue, the steady state of throttling hosts (their step-downs and step-ups "
                     "are not modelled)",
                 )
-                refused(list(range(len(net.flows))), 1.0 - port_cap / total, on_port=a)
-                for fi, flow in enumerate(net.flows):
+                scsi = [fi for fi, flow in enumerate(net.flows) if not nvme[flow.host_group]]
+                refused(scsi, 1.0 - port_cap / total, on_port=a)
+                for fi in scsi:
+                    flow = net.flows[fi]
                     flows[fi] = [
                         xr * port_cap / total if ra == a else xr
                         for (_, ra, _), xr in zip(flow.routes, flows[fi], strict=True)
