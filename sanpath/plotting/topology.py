@@ -247,8 +247,8 @@ def _draw_box(ax: Axes, box: _Box) -> None:
     label = box.label
     if box.utilization is not None:
         label += f"\nbusiest: {box.busiest} {percent(box.utilization)}"
-    # a group of hosts: up to two more boxes peek out below the first
-    for k in range(min(box.stack, 3) - 1, 0, -1):
+    # a group of hosts: up to two more boxes peek out below the first, drawn behind it
+    for k in range(min(box.stack, 3) - 1, -1, -1):
         ax.add_patch(
             FancyBboxPatch(
                 (box.column - 0.42 + 0.025 * k, box.y - 0.36 + 0.05 * k),
@@ -258,19 +258,7 @@ def _draw_box(ax: Axes, box: _Box) -> None:
                 facecolor=face,
                 edgecolor=edge,
                 lw=1,
-                zorder=1.5,
+                zorder=2 - 0.1 * k,
             )
         )
-    ax.add_patch(
-        FancyBboxPatch(
-            (box.column - 0.42, box.y - 0.36),
-            0.84,
-            0.72,
-            boxstyle="round,pad=0.02",
-            facecolor=face,
-            edgecolor=edge,
-            lw=1,
-            zorder=2,
-        )
-    )
     ax.text(box.column, box.y, label, ha="center", va="center", fontsize=FONT_SIZE, zorder=3)
