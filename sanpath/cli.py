@@ -118,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also print the analytic twin's mean-value prediction (IOPS, MB/s, latency)",
     )
+    p.add_argument(
+        "--detail",
+        action="store_true",
+        help="also print every percentile and layer, every kind of component, the counters "
+        "and every station that carried traffic (text output)",
+    )
     _add_force(p)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")

@@ -1,8 +1,13 @@
 """Numbers and names for people: how tables, plots and pages show figures.
 
-* :func:`number` writes a figure with thousands separators and a sensible number of
-  significant digits (``61,156``, ``24.4``, ``0.853``), never in scientific notation;
+* :func:`number` writes a figure with thousands separators and three significant digits
+  (``61,200``, ``24.4``, ``0.853``), whole numbers exact (``2,048``), never in scientific
+  notation;
+* :func:`figure` rounds a measured figure to three significant digits at any magnitude
+  (``27,200``, ``75.2``) and :func:`plus_minus` writes its 95% interval as ``±2.4%``;
 * :func:`percent` writes a share or a signed relative error (``86%``, ``+4.5%``);
+* :func:`duration`, :func:`rate` and :func:`size` write seconds, bytes per second and bytes
+  as people read them (``2 µs``, ``850 MB/s``, ``512 KiB``);
 * :func:`short_name` gives a dotted scenario key a plain label
   (``hosts.0.hbas.0.queue_depth`` is ``HBA queue depth``);
 * :func:`column_label` gives a result column a label with its unit (``latency_ms_p99`` is
@@ -22,10 +27,22 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["Table", "column_label", "number", "percent", "short_name", "table"]
+__all__ = [
+    "Table",
+    "column_label",
+    "duration",
+    "figure",
+    "number",
+    "percent",
+    "plus_minus",
+    "rate",
+    "short_name",
+    "size",
+    "table",
+]
 
 SIGNIFICANT = 3
-"""Significant digits of a figure below 1,000 (larger ones are written whole)."""
+"""Significant digits of a figure that is not a whole number."""
 
 ZERO = 1e-9
 """Figures smaller than this in magnitude are written ``0`` (rounding noise such as
@@ -76,15 +93,15 @@ _COLUMNS: dict[str, str] = {
 
 
 def number(value: Any, digits: int = SIGNIFICANT) -> str:
-    """A figure for people: thousands separators, ``digits`` significant digits below 1,000.
+    """A figure for people: thousands separators, ``digits`` significant digits.
 
-    Whole numbers and figures of 1,000 or more are written whole (``61,156``); smaller ones
-    with ``digits`` significant digits (``24.4``, ``0.853``, ``1.50``); magnitudes under
-    :data:`ZERO` as ``0``. Missing values (None, NaN) are ``-``; infinities ``inf``. Text is
-    returned as it is.
+    Whole numbers are written whole (``12,810``, ``2,048``: counts stay exact); other
+    figures with ``digits`` significant digits at any magnitude (``61,200``, ``24.4``,
+    ``0.853``, ``1.50``); magnitudes under :data:`ZERO` as ``0``. Missing values (None, NaN)
+    are ``-``; infinities ``inf``. Text is returned as it is.
 
     >>> number(61155.7), number(24.368), number(2.914e-16), number(12810.0)
-    ('61,156', '24.4', '0', '12,810')
+    ('61,200', '24.4', '0', '12,810')
     """
     if value is None or isinstance(value, str):
         return "-" if value is None else value
@@ -100,10 +117,96 @@ def number(value: Any, digits: int = SIGNIFICANT) -> str:
         return "inf" if x > 0 else "-inf"
     if abs(x) < ZERO:
         return "0"
-    if abs(x) >= 1000 or x.is_integer():
+    if x.is_integer():
         return f"{round(x):,d}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    return f"{x:,.{decimals}f}"
+    return figure(x, digits)
+
+
+def figure(value: Any, digits: int = SIGNIFICANT) -> str:
+    """A measured figure for people: ``digits`` significant digits at every magnitude, with
+    thousands separators and never in scientific notation (``27,200``, ``75.2``,
+    ``0.0134``), whole numbers included: a simulated IOPS of 27,201 is known to a few
+    percent, so its last digits say nothing. Exact counts are :func:`number`'s.
+
+    >>> figure(27201.1), figure(75.235), figure(0.013412), figure(5358.48), figure(2.0)
+    ('27,200', '75.2', '0.0134', '5,360', '2.00')
+    """
+    if value is None or isinstance(value, str | bool):
+        return number(value, digits)
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if not math.isfinite(x) or abs(x) < ZERO:
+        return number(x, digits)
+    exponent = math.floor(math.log10(abs(x)))
+    rounded = round(x, digits - 1 - exponent)
+    exponent = math.floor(math.log10(abs(rounded)))  # 999.6 rounds up to 1,000
+    decimals = max(0, digits - 1 - exponent)
+    return f"{rounded:,.{decimals}f}"
+
+
+def plus_minus(value: float, interval: Sequence[float] | None) -> str:
+    """A 95% interval around ``value`` as its larger half-width in percent of the value
+    (``±2.4%``, ``±0.4%``); ``""`` without an interval or a value to relate it to.
+
+    >>> plus_minus(27201.1, (26544.5, 27857.6))
+    '±2.4%'
+    """
+    if interval is None or len(interval) != 2 or not value or not math.isfinite(value):
+        return ""
+    lo, hi = float(interval[0]), float(interval[1])
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    half = max(abs(value - lo), abs(hi - value)) / abs(value)
+    return f"±{100 * half:.{1 if half < 0.1 else 0}f}%"
+
+
+_DURATIONS = (("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0))
+_RATES = (("B/s", 1.0), ("kB/s", 1e3), ("MB/s", 1e6), ("GB/s", 1e9), ("TB/s", 1e12))
+_SIZES = (("B", 1), ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("TiB", 1 << 40))
+
+
+def _scaled(value: float, scales: Sequence[tuple[str, float]], digits: int) -> str:
+    """``value`` in the largest unit of ``scales`` that keeps it at 1 or more, with a space."""
+    if value is None or not math.isfinite(value):
+        return "-" if value is None or math.isnan(value) else "unlimited"
+    unit, scale = scales[0]
+    for name, factor in scales:
+        if abs(value) >= factor * (1 - 5e-4):
+            unit, scale = name, factor
+    x = value / scale
+    text = figure(x, digits)
+    if "." in text:  # 2.00 us reads as 2 us: trailing zeros of a setting carry nothing
+        text = text.rstrip("0").rstrip(".")
+    return f"{text} {unit}"
+
+
+def duration(seconds: float, digits: int = SIGNIFICANT) -> str:
+    """A duration for people (``2 µs``, ``1.5 ms``, ``20 s``).
+
+    >>> duration(2e-6), duration(0.0015), duration(20.0)
+    ('2 µs', '1.5 ms', '20 s')
+    """
+    return _scaled(seconds, _DURATIONS, digits)
+
+
+def rate(bytes_per_s: float | None, digits: int = SIGNIFICANT) -> str:
+    """A data rate for people, in SI units (``850 MB/s``); None is ``unlimited``.
+
+    >>> rate(850e6), rate(1.6e9), rate(None)
+    ('850 MB/s', '1.6 GB/s', 'unlimited')
+    """
+    return "unlimited" if bytes_per_s is None else _scaled(bytes_per_s, _RATES, digits)
+
+
+def size(nbytes: int | float, digits: int = SIGNIFICANT) -> str:
+    """A size for people, in binary units (``512 KiB``, ``8 GiB``, ``1.5 MiB``).
+
+    >>> size(512 * 1024), size(8 << 30), size(1536 * 1024)
+    ('512 KiB', '8 GiB', '1.5 MiB')
+    """
+    return _scaled(float(nbytes), _SIZES, digits)
 
 
 def percent(value: float, signed: bool = False, digits: int = 0) -> str:

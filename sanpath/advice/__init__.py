@@ -10,14 +10,29 @@ are in :mod:`~sanpath.advice.report`.
 import sanpath.advice.rules  # noqa: F401  (registers every rule in RULES)
 from sanpath.advice.check import DEFAULT_CHECK_IOS, check
 from sanpath.advice.registry import RULES
-from sanpath.advice.report import CheckReport, Finding, SecondOpinion, Step
+from sanpath.advice.report import (
+    CheckReport,
+    Finding,
+    OpinionTable,
+    SecondOpinion,
+    Step,
+    effect,
+    opinion_table,
+    set_args,
+    try_command,
+)
 
 __all__ = [
     "DEFAULT_CHECK_IOS",
     "RULES",
     "CheckReport",
     "Finding",
+    "OpinionTable",
     "SecondOpinion",
     "Step",
     "check",
+    "effect",
+    "opinion_table",
+    "set_args",
+    "try_command",
 ]

@@ -5,21 +5,24 @@ from __future__ import annotations
 import math
 
 from sanpath import units
+from sanpath.readable import figure
 from sanpath.spec import HostSpec
 
 
 def num(x: float) -> str:
-    """A count for a message: whole numbers without decimals, others with one."""
+    """A count for a message: whole numbers whole, with thousands separators (``65,536``:
+    the arithmetic a message shows stays exact); others to three significant digits
+    (``303,000``, ``13.2``)."""
     if math.isinf(x):
         return "unbounded"
     if abs(x - round(x)) < 1e-9:
-        return f"{round(x):d}"
-    return f"{x:.1f}"
+        return f"{round(x):,d}"
+    return figure(x)
 
 
 def pct(x: float) -> str:
     """A share (1.0 is 100%) as a whole percentage."""
-    return "unbounded" if math.isinf(x) else f"{100 * x:.0f}%"
+    return "unbounded" if math.isinf(x) else f"{100 * x:,.0f}%"
 
 
 def mbps(x: float | None) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sanpath.cli_commands.exits import EXIT_OK
+from sanpath.readable import figure
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -59,7 +60,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             print(json.dumps({**result.to_dict(), "analytic": twin.to_dict()}, indent=2))
     else:
-        print(result.summary())
+        print(result.summary(detail=args.detail))
         if twin is not None:
             print()
             print(twin.summary())
@@ -205,11 +206,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "steady",
     ]
     if not result.table.empty:
-        print(
-            result.table[[c for c in columns if c in result.table.columns]].to_string(
-                index=False, float_format=lambda x: f"{x:.4g}"
-            )
-        )
+        shown = result.table[[c for c in columns if c in result.table.columns]]
+        settings = {k: (lambda x: f"{x:,g}") for k in result.keys if k in shown.columns}
+        print(shown.to_string(index=False, float_format=figure, formatters=settings))
         _warn_unsteady(result.table, result.keys)
     if args.out:
         print(f"table written to {args.out}")

@@ -24,7 +24,10 @@ which every SLO holds.
    interpolated between them instead. At most ``simulations`` runs; the answer is the
    factor at the limit, or else the largest simulated factor that met every SLO. When none
    met them, the answer is the corrected twin's below the smallest failing factor, not
-   simulated, and the notes say so.
+   simulated, and the notes say so. When the runs run out before the passing and the
+   failing factor are within ``tolerance`` of each other (or neighbouring whole numbers),
+   the answer is not resolved: it is the bracket between them (``upper``), with the number
+   of bisections that would narrow it (``to_resolve``).
 
 Two more figures come from the twin's curve. The **knee** is the growth factor at which
 the power, IOPS divided by mean latency (Kleinrock's measure), is largest: below it more
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -196,11 +200,15 @@ def headroom(
     points: list[SimulatedPoint] = []
     results: dict[float, RunResult] = {}
     correction: dict[str, float] = {}
+    bracket = Bracket()
     if simulations and 0.0 < g_twin < growth.limit:
         answer, points, results, correction = _refine(
             spec, growth, twin, slos, g_twin, seed, simulations, precision, tolerance, force,
             progress, notes,
         )  # fmt: skip
+        bracket = _bracket(answer, points, slos, growth, tolerance)
+        if not bracket.resolved:
+            notes.append(bracket.note(answer))
     elif g_twin >= growth.limit:
         notes.append(f"no SLO breaks up to x{growth.limit:g}: nothing to confirm by simulation")
     elif g_twin == 0.0:
@@ -247,7 +255,65 @@ def headroom(
         realised=growth.values(answer) if answer > 0 else {},
         notes=tuple(notes),
         seed=seed if seed is not None else spec.seed,
+        upper=bracket.upper,
+        resolved=bracket.resolved,
+        to_resolve=bracket.to_resolve,
     )
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """What the simulations pinned down: the answer lies below ``upper`` (the smallest
+    simulated factor above it that broke an SLO; None when none did), ``resolved`` when the
+    two are within the search's tolerance or neighbouring whole numbers (or the answer's
+    interval contains the limit), else ``to_resolve`` more simulations (bisections) would
+    narrow it that far."""
+
+    upper: float | None = None
+    resolved: bool = True
+    to_resolve: int = 0
+
+    def note(self, answer: float) -> str:
+        """The bracket in words, for the notes."""
+        if self.upper is None:
+            return (
+                f"not resolved: x{answer:.4g} met every SLO and no larger factor was "
+                "simulated, so the answer is at least that"
+            )
+        return (
+            f"not resolved: the answer lies between x{answer:.4g} (met) and x{self.upper:.4g} "
+            f"(broke); about {self.to_resolve} more simulation(s) would narrow it "
+            "(--simulations)"
+        )
+
+
+def _bracket(
+    answer: float,
+    points: Sequence[SimulatedPoint],
+    slos: Sequence[Slo],
+    growth: Growth,
+    tolerance: float,
+) -> Bracket:
+    """The bracket the simulated ``points`` leave around ``answer`` (see :class:`Bracket`)."""
+    at = next((p for p in points if math.isclose(p.growth, answer, rel_tol=1e-12)), None)
+    if at is None or answer <= 0.0:  # the twin's answer, or none: the notes say so
+        return Bracket()
+    if status(at, slos) == "at the limit":
+        return Bracket()
+    broke = [p.growth for p in points if p.growth > answer and status(p, slos) != "meets"]
+    if not broke:
+        return Bracket(None, False, 0)
+    upper = min(broke)
+    if upper / answer - 1.0 <= tolerance:
+        return Bracket(upper)
+    steps = math.ceil(math.log2(math.log(upper / answer) / math.log1p(tolerance)))
+    if growth.integer:  # whole numbers: bisect the ones between the two
+        low, high = growth.values(answer), growth.values(upper)
+        between = max(round(high[k] - low[k]) - 1 for k in low)
+        if between <= 0:
+            return Bracket(upper)  # neighbouring whole numbers: nothing between them
+        steps = min(steps, math.ceil(math.log2(between + 1)))
+    return Bracket(upper, False, max(steps, 1))
 
 
 def _refine(

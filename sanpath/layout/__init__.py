@@ -14,6 +14,7 @@ from sanpath.layout.access import (
     read_hit,
     read_hits,
 )
+from sanpath.layout.demand import host_demand
 from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.hops import (
     DELAY,
@@ -78,6 +79,7 @@ __all__ = [
     "command_limit",
     "failover_path",
     "front_hops",
+    "host_demand",
     "host_framing",
     "hot_mass",
     "lun_owner",

@@ -29,7 +29,9 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
     Lines are the analytic twin's curve: the mean latency, and for each percentile SLO the
     twin's estimate of that percentile (dashed; the exponential-tail rule). Markers with
     error bars are the simulated points with their 95% intervals. Dotted horizontal lines
-    are the SLO limits; vertical lines mark the knee (grey, dashed) and the answer (green).
+    are the SLO limits; vertical lines mark the knee (grey, dashed) and the answer (green);
+    an answer the simulations did not resolve is a green band from the factor that met every
+    SLO to the one that broke, titled as the bracket it is.
     ``result`` may be a :class:`~sanpath.results.headroom.HeadroomResult` or its ``to_dict()``
     (e.g. read back from ``sanpath headroom --json``).
     """
@@ -71,8 +73,16 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
         ax.axhline(s.limit_ms, color=colors[s.metric], ls=":", lw=1.5, label=f"SLO {s.text}")
     if result.knee is not None:
         ax.axvline(result.knee, color="0.45", ls="--", lw=1, label=f"knee x{result.knee:.3g}")
-    if result.growth > 0:
-        ax.axvline(result.growth, color="#2ca02c", lw=2, label=f"answer x{result.growth:.3g}")
+    if result.growth > 0 and not result.resolved and result.upper is not None:
+        ax.axvspan(
+            result.growth,
+            result.upper,
+            color="#2ca02c",
+            alpha=0.18,
+            label=f"answer {result.answer_text}",
+        )
+    elif result.growth > 0:
+        ax.axvline(result.growth, color="#2ca02c", lw=2, label=f"answer {result.answer_text}")
     ax.set_ylim(0.0, max(tops))
     if growth.size:
         ax.set_xlim(0.0, float(np.nanmax(growth)) * 1.02)
@@ -81,7 +91,7 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
     slos = ", ".join(s.text for s in result.slos)
     set_titles(
         ax,
-        f"Headroom x{result.growth:.3g}: latency as the load grows "
+        f"Headroom {result.answer_text}: latency as the load grows "
         f"({_GROWS.get(result.grow, result.grow)})",
         subtitle(result.name, f"SLO {slos}" if slos else ""),
         own,

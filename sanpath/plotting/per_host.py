@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from sanpath.plotting.draw import AxesLike, new_axes_grid
 from sanpath.plotting.style import IOPS_LABEL, add_legend, set_titles, subtitle, thousands
 from sanpath.plotting.tables import PlotInputError
-from sanpath.readable import short_name
+from sanpath.readable import figure, percent, short_name
 from sanpath.results import RunResult, SweepResult, fairness
 
 __all__ = ["HOST_COLUMNS", "per_host"]
@@ -29,7 +29,8 @@ def per_host(
     """Each host's IOPS (top) and p99 latency (bottom).
 
     From a run (a RunResult, or the dict of its JSON): one bar per host, least served
-    first, with the hosts' mean and Jain's fairness index in the title. From a sweep with a
+    (relative to what it asked for) first, with the hosts' mean and Jain's fairness index of
+    what each host got over what it asked for in the title. From a sweep with a
     per-host table (``SweepResult.hosts``, kept by every sweep): each host as a dot at each
     value of ``x`` (default: the sweep's first varied key), with the lowest, median and highest host
     as lines, so the spread shows as hosts are added.
@@ -37,7 +38,8 @@ def per_host(
     if isinstance(source, RunResult):
         groups = source.groups.get("hosts", {})
         bars = [(g.name, g.iops, g.latency_ms["p99"]) for g in groups.values()]
-        return _run_bars(subtitle(source.name, source.extra.get("workload")), bars, axes)
+        sub = subtitle(source.name, source.extra.get("workload"))
+        return _run_bars(sub, bars, source.served, axes)
     if isinstance(source, Mapping):
         entries = source.get("hosts")
         if not isinstance(entries, Mapping):
@@ -46,7 +48,9 @@ def per_host(
             (str(name), float(e["iops"]), float(e["latency_ms"]["p99"] or np.nan))
             for name, e in entries.items()
         ]
-        return _run_bars(subtitle(source.get("name"), source.get("workload")), bars, axes)
+        share = source.get("served")
+        served = {str(k): float(v) for k, v in share.items()} if isinstance(share, Mapping) else {}
+        return _run_bars(subtitle(source.get("name"), source.get("workload")), bars, served, axes)
     hosts = source.hosts
     if hosts is None or hosts.empty:
         raise PlotInputError(
@@ -60,10 +64,15 @@ def per_host(
 
 
 def _run_bars(
-    sub: str, bars: list[tuple[str, float, float]], axes: AxesLike | None
+    sub: str,
+    bars: list[tuple[str, float, float]],
+    served: Mapping[str, float],
+    axes: AxesLike | None,
 ) -> tuple[Axes, Axes]:
-    """Bars of (host, IOPS, p99 ms), least served first."""
-    bars = sorted(bars, key=lambda b: b[1])
+    """Bars of (host, IOPS, p99 ms), least served first: by ``served`` (each host's IOPS
+    over what it asked for) when it has every host, else by IOPS."""
+    known = bool(served) and all(b[0] in served for b in bars)
+    bars = sorted(bars, key=lambda b: served[b[0]] if known else b[1])
     if not bars:
         raise PlotInputError("this result has no per-host figures")
     names = [b[0] for b in bars]
@@ -80,11 +89,19 @@ def _run_bars(
     ax_iops.set_ylabel(IOPS_LABEL)
     ax_lat.set_ylabel("p99 latency (ms)")
     thousands(ax_iops)
-    fair = fairness(list(iops))
     add_legend(ax_iops, "")
-    fairness_text = (
-        f"Jain's index {fair['jain']:.3f}, busiest {fair['max_min']:.2f}x the least served"
-    )
+    if known:
+        fair = fairness([served[n] for n in names])
+        fairness_text = (
+            f"Jain's index {figure(fair['jain'])} of what each host got over what it asked; "
+            f"{names[0]} got {percent(served[names[0]])} of its demand"
+        )
+    else:
+        fair = fairness(list(iops))
+        fairness_text = (
+            f"Jain's index {figure(fair['jain'])}, busiest {figure(fair['max_min'])}x the least "
+            "served"
+        )
     set_titles(
         ax_iops, "IOPS and p99 latency per host, least served first", f"{sub}; {fairness_text}", own
     )

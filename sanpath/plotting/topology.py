@@ -4,8 +4,10 @@ LUNs and pools (``sanpath plot SCENARIO.yaml --kind topology``, and the report's
 The boxes come from the scenario and the lines from :class:`~sanpath.layout.Wiring`, the
 same model of the wiring the simulator, the checks and the twin use: a line from an HBA
 port to an array port is drawn when some LUN's I/O goes down that path (inactive failover
-paths are dashed). Given a run's result, the array ports, the controller and the pools show
-their utilization, red from 80%.
+paths are dashed). A host group of several hosts is drawn as a stack of boxes. Given a run's
+result, each box takes the utilization of its busiest station and names it (an array port's
+queue as well as its links: a port whose queue is full while its link idles is red), red
+from 80%.
 
 This is the one plot drawn from a scenario rather than from results, so the plotting
 package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
@@ -13,6 +15,8 @@ package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from matplotlib.axes import Axes
@@ -21,9 +25,9 @@ from matplotlib.patches import FancyBboxPatch
 
 from sanpath.layout import Wiring, station_name
 from sanpath.plotting.style import set_titles, subtitle
+from sanpath.readable import duration, percent, rate, size
 from sanpath.results import RunResult
 from sanpath.spec import Scenario, load_line
-from sanpath.units import format_bytes, format_rate
 
 __all__ = ["topology"]
 
@@ -33,21 +37,64 @@ COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", 
 HOT = 0.8
 """Utilization from which a box is drawn red."""
 
+FONT_SIZE = 10
+"""Points of a box's text (legible when the page scales the picture to its width)."""
+
+PART: dict[str, str] = {
+    "host_queue": "LUN queues",
+    "queue_pairs": "NVMe queues",
+    "host_cpu": "CPUs",
+    "hba_slots": "HBA slots",
+    "hba_cpu": "HBA CPU",
+    "pcie_down": "PCIe out",
+    "pcie_up": "PCIe in",
+    "host_link_out": "link out",
+    "host_link_in": "link in",
+    "port_queue": "queue",
+    "port_link_in": "link in",
+    "port_link_out": "link out",
+    "controller": "cores",
+    "controllers": "a controller",
+    "controller_bandwidth": "bandwidth",
+    "cross_controller": "cross link",
+    "lun_queue": "queues",
+    "drives": "drives",
+}
+"""What each station role is called inside its box (``busiest: queue 99%``)."""
+
 
 @dataclass
 class _Box:
     column: int
     label: str
     utilization: float | None = None
+    busiest: str = ""
+    """The part whose utilization the box shows."""
     y: float = 0.0
-
-
-def _rate(value: float | None) -> str:
-    return "unlimited" if value is None else format_rate(value)
+    stack: int = 1
+    """How many like parts the box stands for (a host group's hosts), drawn as a stack."""
 
 
 def _depth(value: object) -> str:
-    return "no limit" if value is None else str(value)
+    if value is None:
+        return "no limit"
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _busiest(
+    util: Mapping[str, float], roles: Sequence[tuple[str, Mapping[str, object]]]
+) -> tuple[float | None, str]:
+    """The busiest of the stations playing ``roles`` (each with its scope) in ``util``
+    (station name -> utilization): (its utilization, its part's name in :data:`PART`), or
+    (None, "") when the run had none of them."""
+    found = [
+        (util[name], PART[role])
+        for role, scope in roles
+        if (name := station_name(role, **scope)) in util and math.isfinite(util[name])
+    ]
+    if not found:
+        return None, ""
+    return max(found, key=lambda x: x[0])
 
 
 def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
@@ -57,54 +104,71 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     util = {st.name: st.utilization for st in result.stations} if result is not None else {}
     boxes: dict[tuple[str, object], _Box] = {}
     for g, host in enumerate(scenario.hosts):
+        who = {"host": host.name}
+        hosts = f"{host.count} hosts {host.name}" if host.count > 1 else f"host {host.name}"
         boxes["host", g] = _Box(
             0,
-            f"{host.name} x{host.count}, {host.multipath}\nLUN queue "
-            f"{_depth(host.lun_queue_depth)}",
+            f"{hosts}, {host.multipath}\nLUN queue {_depth(host.lun_queue_depth)}",
+            *_busiest(util, [("host_queue", who), ("queue_pairs", who), ("host_cpu", who)]),
+            stack=host.count,
         )
         for hp in wiring.host_ports[g]:
             hba = host.hbas[hp.hba]
             boxes["port", (g, hp.index)] = _Box(
                 1,
-                f"{host.name} HBA{hp.card} port {hp.port}\n{_rate(hba.speed)}, queue "
+                f"{host.name} HBA{hp.card} port {hp.port}\n{rate(hba.speed)}, queue "
                 f"{_depth(hba.queue_depth)}",
+                *_busiest(
+                    util,
+                    [
+                        (role, who)
+                        for role in (
+                            "hba_slots",
+                            "hba_cpu",
+                            "pcie_down",
+                            "pcie_up",
+                            "host_link_out",
+                            "host_link_in",
+                        )
+                    ],
+                ),
+                stack=host.count,
             )
     fabric = scenario.fabric
-    boxes["fabric", 0] = _Box(2, f"fabric\n{fabric.one_way_latency * 1e6:.3g} us one way")
+    boxes["fabric", 0] = _Box(2, f"fabric\n{duration(fabric.one_way_latency)} one way")
     array = scenario.array
     for a in range(array.ports):
+        port = {"port": a}
         boxes["array", a] = _Box(
             3,
-            f"port {a}\n{_rate(array.port_speed)}, queue {_depth(array.port_queue_depth)}",
-            max(
-                (
-                    util[n]
-                    for n in (
-                        station_name("port_link_in", port=a),
-                        station_name("port_link_out", port=a),
-                    )
-                    if n in util
-                ),
-                default=None,
+            f"port {a}\n{rate(array.port_speed)}, queue {_depth(array.port_queue_depth)}",
+            *_busiest(
+                util, [("port_queue", port), ("port_link_in", port), ("port_link_out", port)]
             ),
         )
     cache = array.cache
-    write_back = "no write cache" if not cache.write_back else f"{format_bytes(cache.write_back)}"
+    write_back = "no write cache" if not cache.write_back else size(cache.write_back)
     boxes["controller", 0] = _Box(
         4,
         f"controller x{array.controller.cores}\ncache: {write_back}",
-        util.get(station_name("controller")),
+        *_busiest(
+            util,
+            [(role, {}) for role in ("controller", "controller_bandwidth", "cross_controller")]
+            + [("controllers", {"controller": c}) for c in range(array.controllers)],
+        ),
     )
     for group in array.luns:
         boxes["lun", group.name] = _Box(
-            5, f"{group.name} x{group.count}\nqueue {_depth(group.queue_depth)}"
+            5,
+            f"{group.name} x{group.count}\nqueue {_depth(group.queue_depth)}",
+            *_busiest(util, [("lun_queue", {"lun": group.name})]),
         )
     for pool in array.pools:
         drive = _drive_label(pool.drive)
         boxes["pool", pool.name] = _Box(
             6,
             f"{pool.name}: {pool.raid}\n{pool.drives * pool.groups} x {drive}",
-            util.get(station_name("drives", pool=pool.name)),
+            *_busiest(util, [("drives", {"pool": pool.name})]),
         )
 
     lines: set[tuple[tuple[str, object], tuple[str, object], bool]] = set()
@@ -133,7 +197,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         n = len(members)
         for i, box in enumerate(members):
             box.y = (tallest - 1) / 2 - (n - 1) / 2 + i
-    fig = Figure(figsize=(12, 0.75 * tallest + 1.3), layout="constrained")
+    fig = Figure(figsize=(16, 1.15 * tallest + 1.4), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
         src, dst = boxes[start], boxes[end]
@@ -148,11 +212,15 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     for box in boxes.values():
         _draw_box(ax, box)
     for c, name in enumerate(COLUMNS):
-        ax.text(c, -0.38, name, ha="center", va="bottom", fontsize=9, weight="bold")
+        ax.text(c, -0.42, name, ha="center", va="bottom", fontsize=FONT_SIZE, weight="bold")
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
-    ax.set_ylim(tallest - 0.5, -0.7)
+    ax.set_ylim(tallest - 0.5, -0.75)
     ax.axis("off")
-    note = "busy shares from the run, red from 80%" if result is not None else ""
+    note = (
+        "each box shows its busiest station in the run, red from 80% busy"
+        if result is not None
+        else ""
+    )
     set_titles(
         ax,
         "The I/O path: hosts, HBA ports, fabric, array ports, controller, LUNs, pools",
@@ -175,19 +243,22 @@ def _drive_label(drive: object) -> str:
 def _draw_box(ax: Axes, box: _Box) -> None:
     hot = box.utilization is not None and box.utilization >= HOT
     face = "#f4c7c3" if hot else "#e8eef7"
+    edge = "#c0392b" if hot else "#4477aa"
     label = box.label
     if box.utilization is not None:
-        label += f"\nbusy {100 * box.utilization:.0f}%"
-    ax.add_patch(
-        FancyBboxPatch(
-            (box.column - 0.42, box.y - 0.3),
-            0.84,
-            0.6,
-            boxstyle="round,pad=0.02",
-            facecolor=face,
-            edgecolor="#c0392b" if hot else "#4477aa",
-            lw=1,
-            zorder=2,
+        label += f"\nbusiest: {box.busiest} {percent(box.utilization)}"
+    # a group of hosts: up to two more boxes peek out below the first, drawn behind it
+    for k in range(min(box.stack, 3) - 1, -1, -1):
+        ax.add_patch(
+            FancyBboxPatch(
+                (box.column - 0.42 + 0.025 * k, box.y - 0.36 + 0.05 * k),
+                0.84,
+                0.72,
+                boxstyle="round,pad=0.02",
+                facecolor=face,
+                edgecolor=edge,
+                lw=1,
+                zorder=2 - 0.1 * k,
+            )
         )
-    )
-    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=8, zorder=3)
+    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=FONT_SIZE, zorder=3)

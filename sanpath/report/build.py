@@ -23,20 +23,24 @@ def build_report(
     grow: str = "rate",
     simulations: int = 4,
     check: bool = False,
+    check_ios: int | None = None,
     sweep: str | Path | None = None,
     force: bool = False,
     progress: bool | None = False,
 ) -> Report:
     """Run ``scenario`` (with ``overrides`` and ``seed``) and, when asked, its headroom
     against ``slo`` (growing ``grow``, confirmed by at most ``simulations`` runs) and
-    ``sanpath check``; read a sweep table written by
-    ``sanpath sweep`` when ``sweep`` names one. Returns what :func:`render` draws."""
+    ``sanpath check`` with its second opinions (each fix simulated with ``check_ios``
+    measured I/Os, by default ``sanpath check``'s own, at most the scenario's ``run.ios``);
+    read a sweep table written by ``sanpath sweep`` when ``sweep`` names one. Returns what
+    :func:`render` draws."""
     from sanpath.sim import run
 
     over = dict(overrides or {})
     spec = load_scenario(scenario, over)
     result = run(spec, seed=seed, force=force, progress=progress)
-    report = Report(spec, result, over)
+    source = str(scenario) if isinstance(scenario, str | Path) else ""
+    report = Report(spec, result, over, source=source)
     if slo:
         from sanpath.experiments import headroom
 
@@ -44,9 +48,11 @@ def build_report(
             spec, slo, grow=grow, seed=seed, simulations=simulations, force=force
         )
     if check:
+        from sanpath.advice import DEFAULT_CHECK_IOS
         from sanpath.advice import check as run_check
 
-        report.check = run_check(spec, force=force)
+        ios = DEFAULT_CHECK_IOS if check_ios is None else check_ios
+        report.check = run_check(spec, simulate=True, ios=ios, force=force)
     if sweep is not None:
         report.sweep = SweepResult.load(sweep)
         report.sweep_name = Path(sweep).name

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from sanpath.layout import command_limit
+from sanpath.readable import duration, rate, size
 from sanpath.spec import Scenario, WorkloadSpec
-from sanpath.units import format_bytes, format_duration, format_rate
 
 __all__ = ["scenario_in_words"]
 
 
 def _limit(value: object, what: str) -> str:
-    return f"no {what} limit" if value is None else f"{what} {value}"
+    if value is None:
+        return f"no {what} limit"
+    return f"{what} {value:,}" if isinstance(value, int) else f"{what} {value}"
 
 
 def _sizes(workload: WorkloadSpec) -> str:
     mix = workload.block_size
     if len(mix) == 1:
-        return format_bytes(mix[0][0])
-    return ", ".join(f"{100 * share:.0f}% {format_bytes(size)}" for size, share in mix)
+        return size(mix[0][0])
+    return ", ".join(f"{100 * share:.0f}% {size(nbytes)}" for nbytes, share in mix)
 
 
 def _workload(w: WorkloadSpec) -> str:
@@ -42,10 +45,9 @@ def scenario_in_words(scenario: Scenario) -> list[str]:
         cards = sum(h.count for h in host.hbas)
         ports = sum(h.count * h.ports for h in host.hbas)
         hba = host.hbas[0]
-        speed = "unlimited" if hba.speed is None else format_rate(hba.speed)
-        split = (
-            f", splitting I/Os above {format_bytes(host.max_io_size)}" if host.max_io_size else ""
-        )
+        speed = rate(hba.speed)
+        limit = command_limit(host)  # the smaller of the host's and its HBAs' limits
+        split = "" if limit is None else f", splitting I/Os above {size(limit)}"
         out.append(
             f"{host.count} host{'s' if host.count > 1 else ''} {host.name}: {cards} HBA "
             f"card{'s' if cards > 1 else ''} with {ports} port{'s' if ports > 1 else ''} "
@@ -55,35 +57,35 @@ def scenario_in_words(scenario: Scenario) -> list[str]:
         )
     fabric = scenario.fabric
     out.append(
-        f"Fabric: {format_duration(fabric.one_way_latency)} one way, zoning "
+        f"Fabric: {duration(fabric.one_way_latency)} one way, zoning "
         f"{scenario.zoning if isinstance(scenario.zoning, str) else 'by zones'}."
     )
     array = scenario.array
-    port_speed = "unlimited" if array.port_speed is None else format_rate(array.port_speed)
+    port_speed = rate(array.port_speed)
     cache = array.cache
     write_back = (
-        f"{format_bytes(cache.write_back)} write-back cache"
-        if cache.write_back
-        else "no write cache"
+        f"{size(cache.write_back)} write-back cache" if cache.write_back else "no write cache"
     )
     if cache.read_hit is not None:
         read_hit = f"read hit {100 * cache.read_hit:.0f}%"
     elif cache.read_cache:
-        read_hit = f"{format_bytes(cache.read_cache)} read cache (hits follow the access skew)"
+        read_hit = f"{size(cache.read_cache)} read cache (hits follow the access skew)"
     else:
         read_hit = "no read hits"
+    # the array's default name is "array": "Array array:" says it twice
+    named = "The array" if array.name.lower() == "array" else f"Array {array.name}"
     out.append(
-        f"Array {array.name}: {array.ports} front-end port{'s' if array.ports > 1 else ''} "
+        f"{named}: {array.ports} front-end port{'s' if array.ports > 1 else ''} "
         f"({port_speed}, {_limit(array.port_queue_depth, 'queue depth')}), "
         f"{array.controller.cores} controller core{'s' if array.controller.cores > 1 else ''}, "
         f"{write_back}, {read_hit}, read-ahead "
-        f"{format_bytes(cache.read_ahead) if cache.read_ahead else 'off'}."
+        f"{size(cache.read_ahead) if cache.read_ahead else 'off'}."
     )
     for pool in array.pools:
         groups = f"{pool.groups} groups of " if pool.groups > 1 else ""
         out.append(
             f"Pool {pool.name}: {pool.raid.upper()} over {groups}{pool.drives} drives, stripe "
-            f"element {format_bytes(pool.stripe_element)}."
+            f"element {size(pool.stripe_element)}."
         )
     for lun in array.luns:
         shown = "every port" if lun.ports == "all" else "ports " + ", ".join(map(str, lun.ports))

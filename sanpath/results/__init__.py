@@ -9,7 +9,7 @@ notebooks can read results written by another process or another version.
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.headroom import (
     GROWTH_KINDS,
     HeadroomResult,
@@ -20,7 +20,14 @@ from sanpath.results.headroom import (
     status,
     verdict,
 )
-from sanpath.results.latency import PERCENTILES, finite, latency_dict
+from sanpath.results.latency import (
+    MIN_TAIL_IOS,
+    PERCENTILES,
+    beyond,
+    finite,
+    latency_dict,
+    tail_note,
+)
 from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
@@ -42,6 +49,7 @@ __all__ = [
     "LAYER_LABELS",
     "LAYER_TABLE",
     "METRICS",
+    "MIN_TAIL_IOS",
     "PERCENTILES",
     "Bottleneck",
     "DeviceFigures",
@@ -56,6 +64,7 @@ __all__ = [
     "Starving",
     "StationStats",
     "SweepResult",
+    "beyond",
     "check_result",
     "check_table_path",
     "combine",
@@ -68,8 +77,10 @@ __all__ = [
     "latency_dict",
     "parse_slo",
     "rank_bottlenecks",
+    "served",
     "starvation_warning",
     "starving",
     "status",
+    "tail_note",
     "verdict",
 ]

@@ -12,6 +12,7 @@ the hosts were served.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -302,12 +303,50 @@ class DeviceFigures:
         return {"host": self.host, "lun": self.lun, **self.iostat(), **self.esxtop()}
 
 
-def fairness(iops: list[float]) -> dict[str, float]:
-    """How evenly the hosts were served: Jain's index and the max/min ratio of ``iops``.
+def served(
+    iops: Mapping[str, float], demand: Mapping[str, Mapping[str, float]]
+) -> dict[str, float]:
+    """Each host's IOPS over the IOPS it asked for (1: all it asked; 0.5: half).
+
+    ``demand`` gives per host the ``rate`` its open loops offer (I/Os per second) and the
+    ``outstanding`` I/Os its closed loops keep in flight (see
+    :func:`sanpath.layout.host_demand`). An open loop asks for its rate. The closed loops
+    share what they completed, ``sum(max(iops - rate, 0))`` over the hosts with closed
+    loops, and each asks for its queue share of it (``outstanding / sum of outstanding``):
+    a closed loop with the same depth as another asks for the same service. Hosts absent from
+    ``demand`` (trace replays) are left out; without any demand every host asks for the
+    hosts' mean, so the ratios are the plain IOPS relative to it.
+
+    >>> served({"a": 100.0, "b": 3000.0}, {"a": {"rate": 100.0}, "b": {"rate": 3000.0}})
+    {'a': 1.0, 'b': 1.0}
+    """
+    if not demand:
+        mean = sum(iops.values()) / len(iops) if iops else 0.0
+        return {h: (x / mean if mean > 0 else math.nan) for h, x in iops.items()}
+    known = {h: demand[h] for h in iops if h in demand}
+    depth = sum(float(d.get("outstanding", 0.0)) for d in known.values())
+    closed_iops = sum(
+        max(iops[h] - float(d.get("rate", 0.0)), 0.0)
+        for h, d in known.items()
+        if d.get("outstanding", 0.0) > 0
+    )
+    out: dict[str, float] = {}
+    for h, d in known.items():
+        asked = float(d.get("rate", 0.0))
+        if depth > 0:
+            asked += closed_iops * float(d.get("outstanding", 0.0)) / depth
+        out[h] = iops[h] / asked if asked > 0 else math.nan
+    return out
+
+
+def fairness(iops: Sequence[float]) -> dict[str, float]:
+    """How evenly ``iops`` are spread: Jain's index and their max/min ratio. Given each
+    host's IOPS over what it asked for (:func:`served`), how fairly the hosts were served.
 
     Jain's index (Jain, Chiu and Hawe, DEC-TR-301, 1984) is ``(sum x)^2 / (n sum x^2)``:
-    1 when every host gets the same, ``1/n`` when one host gets everything. The max/min
-    ratio is infinite when a host completed nothing. NaN for no hosts.
+    1 when every host gets the same (share of its demand), ``1/n`` when one host gets
+    everything. The max/min ratio is infinite when a host completed nothing. NaN for no
+    hosts.
     """
     n = len(iops)
     if n == 0:

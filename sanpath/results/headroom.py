@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanpath.readable import number
+
 __all__ = [
     "GROWTH_KINDS",
     "SLO_METRICS",
@@ -243,6 +245,15 @@ class HeadroomResult:
         How the answer was found and what was approximated, in words.
     seed
         The seed of the simulated runs.
+    upper
+        The smallest simulated factor above the answer that broke an SLO: the answer lies
+        between ``growth`` and ``upper`` (None when no larger factor broke).
+    resolved
+        False when the simulations ran out before narrowing the answer to the search's
+        tolerance: the answer is then the bracket ``growth`` to ``upper`` (or at least
+        ``growth`` without ``upper``), not a figure.
+    to_resolve
+        About how many more simulations (bisections) would resolve it.
     """
 
     name: str
@@ -264,6 +275,19 @@ class HeadroomResult:
     realised: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     seed: int | None = None
+    upper: float | None = None
+    resolved: bool = True
+    to_resolve: int = 0
+
+    @property
+    def answer_text(self) -> str:
+        """The answer as a planner should read it: ``x1.42``, or the bracket when it is not
+        resolved (``between x1 and x1.63, not resolved``, ``at least x2``)."""
+        if self.resolved:
+            return f"x{number(self.growth)}"
+        if self.upper is None:
+            return f"at least x{number(self.growth)} (not resolved)"
+        return f"between x{number(self.growth)} and x{number(self.upper)}, not resolved"
 
     @property
     def confirmed(self) -> SimulatedPoint | None:
@@ -298,6 +322,9 @@ class HeadroomResult:
             "curve": {k: [_finite(v) for v in vs] for k, vs in self.curve.items()},
             "notes": list(self.notes),
             "seed": self.seed,
+            "upper": self.upper,
+            "resolved": self.resolved,
+            "to_resolve": self.to_resolve,
         }
 
     @classmethod
@@ -335,6 +362,9 @@ class HeadroomResult:
             realised={k: float(v) for k, v in data.get("realised", {}).items()},
             notes=tuple(str(n) for n in data.get("notes", [])),
             seed=None if data.get("seed") is None else int(data["seed"]),
+            upper=opt(data.get("upper")),
+            resolved=bool(data.get("resolved", True)),
+            to_resolve=int(data.get("to_resolve", 0)),
         )
 
     def summary(self) -> str:
@@ -345,7 +375,14 @@ class HeadroomResult:
             lines.append(
                 f"  no SLO breaks up to x{self.growth_limit:.4g}, the largest growth searched"
             )
-        lines.append(f"  answer      x{self.growth:.4g}  ({_knobs(self.base, self.realised)})")
+        upper = None if self.resolved else self.upper
+        knobs = _knobs(self.base, self.realised, upper)
+        lines.append(f"  answer      {self.answer_text}  ({knobs})")
+        if not self.resolved and self.upper is not None:
+            lines.append(
+                f"              about {self.to_resolve} more simulation(s) would narrow it "
+                "(--simulations)"
+            )
         if 0.0 < self.growth < 1.0:
             lines.append("              below 1: the SLOs already break at the scenario's own load")
         lines.append(f"  twin        x{self.growth_twin:.4g}  (analytic, by bisection)")
@@ -353,7 +390,7 @@ class HeadroomResult:
             lines.append(f"  binding     {self.binding} breaks first")
         confirmed = self.confirmed
         if confirmed is not None:
-            lines.append(f"  simulated   x{confirmed.growth:.4g}: {confirmed.iops:.1f} IOPS")
+            lines.append(f"  simulated   x{confirmed.growth:.4g}: {number(confirmed.iops)} IOPS")
             for slo in self.slos:
                 lines.append("    " + _point_line(confirmed, slo))
         elif self.simulated:
@@ -390,11 +427,20 @@ _WHAT = {
 }
 
 
-def _knobs(base: Mapping[str, float], realised: Mapping[str, float]) -> str:
+def _knobs(
+    base: Mapping[str, float], realised: Mapping[str, float], upper: float | None = None
+) -> str:
+    """Each grown knob, as written -> at the answer (``to`` its value at ``upper``, the
+    factor that broke, when the answer is a bracket)."""
     parts = []
     for key, value in base.items():
         new = realised.get(key)
-        parts.append(f"{key} {value:g} -> {new:g}" if new is not None else f"{key} {value:g}")
+        shown = f"{key} {number(value)}"
+        if new is not None:
+            shown += f" -> {number(new)}"
+            if upper is not None:
+                shown += f" to {number(value * upper)}"
+        parts.append(shown)
     return "; ".join(parts)
 
 

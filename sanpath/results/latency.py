@@ -22,6 +22,29 @@ def latency_dict(hist: LatencyHistogram) -> dict[str, float]:
     return out
 
 
+MIN_TAIL_IOS = 20
+"""A latency percentile is shown to people only when at least this many measured I/Os lie
+beyond it (p99.9 from 20,000 I/Os on): fewer, and one slow I/O more or less moves it."""
+
+
+def beyond(ios: int, quantile: float) -> int:
+    """How many of ``ios`` measured I/Os lie beyond the ``quantile`` (0.999 for p99.9)."""
+    return math.floor(ios * (1.0 - quantile) + 1e-9)
+
+
+def tail_note(ios: int, key: str) -> str | None:
+    """Why percentile ``key`` (``p99_9``) of ``ios`` measured I/Os is not shown (None when
+    :data:`MIN_TAIL_IOS` of them lie beyond it, or ``key`` is no percentile)."""
+    q = PERCENTILES.get(key)
+    if q is None or q <= 0.5:
+        return None
+    n = beyond(ios, q)
+    if n >= MIN_TAIL_IOS:
+        return None
+    needed = round(MIN_TAIL_IOS / (1.0 - q))
+    return f"only {n:,} of the {ios:,} measured I/Os lie beyond it; it needs {needed:,} (run.ios)"
+
+
 def finite(value: float) -> float | None:
     """``value``, or None where JSON has no number for it (NaN, infinity)."""
     return value if math.isfinite(value) else None

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sanpath.readable import table
+from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness
-from sanpath.results.latency import finite
+from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
+from sanpath.results.latency import finite, tail_note
 from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
@@ -93,6 +93,10 @@ class RunResult:
     ``count > 1``), ``host_groups``, ``workloads`` and ``luns``, by name."""
     devices: tuple[DeviceFigures, ...] = field(default=(), compare=False)
     """Each host's view of each LUN it used, with what iostat and esxtop would show."""
+    demand: dict[str, dict[str, float]] = field(default_factory=dict, compare=False)
+    """What each host asked for: ``rate`` (I/Os per second its open loops offer) and
+    ``outstanding`` (I/Os its closed loops keep in flight), by host (see
+    :func:`sanpath.layout.host_demand`); empty when not known."""
     starving: tuple[Starving, ...] = field(default=(), compare=False)
     """Hosts served far below their queue share of a LUN while the array kept refusing them
     (see :func:`sanpath.results.starving`), most starved first."""
@@ -154,10 +158,18 @@ class RunResult:
         return pd.DataFrame([d.flat() for d in self.devices])
 
     @property
+    def served(self) -> dict[str, float]:
+        """Each host's IOPS over the IOPS it asked for, by host (1 is all it asked), as
+        :func:`sanpath.results.served` computes it."""
+        hosts = self.groups.get("hosts", {})
+        return served({name: g.iops for name, g in hosts.items()}, self.demand)
+
+    @property
     def fairness(self) -> dict[str, float]:
-        """Jain's index and the max/min ratio of the hosts' IOPS (see
-        :func:`sanpath.results.fairness`)."""
-        return fairness([g.iops for g in self.groups.get("hosts", {}).values()])
+        """Jain's index and the max/min ratio of what each host got over what it asked for
+        (:attr:`served`; see :func:`sanpath.results.fairness`): open-loop hosts that each get
+        the rate they offer score 1, whatever their rates."""
+        return fairness(list(self.served.values()))
 
     @property
     def bottlenecks(self) -> tuple[Bottleneck, ...]:
@@ -205,6 +217,7 @@ class RunResult:
             out[kind] = {name: g.to_dict() for name, g in members.items()}
         if self.groups:
             out["fairness"] = self.fairness
+            out["served"] = self.served
             out["starving"] = [x.to_dict() for x in self.starving]
         if self.devices:
             out["devices"] = [d.to_dict() for d in self.devices]
@@ -275,39 +288,64 @@ class RunResult:
         """One row per station."""
         return pd.DataFrame([st.to_dict() for st in self.stations])
 
-    def summary(self) -> str:
-        """Readable tables: headline, latency, breakdown, bottleneck, hosts, counters and
-        stations."""
+    def summary(self, detail: bool = False) -> str:
+        """What ``sanpath run`` prints: the headline with its intervals and whether the run
+        reached steady state, the latency, the layers that take the most time, the
+        bottleneck and the hosts (least served first), figures to three significant
+        digits. With ``detail``, also every latency percentile and layer, every kind of
+        component, the counters and every station that carried traffic."""
         lines = [
             f"scenario {self.name}  seed {self.seed}  replicate {self.replicate}",
-            f"  {self.ios} I/Os in {self.sim_seconds:.3f} simulated s{self._how()}",
-            f"  IOPS      {self.iops:12.1f}   95% CI [{self.ci95['iops'][0]:.1f}, "
-            f"{self.ci95['iops'][1]:.1f}]",
-            f"  MB/s      {self.mb_per_s:12.2f}   (10^6 bytes/s)",
-            "",
-            "latency (ms)",
+            f"  {self.ios:,} I/Os in {figure(self.sim_seconds)} simulated s{self._how()}",
+            f"  IOPS      {figure(self.iops):>10}   {plus_minus(self.iops, self.ci95['iops'])}",
+            f"  MB/s      {figure(self.mb_per_s):>10}   (10^6 bytes/s)",
         ]
         if self.warnings:
             lines[1:1] = [
                 "  " + ("NOT STEADY STATE: " if not self.steady else "WARNING: ") + w
                 for w in self.warnings
             ]
+        elif self.steady:
+            lines.insert(2, "  steady state reached after the warm-up")
         if self.assumptions:
-            lines.insert(lines.index(""), self._assumptions_line())
-        lo, hi = self.ci95["latency_ms_mean"]
+            lines.append(self._assumptions_line())
+        lines += ["", "latency (ms)"]
+        mean_ci = plus_minus(self.latency_ms["mean"], self.ci95["latency_ms_mean"])
         for key, value in self.latency_ms.items():
-            extra = f"   95% CI [{lo:.4f}, {hi:.4f}]" if key == "mean" else ""
-            lines.append(f"  {key:<8}{value:12.4f}{extra}")
-        lines += ["", "where the time goes (mean ms per I/O)"]
+            if not detail and key not in ("mean", "p50", "p99", "p99_9"):
+                continue
+            name = key.replace("_", ".")
+            note = tail_note(self.ios, key)
+            if note is not None:
+                lines.append(f"  {name:<8}{'-':>10}   not shown: {note}")
+                continue
+            extra = f"   {mean_ci}" if key == "mean" else ""
+            lines.append(f"  {name:<8}{figure(value):>10}{extra}")
         total = sum(self.breakdown_ms.values()) or 1.0
-        for key, value in self.breakdown_ms.items():
-            lines.append(f"  {key:<12}{value:10.4f}  {100 * value / total:5.1f}%")
-        lines += self._bottleneck_lines()
+        layers = sorted(self.breakdown_ms.items(), key=lambda kv: -kv[1])
+        if detail:
+            lines += ["", "where the time goes (mean ms per I/O)"]
+            layers = list(self.breakdown_ms.items())
+        else:
+            lines += ["", "where the time goes (mean ms per I/O, the three largest layers)"]
+            layers = [kv for kv in layers[:3] if kv[1] > 0]
+        for key, value in layers:
+            lines.append(f"  {key:<12}{figure(value):>10}  {percent(value / total, digits=1):>6}")
+        lines += self._bottleneck_lines(detail)
         lines += self._hosts_lines()
+        if not detail:
+            lines += [
+                "",
+                "(--detail adds every percentile and layer, every kind of component, the "
+                "counters and the stations)",
+            ]
+            return "\n".join(lines)
         lines += ["", "counters"]
-        lines += [f"  {key:<16}{value}" for key, value in self.counters.items()]
-        lines += ["", "stations"]
-        frame = self.stations_frame()[
+        lines += [f"  {key:<16}{value:>12,}" for key, value in self.counters.items()]
+        lines += ["", "stations (those that carried traffic)"]
+        frame = self.stations_frame()
+        frame = frame[(frame["throughput"] > 0) | (frame["utilization"] > 0)]
+        frame = frame[
             [
                 "name",
                 "kind",
@@ -320,13 +358,17 @@ class RunResult:
             ]
         ]
         shown = table(
-            frame, keys=["name"], labels={"name": "station", "utilization": "utilization"}
+            frame,
+            keys=["name"],
+            labels={"name": "station", "utilization": "busy"},
+            percent_columns=["utilization"],
         )
         lines.append(str(shown))
         return "\n".join(lines)
 
-    def _bottleneck_lines(self) -> list[str]:
-        """The summary's bottleneck: the first kind with what it means, then the ranking."""
+    def _bottleneck_lines(self, ranking: bool = True) -> list[str]:
+        """The summary's bottleneck: the first kind with what it means, then (``ranking``)
+        every kind."""
         ranked = self.bottlenecks
         if not ranked:
             return []
@@ -336,6 +378,8 @@ class RunResult:
             f"bottleneck: {first.kind} ({first.station}, utilization {first.utilization:.0%})",
         ]
         lines += textwrap.wrap(first.meaning, 94, initial_indent="  ", subsequent_indent="  ")
+        if not ranking:
+            return lines
         lines.append("  by kind (busiest station, its utilization, mean over the kind)")
         for b in ranked:
             lines.append(
@@ -351,19 +395,24 @@ class RunResult:
         if len(hosts) < 2:
             return []
         fair = self.fairness
-        rows = sorted(hosts.values(), key=lambda g: g.iops)
+        share = self.served
+        rows = sorted(hosts.values(), key=lambda g: share.get(g.name, g.iops))
         shown = rows if len(rows) <= most else rows[: most // 2]
+        least = rows[0].name
         lines = [
             "",
-            f"per host ({len(rows)} hosts; Jain's fairness {fair['jain']:.3f}, busiest over "
-            f"least served {fair['max_min']:.2f}x)",
-            f"  {'host':<16}{'IOPS':>10}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}{'QFULL':>8}",
+            f"per host ({len(rows)} hosts, least served first; Jain's fairness "
+            f"{number(fair['jain'])} of what each host got over what it asked for; the least "
+            f"served, {least}, got {percent(share.get(least, math.nan))} of its demand)",
+            f"  {'host':<16}{'IOPS':>10}{'served':>8}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}"
+            f"{'QFULL':>8}",
         ]
         for g in shown:
             lat = g.latency_ms
             lines.append(
-                f"  {g.name:<16}{g.iops:10.1f}{g.mb_per_s:9.2f}{lat['mean']:9.3f}"
-                f"{lat['p99']:9.3f}{g.qfull:8d}"
+                f"  {g.name:<16}{figure(g.iops):>10}{percent(share.get(g.name, math.nan)):>8}"
+                f"{figure(g.mb_per_s):>9}{figure(lat['mean']):>9}{figure(lat['p99']):>9}"
+                f"{g.qfull:8,d}"
             )
         if len(shown) < len(rows):
             lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")
@@ -381,10 +430,10 @@ class RunResult:
             return ""
         kind = "an automatic" if info["warmup"] == "auto" else "a fixed"
         out = f" after {kind} warm-up of {info['warmup_ios']:,} I/Os"
-        out += f" ({info['warmup_seconds']:.3g} s)"
+        out += f" ({figure(info['warmup_seconds'])} s)"
         stopped = info.get("stopped_by", "")
         if stopped == "precision":
-            out += f"; stopped at +/-{100 * max(info['precision'].values()):.1f}% precision"
+            out += f"; stopped at ±{100 * max(info['precision'].values()):.1f}% precision"
         elif stopped:
             out += f"; stopped by {stopped}"
         return out

@@ -19,6 +19,7 @@ from typing import Any
 
 import simpy
 
+from sanpath.layout import host_demand
 from sanpath.results import (
     LAYERS,
     DeviceFigures,
@@ -360,6 +361,7 @@ class Measurement:
             histogram=self.latency,
             groups=groups,
             devices=devices,
+            demand=host_demand(scenario),
             starving=hungry,
         )
 

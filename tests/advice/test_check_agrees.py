@@ -123,8 +123,8 @@ def test_a_rule_that_explains_what_the_simulation_missed_keeps_its_error() -> No
     kept = agree_severity(f, rule_by_id("SP001"))
     assert kept.severity == "error"
     assert kept.severity_note.startswith("stays an error although the simulated fix shows no")
-    assert "puts 64 commands on port 0, within its 1600-slot queue" in kept.severity_note
-    assert "the 2048 commands the queue depths allow" in kept.severity_note
+    assert "puts 64 commands on port 0, within its 1,600-slot queue" in kept.severity_note
+    assert "the 2,048 commands the queue depths allow" in kept.severity_note
     # when the proposal's own load does overrun the port, there is nothing to explain
     assert agree_severity(finding("error", op), rule_by_id("SP001")).severity == "warning"
 

@@ -175,3 +175,33 @@ def test_simulation_corrects_a_pessimistic_twin() -> None:
     assert not result.confirmed.verdict["p99<5ms"].startswith("fails")
     failing = [p.growth for p in result.simulated if not p.meets]
     assert all(g > result.growth for g in failing)
+
+
+def test_an_unresolved_search_answers_with_a_bracket() -> None:
+    # two simulations: x1 meets p99<60ms, the next factor (outstanding 8 -> 13) breaks it;
+    # whole numbers lie between, so the answer is the bracket, not "x1" (no headroom)
+    quickstart = SCENARIOS / "quickstart.yaml"
+    result = sanpath.headroom(
+        quickstart, "p99<60ms", grow="outstanding", simulations=2, precision=0.1
+    )
+    met = [p.growth for p in result.simulated if p.meets]
+    broke = [p.growth for p in result.simulated if not p.meets]
+    assert met == [result.growth] and broke and result.upper == min(broke)
+    assert not result.resolved and result.to_resolve >= 1
+    text = result.summary()
+    lo, hi = sanpath.readable.number(result.growth), sanpath.readable.number(result.upper)
+    assert f"answer      between x{lo} and x{hi}, not resolved" in text
+    assert f"workloads.0.outstanding 8 -> 8 to {round(8 * result.upper)}" in text
+    assert f"about {result.to_resolve} more simulation(s)" in text
+    back = HeadroomResult.from_dict(result.to_dict())
+    assert (back.upper, back.resolved, back.to_resolve) == (
+        result.upper,
+        result.resolved,
+        result.to_resolve,
+    )
+    # given the simulations, the same search resolves it: neighbouring factors or the limit
+    more = sanpath.headroom(
+        quickstart, "p99<60ms", grow="outstanding", simulations=6, precision=0.1
+    )
+    assert more.resolved and more.answer_text == f"x{sanpath.readable.number(more.growth)}"
+    assert result.growth <= more.growth <= result.upper

@@ -35,7 +35,7 @@ def test_the_table_writes_numbers_for_people() -> None:
     text = accuracy_markdown([row, Accuracy("open", 10.0, 11.0, 1.0, 1.0, "x", None)])
     lines = text.splitlines()
     assert lines[2] == (
-        "| fan-in | 61,156 | 52,318 | -14.5% | 24.4 | 39.1 | +60.6% | 33.5 | `array.r10.drives` |"
+        "| fan-in | 61,200 | 52,300 | -14.5% | 24.4 | 39.1 | +60.6% | 33.5 | `array.r10.drives` |"
     )
     assert lines[3].split("|")[8].strip() == "-"  # no Little's law without outstanding I/Os
     assert math.isnan(Accuracy("x", 0.0, 1.0, 1.0, 1.0, "x", 4).little_ms)

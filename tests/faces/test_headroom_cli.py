@@ -35,6 +35,9 @@ KEYS = {
     "curve",
     "notes",
     "seed",
+    "upper",
+    "resolved",
+    "to_resolve",
 }
 
 

@@ -28,7 +28,7 @@ def test_diagram_marks_the_busy_parts() -> None:
     assert "hosts" in texts and "pools" in texts
     # the drives of the fan-in pool are saturated: their box says how busy
     pool = next(t for t in texts if t.startswith("r10: raid10"))
-    busy = int(re.search(r"busy (\d+)%", pool).group(1))  # type: ignore[union-attr]
+    busy = int(re.search(r"busiest: drives (\d+)%", pool).group(1))  # type: ignore[union-attr]
     drives = result.station("array.r10.drives").utilization
     assert busy == round(100 * drives)
     assert len(fig.axes[0].lines) >= 6  # every column joined
@@ -41,7 +41,10 @@ def test_every_part_of_the_path_has_a_column_and_a_box(name: str) -> None:
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
     assert [t for t in texts if t in COLUMNS] == list(COLUMNS)
-    hosts = [t for t in texts if any(t.startswith(f"{h.name} x{h.count}") for h in scenario.hosts)]
+    named = [
+        f"{h.count} hosts {h.name}, " if h.count > 1 else f"host {h.name}, " for h in scenario.hosts
+    ]
+    hosts = [t for t in texts if any(t.startswith(n) for n in named)]
     assert len(hosts) == len(scenario.hosts)
     ports = [t for t in texts if re.match(r"port \d+\n", t)]
     assert len(ports) == scenario.array.ports

@@ -3,7 +3,8 @@ there, the page logs no error and fetches nothing.
 
 Needs Debian's ``chromium`` and the ``playwright`` package (a test extra). Without them the
 test is skipped, unless ``SANPATH_BROWSER_TESTS=required`` (set by ``.ci/run``), when it
-fails. The screenshot is kept in ``build/test-artifacts/report.png``.
+fails. The screenshots are kept in ``build/test-artifacts/``: ``report.png`` the whole page,
+``report-first-screen.png`` what a reader sees first (the verdict and what to change).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sanpath.report import build_report, write_report
 from tests.conftest import ROOT, SCENARIOS
 
 ARTIFACT = ROOT / "build" / "test-artifacts" / "report.png"
+FIRST_SCREEN = ARTIFACT.with_name("report-first-screen.png")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -69,7 +71,11 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
                 ".filter(td => td.textContent.startsWith('esx[')).length"
             )
             ARTIFACT.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(FIRST_SCREEN))
             page.screenshot(path=str(ARTIFACT), full_page=True)
+            verdict_top = page.evaluate(
+                "document.querySelector('p.verdict').getBoundingClientRect().top"
+            )
         finally:
             browser.close()
     assert errors == []
@@ -80,8 +86,9 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
         "per-host bar chart",
     ]
     assert all(complete and width > 600 for _, complete, width in images), images
-    assert headings[:2] == ["The scenario", "Headline results"]
+    assert headings[:4] == ["Verdict", "What to change first", "The scenario", "Headline results"]
+    assert verdict_top < 300  # the verdict is on the first screen
     assert {"Bottleneck", "Hosts", "Check"} <= set(headings)
     assert tables >= 5
     assert host_rows == 16  # one row per fan-in host
-    assert ARTIFACT.stat().st_size > 10_000
+    assert ARTIFACT.stat().st_size > 10_000 and FIRST_SCREEN.stat().st_size > 10_000

@@ -111,3 +111,82 @@ def test_a_host_that_backs_off_while_the_others_do_not_starves_and_is_named() ->
     assert alike.starving == ()
     assert not any(w.startswith("STARVING") for w in alike.warnings)
     assert alike.fairness["jain"] > 0.95
+
+
+def open_groups(rates: tuple[float, ...], ios: int) -> dict[str, Any]:
+    """Host groups of two hosts, each group's hosts offering their own open-loop rate of
+    8 KiB random reads to one LUN of flash (far from saturation)."""
+    hosts = [
+        {
+            "name": f"g{i}",
+            "count": 2,
+            "hbas": [{"ports": 1, "speed": "8GFC", "queue_depth": 64, "command_time": "10us"}],
+        }
+        for i in range(len(rates))
+    ]
+    return {
+        "name": "open-groups",
+        "seed": 5,
+        "run": {"ios": ios, "warmup_ios": ios // 4, "warmup": "fixed"},
+        "hosts": hosts,
+        "array": {
+            "ports": 1,
+            "controller": {"cores": 4, "io_time": "10us"},
+            "pools": [{"name": "p", "raid": "raid0", "drives": 8, "drive": "ssd"}],
+            "luns": [{"name": "l", "pool": "p"}],
+        },
+        "workloads": [
+            {
+                "name": f"w{i}",
+                "hosts": [f"g{i}"],
+                "rate": rate,
+                "block_size": "8KiB",
+                "read_fraction": 1.0,
+            }
+            for i, rate in enumerate(rates)
+        ],
+    }
+
+
+def test_fairness_compares_what_a_host_got_with_what_it_asked_for() -> None:
+    # open loops served in full score 1 whatever their rates; the plain IOPS would not
+    got = {"a[0]": 100.0, "a[1]": 100.0, "b[0]": 3_000.0}
+    asked = {h: {"rate": x, "outstanding": 0.0} for h, x in got.items()}
+    assert sanpath.results.fairness(list(sanpath.results.served(got, asked).values()))[
+        "jain"
+    ] == pytest.approx(1.0)
+    assert sanpath.results.fairness(list(got.values()))["jain"] < 0.4
+    # closed loops ask for their queue share of what the closed loops completed
+    closed = {"q4": {"outstanding": 4.0}, "q32": {"outstanding": 32.0}}
+    share = sanpath.results.served({"q4": 100.0, "q32": 800.0}, closed)
+    assert share == pytest.approx({"q4": 1.0, "q32": 1.0})
+    starved = sanpath.results.served({"q4": 10.0, "q32": 890.0}, closed)
+    assert starved["q4"] == pytest.approx(0.1) and starved["q32"] > 1.0
+
+
+def test_open_loop_groups_at_their_offered_rates_score_one() -> None:
+    result = sanpath.run(open_groups((40.0, 1_200.0), ios=5_000))
+    hosts = result.groups["hosts"]
+    assert hosts["g1[0]"].iops > 20 * hosts["g0[0]"].iops  # very different rates ...
+    assert result.fairness["jain"] > 0.98  # ... each served as it asked
+    assert result.served == pytest.approx(dict.fromkeys(hosts, 1.0), rel=0.25)
+    plain = sanpath.results.fairness([g.iops for g in hosts.values()])
+    assert plain["jain"] < 0.6  # what the report used to call unfair
+    assert result.demand["g0[1]"] == {"rate": 40.0, "outstanding": 0.0}
+
+
+def test_a_starved_host_in_a_closed_loop_is_named() -> None:
+    # equal queues, but one host throttles after QUEUE FULL while the others keep hammering
+    mixed = shared_lun((32,) * 4, ("none", "none", "none", "vmware"), 32, ios=3_000)
+    result = sanpath.run(mixed)
+    victim = mixed["hosts"][3]["name"]
+    served = result.served
+    assert min(served, key=served.__getitem__) == victim and served[victim] < 0.5
+    assert all(served[h["name"]] > 1.0 for h in mixed["hosts"][:3])
+    assert f"the least served, {victim}, got {100 * served[victim]:.0f}% of its demand" in (
+        result.summary()
+    )
+    # different depths without a throttle: each host gets its queue share, which is fair
+    deep = sanpath.run(shared_lun(DEPTHS, ("none",) * 4, None, ios=2_000))
+    assert deep.fairness["jain"] > 0.95
+    assert sanpath.results.fairness([g.iops for g in deep.groups["hosts"].values()])["jain"] < 0.8

@@ -9,6 +9,7 @@ from sanpath.advice.analysis import queue_depth_key
 from sanpath.advice.fmt import host_label, num, pct
 from sanpath.advice.registry import CheckOptions, Found, rule
 from sanpath.layout import station_name
+from sanpath.readable import duration
 from sanpath.spec import Scenario
 from sanpath.theory.twin import predict
 
@@ -115,7 +116,7 @@ def check_host_cpu(s: Scenario, options: CheckOptions) -> list[Found]:
             Found(
                 title=f"{host.name}: processors {pct(busy)} busy with I/O work",
                 message=(
-                    f"Host {host_label(host)} spends {cpu_time * 1e6:.3g} us of processor time "
+                    f"Host {host_label(host)} spends {duration(cpu_time)} of processor time "
                     f"per command on {host.cpus} processor(s), at most {num(ceiling)} commands "
                     f"per second per host; at the proposal's load they are {pct(busy)} busy "
                     f"(analytic estimate), the bottleneck being {prediction.bottleneck}.{close}"

@@ -14,6 +14,7 @@ from typing import Any
 from sanpath.advice.analysis import Limits, PathAnalysis
 from sanpath.advice.fmt import host_label, num
 from sanpath.advice.registry import CheckOptions, Found, rule
+from sanpath.readable import duration
 from sanpath.spec import Scenario
 from sanpath.theory import refusal_load, retry_cycle
 
@@ -59,7 +60,7 @@ def refusal_cost(
         text = (
             f"Without a throttle, {', '.join(host_label(s.hosts[g]) for g in sorted(loose))} "
             f"keep {num(load.retrying)} of these commands refused and retried: about "
-            f"{num(load.rate)} QUEUE FULL answers per second at {qfull_time * 1e6:.3g} us each, "
+            f"{num(load.rate)} QUEUE FULL answers per second at {duration(qfull_time)} each, "
             f"{load.utilization:.0%} of the array controller's {cores} core(s){saturated}, which "
             "the admitted commands wait behind: past this point more hosts bring less "
             "throughput and more latency."

@@ -72,7 +72,7 @@ def _fan_in_missed(f: Finding) -> str | None:
         return None
     return (
         f"the simulation carries the proposal's own workload, which puts {num(at_load)} "
-        f"commands on port {n['port']}, within its {queue}-slot queue, so it cannot show "
+        f"commands on port {n['port']}, within its {num(queue)}-slot queue, so it cannot show "
         f"QUEUE FULL; the error is about the {num(n['fan_in'])} commands the queue depths "
         "allow once every path is busy (a burst, a backup, a path failover)"
     )
@@ -166,7 +166,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
     over_text = ", ".join(f"port {a} ({num(over[a])} commands)" for a in sorted(over))
     message = (
         f"With every path full, array port {worst} can be sent {num(total)} commands, "
-        f"{pct(total / pq)} of its {pq}-slot queue ({'; '.join(lines)}). "
+        f"{pct(total / pq)} of its {num(pq)}-slot queue ({'; '.join(lines)}). "
         f"The proposal's own workload would put {num(at_load[worst])} there. "
         f"Array ports over 80% of their queue: {over_text}. "
         f"Vendor arithmetic for this port ({initiators} initiator port(s), {luns_on_port} "
@@ -192,7 +192,7 @@ def check_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
     return [
         Found(
             severity=severity,
-            title=f"Array port {worst} fan-in {num(total)} {limit_word} its queue of {pq}",
+            title=f"Array port {worst} fan-in {num(total)} {limit_word} its queue of {num(pq)}",
             message=message,
             mechanism=(
                 "Every initiator may keep its queue depth of commands in flight on every LUN "
