@@ -247,7 +247,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.plot:
         from sanpath.plotting import picture_path
 
-        picture = picture_path(args.plot)
+        picture = picture_path(args.plot, force=args.force)
     try:
         scenario = load_scenario(args.file, overrides)
         rows = reference.compare(scenario, ios=args.ios, force=args.force)
@@ -260,7 +260,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if picture is not None:
         from sanpath.plotting import save
 
-        save(reference.plot(rows, scenario=scenario), picture)
+        save(reference.plot(rows, scenario=scenario), picture, force=args.force)
         if not args.json:
             print(f"plot written to {picture}")
     return EXIT_OK

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
-from sanpath.files import atomic_path
+from sanpath.files import atomic_path, check_output
 from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
 METRICS = (
@@ -423,11 +423,14 @@ def _expand_profiles(data: Any, parts: list[str]) -> None:
         node = child
 
 
-def write_calibrated(source: str | Path, result: CalibrationResult, out: str | Path) -> None:
+def write_calibrated(
+    source: str | Path, result: CalibrationResult, out: str | Path, *, force: bool = False
+) -> None:
     """Write ``source`` with the fitted values set, keeping its comments, to ``out``.
 
     Durations the file wrote with units (``20us``) are written back with units; a service
-    time written as a plain duration stays a plain duration.
+    time written as a plain duration stays a plain duration. An existing ``out`` is
+    refused (:class:`sanpath.files.OutputError`) unless ``force``.
     """
     from ruamel.yaml import YAML
 
@@ -460,7 +463,8 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
         set_dotted(data, key, text)
     yaml = YAML(typ="rt")
     yaml.version = (1, 2)
-    with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as handle:
+    check_output(out, (".yaml", ".yml"), "calibrated scenario", force=force)
+    with atomic_path(out, replace=force) as tmp, tmp.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
 
 

@@ -227,17 +227,16 @@ def import_scenario(
     """Read ``paths`` and write the scenario ``out`` (see :func:`import_files`)."""
     from sanpath.files import OutputError, check_output, write_text
 
-    target = check_output(out, (".yaml", ".yml"), "imported scenario")
     if load_kind not in ("open", "closed"):
         raise ValueError(f"--load {load_kind!r}: expected open or closed")
     inputs = [paths] if isinstance(paths, str | Path | Measured) else list(paths)
+    target = Path(out)
     for given in [*inputs, *([into] if into is not None else [])]:
         if isinstance(given, Measured):
             continue
-        if target.exists() and Path(given).exists() and target.samefile(given):
+        if target.is_file() and Path(given).exists() and target.samefile(given):
             raise OutputError(f"{target}: is one of the inputs; give another --out")
-    if target.exists() and not force:
-        raise OutputError(f"{target}: exists; give --force to overwrite it")
+    target = check_output(target, (".yaml", ".yml"), "imported scenario", force=force)
     traced = _trace_input(inputs, format)
     if traced is not None:
         if load_kind == "closed" and (trace is None or trace.outstanding is None):
@@ -256,6 +255,7 @@ def import_scenario(
             interval=interval,
             map=map,
             options=trace or TraceOptions(),
+            force=force,
         )
     interval = interval or "peak-iops"
     mapping = parse_map(map)
@@ -296,7 +296,7 @@ def import_scenario(
     data = compose(measured, chosen, workloads, points, data, notes)
     text = dump(data)
     validate(text, target)
-    write_text(target, text)
+    write_text(target, text, replace=force)
     return Imported(target, measured, chosen, tuple(workloads), tuple(notes), text)
 
 

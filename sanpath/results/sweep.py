@@ -53,7 +53,7 @@ def check_table_path(path: str | Path, identity: str, force: bool = False) -> Pa
     sanpath.files.OutputError
         Naming the file, and ``--force`` where that would help.
     """
-    path = check_output(path, TABLE_SUFFIXES, "sweep table")
+    path = check_output(path, TABLE_SUFFIXES, "sweep table", force=True)  # identity decides
     check_overwrite(path, identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep")
     return path
 
@@ -157,11 +157,13 @@ class SweepResult:
     def to_csv(self, path: str | Path) -> None:
         """Write the table as CSV (atomically), and its identity and keys beside it.
 
-        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader.
+        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader. It is
+        written first: a table is never left without the identity that lets the same sweep
+        replace it (a failure between the two leaves the old table, or none, with it).
         """
+        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
         with atomic_path(path) as tmp:
             self.table.to_csv(tmp, index=False)
-        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
 
     def to_json(self, path: str | Path) -> None:
         """Write the table and its metadata (with ``sweep_id``) as JSON, atomically."""

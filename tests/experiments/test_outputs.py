@@ -123,6 +123,46 @@ def test_plot_and_compare_outputs_are_checked_first(
     assert no_runs == []
 
 
+def test_existing_outputs_are_refused_without_force(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 36, case 1: calibrate, report and plot replaced a hand-written file with exit 0."""
+    measured = tmp_path / "measured.csv"
+    measured.write_text("workloads.0.outstanding,iops\n1,500\n4,900\n")
+    table = tmp_path / "t.csv"
+    SweepResult(sanpath_table(), [OIO]).save(table)
+    mine = "# my notes, by hand\nkeep: me\n"
+    commands = {
+        "other.yaml": [
+            "calibrate", str(scenario_file), "--measured", str(measured),
+            "--fit", "array.controller.io_time", "--ios", "300",
+        ],
+        "notes.html": ["report", str(scenario_file)],
+        "pic.png": ["plot", str(table), "--kind", "iops-vs-outstanding"],
+        "ref.png": ["compare", str(SCENARIOS / "qd_sweep_2007.yaml"), "--ios", "300", "--plot"],
+    }  # fmt: skip
+    runs: list[Any] = []
+    monkeypatch.setattr(sys.modules["sanpath.sim"], "run", lambda *a, **k: runs.append(a))
+    for name, argv in commands.items():
+        out = tmp_path / name
+        out.write_text(mine)
+        flag = [] if argv[-1] == "--plot" else ["--out"]
+        assert main([*argv, *flag, str(out)]) == 2, name
+        err = capsys.readouterr().err
+        assert f"{out}: already exists" in err and "--force" in err and "Traceback" not in err
+        assert out.read_text() == mine and runs == []  # refused before any work
+    monkeypatch.undo()
+    for name in ("other.yaml", "notes.html", "pic.png"):
+        out = tmp_path / name
+        assert main([*commands[name], "--out", str(out), "--force"]) == 0, name
+        capsys.readouterr()
+        assert out.read_text(errors="replace") != mine
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
 def sanpath_table() -> Any:
     import pandas as pd
 
