@@ -143,7 +143,16 @@ def _parser() -> argparse.ArgumentParser:
         help="a Dask scheduler, e.g. tcp://host:8786",
     )
     p.add_argument("--out", default=None, metavar="FILE", help="write the table (.csv or .json)")
-    p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
+    cached = p.add_mutually_exclusive_group()
+    cached.add_argument(
+        "--no-cache", action="store_true", help="do not reuse or keep finished points"
+    )
+    cached.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="keep finished points in DIR (default: $SANPATH_CACHE, else .sanpath-cache)",
+    )
     _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(

@@ -8,6 +8,7 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -151,6 +152,7 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from sanpath.experiments import DEFAULT_CACHE, sweep
+    from sanpath.experiments.cache import CacheWarning
     from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, parse_overrides(args.overrides))
@@ -178,17 +180,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             )
             print(json.dumps(document, indent=2))
             return EXIT_OK
-        result = sweep(
-            scenario,
-            grid,
-            replicates=args.replicates,
-            executor=executor,
-            jobs=args.jobs,
-            progress=not args.quiet,
-            cache=None if args.no_cache else DEFAULT_CACHE,
-            out=args.out,
-            force=args.force,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheWarning)
+            result = sweep(
+                scenario,
+                grid,
+                replicates=args.replicates,
+                executor=executor,
+                jobs=args.jobs,
+                progress=not args.quiet,
+                cache=None if args.no_cache else (args.cache or DEFAULT_CACHE),
+                out=args.out,
+                force=args.force,
+            )
+        for warning in caught:
+            if issubclass(warning.category, CacheWarning):
+                print(f"sanpath: warning: {warning.message}", file=sys.stderr)
+            else:
+                warnings.showwarning(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
     except ScenarioError as exc:
         raise _in_file(exc, args.file) from None
     finally:
