@@ -56,20 +56,40 @@ READERS: dict[str, tuple[tuple[str, str], ...]] = {
 """Reader modules and functions tried in order for each detected format."""
 
 
+HEAD_CHARS = 65536
+"""Characters read to tell a file's format (its first line is read whole, up to
+:data:`HEADER_CHARS`: perfmon and esxtop name every counter in it)."""
+
+HEADER_CHARS = 64 << 20
+"""The longest first line read to tell a file's format (64 Mi characters)."""
+
+
+def _head(path: Path) -> tuple[str, str]:
+    """The first :data:`HEAD_CHARS` characters of a checked file, and its whole first line
+    (decoded by its byte order mark; undecodable bytes replaced)."""
+    from sanpath.ingest.text import checked_file, encoding_of
+
+    checked_file(path, limit=None)
+    try:
+        with path.open("rb") as raw:
+            encoding = encoding_of(raw.read(4))
+        with path.open("r", encoding=encoding, errors="replace", newline=None) as handle:
+            first = handle.readline(HEADER_CHARS)
+            handle.seek(0)
+            head = handle.read(HEAD_CHARS)
+    except OSError as exc:
+        raise bad_file(str(path), None, None, "", f"cannot read: {exc.strerror or exc}") from None
+    return head, first
+
+
 def detect(path: str | Path) -> str:
     """The format of ``path`` (a key of :data:`READERS`); a located error when unknown."""
     path = Path(path)
     if path.suffix.lower() in (".fio", ".ini"):
         return "fio-job"
-    try:
-        with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
-            head = handle.read(65536)
-    except FileNotFoundError:
-        raise bad_file(str(path), None, None, "", "file not found") from None
-    except OSError as exc:
-        raise bad_file(str(path), None, None, "", f"cannot read: {exc}") from None
+    head, first = _head(path)
     lines = [line.strip() for line in head.splitlines()[:50]]
-    first = next((line for line in lines if line), "")
+    first = first.strip() or next((line for line in lines if line), "")
     if '"fio version"' in head:
         return "fio-json"
     if (path.suffix.lower() == ".json" or first.startswith("{")) and "sysstat" in head:

@@ -26,7 +26,7 @@ ADAPTER_PREFIX = "adapter:"
 read, but not turned into workloads (their load is their disks')."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sample:
     """Counters of one device over one interval (rates per second, bytes, seconds).
 

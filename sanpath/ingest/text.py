@@ -28,6 +28,7 @@ __all__ = [
     "counter",
     "csv_cells",
     "decode",
+    "encoding_of",
     "open_text",
     "read_text",
 ]
@@ -73,7 +74,7 @@ def checked_file(path: str | Path, *, limit: int | None = MAX_TEXT_BYTES) -> int
     return info.st_size
 
 
-def _encoding(start: bytes) -> str:
+def encoding_of(start: bytes) -> str:
     """``utf-16`` after a UTF-16 byte order mark, else ``utf-8-sig`` (a UTF-8 BOM dropped)."""
     return "utf-16" if start.startswith(_UTF16) else "utf-8-sig"
 
@@ -87,7 +88,7 @@ def decode(raw: bytes, source: str) -> str:
         Naming the line of the first byte that does not decode.
     """
     try:
-        return raw.decode(_encoding(raw[:4]))
+        return raw.decode(encoding_of(raw[:4]))
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -114,7 +115,7 @@ def open_text(path: str | Path) -> TextIO:
     handle = Path(path).open("rb")  # noqa: SIM115 - the wrapper returned owns it
     start = handle.read(4)
     handle.seek(0)
-    return io.TextIOWrapper(handle, encoding=_encoding(start), errors="strict", newline=None)
+    return io.TextIOWrapper(handle, encoding=encoding_of(start), errors="strict", newline=None)
 
 
 def csv_cells(source: str, lineno: int, line: str) -> list[tuple[str, int]]:

@@ -117,11 +117,12 @@ class Tally:
 
 
 def open_text(path: str | Path) -> IO[str]:
-    """The trace file as text lines (``.gz`` files decompressed on the fly)."""
+    """The trace file as text lines (``.gz`` files decompressed on the fly; a UTF-8 byte
+    order mark, as Excel writes it, is dropped)."""
     p = Path(path)
     if p.suffix.lower() == ".gz":
-        return gzip.open(p, "rt", encoding="utf-8", errors="strict", newline=None)
-    return p.open("r", encoding="utf-8", errors="strict", newline=None)
+        return gzip.open(p, "rt", encoding="utf-8-sig", errors="strict", newline=None)
+    return p.open("r", encoding="utf-8-sig", errors="strict", newline=None)
 
 
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
