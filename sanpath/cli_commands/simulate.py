@@ -182,24 +182,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             return EXIT_OK
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CacheWarning)
-            result = sweep(
-                scenario,
-                grid,
-                replicates=args.replicates,
-                executor=executor,
-                jobs=args.jobs,
-                progress=not args.quiet,
-                cache=None if args.no_cache else (args.cache or DEFAULT_CACHE),
-                out=args.out,
-                force=args.force,
-            )
-        for warning in caught:
-            if issubclass(warning.category, CacheWarning):
-                print(f"sanpath: warning: {warning.message}", file=sys.stderr)
-            else:
-                warnings.showwarning(
-                    warning.message, warning.category, warning.filename, warning.lineno
+            try:
+                result = sweep(
+                    scenario,
+                    grid,
+                    replicates=args.replicates,
+                    executor=executor,
+                    jobs=args.jobs,
+                    progress=not args.quiet,
+                    cache=None if args.no_cache else (args.cache or DEFAULT_CACHE),
+                    out=args.out,
+                    force=args.force,
                 )
+            finally:
+                _show_warnings(caught, CacheWarning)
     except ScenarioError as exc:
         raise _in_file(exc, args.file) from None
     finally:
@@ -228,6 +224,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
         return 130
     return EXIT_OK
+
+
+def _show_warnings(caught: Sequence[warnings.WarningMessage], ours: type[Warning]) -> None:
+    """Print the warnings of category ``ours`` as ``sanpath: warning: ...`` lines on standard
+    error, and show the others as Python does."""
+    for warning in caught:
+        if issubclass(warning.category, ours):
+            print(f"sanpath: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
 
 
 def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:

@@ -203,7 +203,21 @@ def read_entry(folder: Path, key: str) -> dict[str, Any] | None:
     return None
 
 
-def write_entry(folder: Path, key: str, row: Mapping[str, Any]) -> None:
-    """Keep a finished ``row`` under ``key`` (written whole, flushed, then renamed)."""
+def write_entry(folder: Path, key: str, row: Mapping[str, Any]) -> bool:
+    """Keep a finished ``row`` under ``key`` (written whole, flushed, then renamed).
+
+    Returns False, with a :class:`CacheWarning`, when the entry cannot be written (a full
+    disk): the sweep keeps its rows in memory and writes its table as usual.
+    """
     entry = {"sanpath_cache": _FORMAT, "key": key, "row": row}
-    write_text(folder / f"{key}.json", json.dumps(entry, default=str))
+    try:
+        write_text(folder / f"{key}.json", json.dumps(entry, default=str))
+    except (OutputError, OSError) as exc:
+        warnings.warn(
+            f"{folder}: cannot keep finished points any more ({exc}); the sweep goes on "
+            "without its cache (an interruption now loses the points not kept)",
+            CacheWarning,
+            stacklevel=2,
+        )
+        return False
+    return True

@@ -300,8 +300,8 @@ def sweep(
     try:
         for task, row in _execute(todo, executor, jobs):
             rows[task.key] = row
-            if cache_dir is not None:
-                write_entry(cache_dir, task.key, row)
+            if cache_dir is not None and not write_entry(cache_dir, task.key, row):
+                cache_dir = None  # the disk is full: the sweep goes on, keeping rows in memory
             if bar is not None:
                 bar.update(1)
     except KeyboardInterrupt:

@@ -4,7 +4,9 @@ tests/test_files.py."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -334,3 +336,63 @@ def test_a_good_fit_is_quiet(tmp_path: Path) -> None:
     points = [MeasuredPoint("N=2", {OIO: 2}, {"iops": truth.iops})]
     result = calibrate(small(), points, ["array.controller.io_time"])
     assert result.rms_error < 0.02 and result.warning() is None
+
+
+# --- a full disk loses no work (issue 36, case 4) ------------------------------------------
+
+
+def _disk_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(handle: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+
+
+def test_a_full_disk_names_the_file_and_the_same_sweep_resumes(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "t.csv"
+    cache = tmp_path / "cache"
+    argv = ["sweep", str(scenario_file), "--quiet", "--vary", f"{OIO}=1,2"]
+    argv += ["--cache", str(cache), "--out", str(out)]
+    _disk_full(monkeypatch)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"{cache}: cannot keep finished points any more" in err  # warned, went on
+    assert f"{out}.sweep.json: not written: No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "small.yaml"]
+    assert list(cache.iterdir()) == []  # no empty entry left behind
+    monkeypatch.undo()
+    assert main(argv) == 0  # space freed: the same sweep runs and writes its table
+    capsys.readouterr()
+    assert SweepResult.load(out).table[OIO].tolist() == [1, 2]
+    _disk_full(monkeypatch)
+    assert main(argv) == 2  # a rerun on a full disk keeps the old table and its identity
+    capsys.readouterr()
+    monkeypatch.undo()
+    assert SweepResult.load(out).identity and main(argv) == 0
+
+
+def test_import_and_report_on_a_full_disk_are_named_errors(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported = tmp_path / "imported.yaml"
+    page = tmp_path / "page.html"
+    perfmon = SCENARIOS / "measured" / "perfmon_sql.csv"
+    _disk_full(monkeypatch)
+    for argv, out in (
+        (["import", str(perfmon), "--out", str(imported)], imported),
+        (["report", str(scenario_file), "--out", str(page)], page),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{out}: not written: No space left on device" in err and "Traceback" not in err
+        assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.yaml"]
