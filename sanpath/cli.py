@@ -98,7 +98,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser("validate", help="check scenario files and report every problem")
+    p = sub.add_parser(
+        "validate",
+        help="check scenario files and report every problem (every line of a replayed trace)",
+    )
     p.add_argument("files", nargs="+", metavar="FILE")
     _add_set(p, "change a field of every file before validating it")
 

@@ -168,7 +168,7 @@ def sweep_fio_json(
     """
     from sanpath.sim import budget
 
-    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates, force)
     tasks: list[tuple[dict[str, Any], str, int, int]] = []
     for point in points:
         spec = point_scenario(base, point, source)

