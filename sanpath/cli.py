@@ -25,6 +25,7 @@ from sanpath import cli_commands as commands
 from sanpath import compiled
 from sanpath._version import __version__
 from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
+from sanpath.cli_commands.terminal import Escaped
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_OK", "main"]
 
@@ -491,6 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "import": commands.cmd_import,
         "diff": commands.cmd_diff,
     }
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Escaped(out), Escaped(err)
     try:
         return handlers[args.command](args)
     except ScenarioError as exc:
@@ -504,5 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (e.g. `sanpath run ... | head`): stop quietly.
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        out = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return EXIT_OK
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -30,6 +30,7 @@ __all__ = [
     "atomic_path",
     "check_output",
     "check_overwrite",
+    "locked",
     "recorded_identity",
     "write_text",
 ]
@@ -230,6 +231,24 @@ def write_text(path: str | Path, text: str, *, replace: bool = True) -> Path:
     with atomic_path(target, replace=replace) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return target
+
+
+@contextlib.contextmanager
+def locked(directory: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` (``flock``) for the block: writers that check a
+    file and then replace it do both while no other one can (where the system has ``flock``;
+    elsewhere the block runs unlocked)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # closing releases the lock
 
 
 def recorded_identity(path: str | Path, sidecar: str = "") -> str | None:

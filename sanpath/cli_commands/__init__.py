@@ -12,7 +12,9 @@ function of the parsed arguments that prints its output and returns the exit cod
   scenario out);
 * :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
-* :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over).
+* :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
+* :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
+  escaped (a name cannot drive the terminal).
 
 Each command imports what it needs when it runs, so that ``sanpath --help`` stays quick.
 """

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sanpath.files import atomic_path, check_output, check_overwrite, write_text
+from sanpath.files import atomic_path, check_output, check_overwrite, locked, write_text
 from sanpath.stats import mean_ci
 
 METRICS = (
@@ -177,18 +177,24 @@ class SweepResult:
         """Write CSV or JSON according to the file's extension; return the path.
 
         An existing table is overwritten only when it records this sweep's identity, or with
-        ``force=True``.
+        ``force=True``; the check and the writing hold a lock on the table's directory
+        (:func:`sanpath.files.locked`), so of two different sweeps finishing at once on one
+        path, the second is refused.
 
         Raises
         ------
         sanpath.files.OutputError
             For a path that cannot be written (see :func:`check_table_path`).
         """
-        path = check_table_path(path, self.identity, force)
-        if path.suffix.lower() == ".json":
-            self.to_json(path)
-        else:
-            self.to_csv(path)
+        path = check_output(path, TABLE_SUFFIXES, "sweep table", force=True)
+        with locked(path.parent):
+            check_overwrite(
+                path, self.identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep"
+            )
+            if path.suffix.lower() == ".json":
+                self.to_json(path)
+            else:
+                self.to_csv(path)
         return path
 
     @classmethod

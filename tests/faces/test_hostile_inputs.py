@@ -54,3 +54,59 @@ def test_a_huge_grid_and_absurd_jobs_are_refused_before_any_point(
     assert main([*argv, "--vary", "workloads.0.outstanding=1,2", "--jobs", "100000"]) == 2
     err = capsys.readouterr().err
     assert "jobs=100000: expected 1 to" in err and "array.luns" not in err
+
+
+def test_names_cannot_drive_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = YAML(typ="safe").load((SCENARIOS / "quickstart.yaml").read_text())
+    data["name"] = "ok\x1b]0;owned\x07\x1b[2J\x9b"
+    path = tmp_path / "s.yaml"
+    YAML().dump(data, path)
+    assert main(["validate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out
+    assert "ok\\x1b]0;owned\\x07\\x1b[2J\\x9b" in out
+    assert main(["run", str(path), "--set", "run.ios=300", "--set", "run.warmup_ios=30"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[2J" in out
+
+
+def test_two_sweeps_finishing_at_once_on_one_table_cannot_both_win(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+    import threading
+    import time
+
+    import pandas as pd
+
+    from sanpath.files import OutputError, recorded_identity
+    from sanpath.results import SweepResult
+
+    module = sys.modules["sanpath.results.sweep"]
+    real = module.check_overwrite
+
+    def slow(*args: object, **kwargs: object) -> None:
+        real(*args, **kwargs)  # type: ignore[arg-type]
+        time.sleep(0.3)  # the window between the check and the replace, held open
+
+    monkeypatch.setattr(module, "check_overwrite", slow)
+    out = tmp_path / "table.csv"
+    table = pd.DataFrame({"x": [1], "replicate": [0], "iops": [1.0]})
+    results = [SweepResult(table, ["x"], identity=name * 16) for name in "ab"]
+    refused: list[str] = []
+
+    def save(result: SweepResult) -> None:
+        try:
+            result.save(out)
+        except OutputError as exc:
+            refused.append(str(exc))
+
+    threads = [threading.Thread(target=save, args=(r,)) for r in results]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(refused) == 1 and "different sweep" in refused[0]
+    assert recorded_identity(out, ".sweep.json") in ("a" * 16, "b" * 16)
