@@ -25,7 +25,6 @@ from sanpath import cli_commands as commands
 from sanpath import compiled
 from sanpath._version import __version__
 from sanpath.cli_commands import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
-from sanpath.cli_commands.terminal import Escaped
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_CHECK_FAILED", "EXIT_OK", "main"]
 
@@ -99,10 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser(
-        "validate",
-        help="check scenario files and report every problem (every line of a replayed trace)",
-    )
+    p = sub.add_parser("validate", help="check scenario files (and traces), report every problem")
     p.add_argument("files", nargs="+", metavar="FILE")
     _add_set(p, "change a field of every file before validating it")
 
@@ -147,16 +143,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a Dask scheduler, e.g. tcp://host:8786",
     )
     p.add_argument("--out", default=None, metavar="FILE", help="write the table (.csv or .json)")
-    cached = p.add_mutually_exclusive_group()
-    cached.add_argument(
-        "--no-cache", action="store_true", help="do not reuse or keep finished points"
-    )
-    cached.add_argument(
-        "--cache",
-        default=None,
-        metavar="DIR",
-        help="keep finished points in DIR (default: $SANPATH_CACHE, else .sanpath-cache)",
-    )
+    p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
+    p.add_argument("--cache", metavar="DIR", help="keep finished points in DIR (default: "
+                   "$SANPATH_CACHE, else .sanpath-cache)")  # fmt: skip
     _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -492,10 +481,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "import": commands.cmd_import,
         "diff": commands.cmd_diff,
     }
-    out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Escaped(out), Escaped(err)
     try:
-        return handlers[args.command](args)
+        with commands.escaped_output():
+            return handlers[args.command](args)
     except ScenarioError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -507,7 +495,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (e.g. `sanpath run ... | head`): stop quietly.
-        out = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return EXIT_OK
-    finally:
-        sys.stdout, sys.stderr = out, err

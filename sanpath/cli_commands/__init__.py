@@ -27,6 +27,7 @@ from sanpath.cli_commands.ingest import cmd_import
 from sanpath.cli_commands.report import cmd_report
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
+from sanpath.cli_commands.terminal import escaped_output
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -45,4 +46,5 @@ __all__ = [
     "cmd_schema",
     "cmd_sweep",
     "cmd_validate",
+    "escaped_output",
 ]

@@ -5,15 +5,18 @@ Names come from scenario and measurement files, and a name holding control chara
 on the terminal that prints it. :func:`printable` writes every control character but tab,
 newline and carriage return as a visible escape (``\\x1b``); :class:`Escaped` applies it to
 everything written to a stream, and :func:`sanpath.cli.main` wraps standard output and
-standard error in it while a command runs.
+standard error in it while a command runs (:func:`escaped_output`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
+from collections.abc import Iterator
 from typing import Any, TextIO
 
-__all__ = ["Escaped", "printable"]
+__all__ = ["Escaped", "escaped_output", "printable"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
@@ -37,3 +40,18 @@ class Escaped:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def escaped_output() -> Iterator[None]:
+    """Standard output and standard error :class:`Escaped` for the block (a stream the block
+    puts in their place, e.g. ``os.devnull`` after a broken pipe, stays)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Escaped(out), Escaped(err)
+    try:
+        yield
+    finally:
+        if isinstance(sys.stdout, Escaped):
+            sys.stdout = out
+        if isinstance(sys.stderr, Escaped):
+            sys.stderr = err

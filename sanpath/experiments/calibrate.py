@@ -137,15 +137,15 @@ def read_measurements(path: str | Path) -> list[MeasuredPoint]:
 
     The file is checked and decoded as ``sanpath import`` does (:mod:`sanpath.ingest.text`:
     a regular file, UTF-8 or UTF-16 by its byte order mark); a fio result is read by
-    :func:`sanpath.ingest.fio_json.parse` and a table by :func:`sanpath.ingest.points.parse`.
+    :func:`sanpath.ingest.fio_json.parse` and a table by
+    :func:`sanpath.ingest.points.read_points`.
 
     Raises
     ------
     ScenarioError
         Naming the file, line, column and key or column of what does not read.
     """
-    from sanpath.ingest import points
-    from sanpath.ingest.text import read_text
+    from sanpath.ingest import read_points, read_text
 
     source = str(path)
     text = read_text(path)
@@ -153,7 +153,7 @@ def read_measurements(path: str | Path) -> list[MeasuredPoint]:
         return read_fio_json(text, source)
     return [
         MeasuredPoint(row.label, row.settings, row.figures)
-        for row in points.parse(text, source, METRICS)
+        for row in read_points(text, source, METRICS)
     ]
 
 
@@ -168,10 +168,10 @@ def read_fio_json(data: Mapping[str, Any] | str, source: str = "<fio>") -> list[
     ``block_size`` (bytes, or a mix for ``bssplit``), ``numjobs`` -> ``threads``,
     ``rw``/``rwmixread`` -> ``pattern`` and ``read_fraction``.
     """
-    from sanpath.ingest import fio_json
+    from sanpath.ingest import parse_fio_json
 
     text = data if isinstance(data, str) else json.dumps(data, indent=1)
-    measured = fio_json.parse(text, source)
+    measured = parse_fio_json(text, source)
     found: list[MeasuredPoint] = []
     for job, sample in zip(measured.jobs, measured.samples, strict=True):
         settings: dict[str, Any] = {}

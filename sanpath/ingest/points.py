@@ -18,7 +18,7 @@ from typing import Any
 from sanpath.ingest.model import bad_file
 from sanpath.ingest.text import counter, csv_cells
 
-__all__ = ["MeasuredRow", "parse"]
+__all__ = ["MeasuredRow", "read_points"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def _setting(text: str, source: str, line: int, column: int, name: str) -> Any:
     return value
 
 
-def parse(text: str, source: str, figures: Sequence[str]) -> list[MeasuredRow]:
+def read_points(text: str, source: str, figures: Sequence[str]) -> list[MeasuredRow]:
     """The points of CSV ``text`` (see the module docstring); ``figures`` are the column
     names read as figures.
 
