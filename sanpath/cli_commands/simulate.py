@@ -51,9 +51,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         twin = predict(scenario)
     if output == "fio-json":
-        from sanpath.experiments.fio_output import run_fio_json
+        from sanpath.experiments.fio_output import run_fio_json, run_warnings
 
         print(json.dumps(run_fio_json(scenario, result), indent=2))
+        for text in run_warnings(result):  # fio's JSON has no place for them
+            print(f"sanpath: warning: {text}", file=sys.stderr)
     elif output == "json":
         if twin is None:
             print(result.to_json())
@@ -173,12 +175,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         executor = client.get_executor()
     try:
         if fio:
-            from sanpath.experiments.fio_output import sweep_fio_json
+            from sanpath.experiments.fio_output import WARNINGS_KEY, sweep_fio_json
 
             document = sweep_fio_json(
                 scenario, grid, args.replicates, executor=executor, jobs=args.jobs, force=args.force
             )
             print(json.dumps(document, indent=2))
+            for job in document["jobs"]:
+                for text in job.get(WARNINGS_KEY, []):
+                    print(f"sanpath: warning: {job['jobname']}: {text}", file=sys.stderr)
             return EXIT_OK
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CacheWarning)

@@ -110,3 +110,24 @@ def test_two_sweeps_finishing_at_once_on_one_table_cannot_both_win(
         thread.join()
     assert len(refused) == 1 and "different sweep" in refused[0]
     assert recorded_identity(out, ".sweep.json") in ("a" * 16, "b" * 16)
+
+
+def test_fio_json_output_names_a_run_in_doubt(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    short = ["--set", "run.ios=30", "--set", "run.warmup_ios=0"]
+    path = str(SCENARIOS / "quickstart.yaml")
+    assert main(["run", path, *short, "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert warnings  # the short run's intervals are in doubt
+    assert main(["run", path, *short, "--output-format", "fio-json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["jobs"]
+    for text in warnings:
+        assert f"sanpath: warning: {text}" in captured.err
+    vary = ["--vary", "workloads.0.outstanding=8"]
+    assert main(["sweep", path, *short, *vary, "--output-format", "fio-json"]) == 0
+    captured = capsys.readouterr()
+    (job,) = json.loads(captured.out)["jobs"]
+    assert job["sanpath warnings"] == warnings
+    assert f"sanpath: warning: {job['jobname']}: {warnings[0]}" in captured.err
