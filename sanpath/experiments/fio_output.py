@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sanpath.experiments.sweep import Grid, point_scenario, sweep_plan
+from sanpath.experiments.sweep import Grid, local_pool, point_scenario, sweep_plan
 from sanpath.results import RunResult, combine, fio_document, fio_job
 from sanpath.spec import Scenario, WorkloadSpec, load_scenario
 
@@ -198,7 +198,7 @@ def sweep_fio_json(
         out = [fio_point(*task) for task in tasks]
     else:
         own = executor is None
-        pool = executor if executor is not None else cf.ProcessPoolExecutor(max_workers=jobs)
+        pool = executor if executor is not None else local_pool(jobs)
         try:
             futures = [pool.submit(fio_point, *task) for task in tasks]
             out = [f.result() for f in futures]

@@ -37,6 +37,8 @@ import hashlib
 import itertools
 import json
 import os
+import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -441,7 +443,7 @@ def _execute(
             yield task, run_task(task)
         return
     own = executor is None
-    pool = executor if executor is not None else cf.ProcessPoolExecutor(max_workers=jobs)
+    pool = executor if executor is not None else local_pool(jobs)
     futures: dict[cf.Future[dict[str, Any]], Task] = {}
     try:
         futures = {pool.submit(run_task, task): task for task in tasks}
@@ -454,6 +456,30 @@ def _execute(
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def local_pool(jobs: int | None) -> cf.ProcessPoolExecutor:
+    """``jobs`` local worker processes that end themselves when this process is gone."""
+    return cf.ProcessPoolExecutor(
+        max_workers=jobs, initializer=exit_with_parent, initargs=(os.getpid(),)
+    )
+
+
+def exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """In a worker process: end it within ``every`` seconds of its ``parent`` (a process id)
+    ending.
+
+    A parent killed outright (SIGKILL, the out-of-memory killer) cannot shut its pool down,
+    and its workers would wait on their pipe for minutes; a daemon thread of each worker looks
+    at the parent's id every ``every`` seconds and ends the worker when it has changed.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="sanpath-parent-watch", daemon=True).start()
 
 
 def _progress(total: int, done: int, enabled: bool) -> Any:

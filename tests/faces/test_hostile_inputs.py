@@ -131,3 +131,59 @@ def test_fio_json_output_names_a_run_in_doubt(capsys: pytest.CaptureFixture[str]
     (job,) = json.loads(captured.out)["jobs"]
     assert job["sanpath warnings"] == warnings
     assert f"sanpath: warning: {job['jobname']}: {warnings[0]}" in captured.err
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sweep_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sanpath\n"
+        f"sanpath.sweep({str(SCENARIOS / 'quickstart.yaml')!r},\n"
+        "    {'workloads.0.outstanding': [1, 2, 3, 4], 'run.ios': [10**7]},\n"
+        "    jobs=2, cache=None, force=True)\n"
+    )
+    env = {**os.environ, "SANPATH_PURE_PYTHON": "1"}
+    parent = subprocess.Popen([sys.executable, str(script)], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _children(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(1.0)  # the workers are running their points
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = [w for w in workers if _alive(w)]
+    for w in alive:
+        os.kill(w, signal.SIGKILL)
+    assert alive == [], "workers outlived their parent"
