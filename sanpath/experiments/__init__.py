@@ -2,6 +2,7 @@
 
 * :mod:`~sanpath.experiments.sweep` - a grid of points, run in parallel (:func:`sanpath.sweep`);
 * :mod:`~sanpath.experiments.cache` - the sweep's finished points on disk, keyed by content;
+* :mod:`~sanpath.experiments.workers` - local worker processes that end with their parent;
 * :mod:`~sanpath.experiments.calibrate` - fit unknown parameters to measured figures;
 * :mod:`~sanpath.experiments.reference` - the published figures a scenario reproduces.
 """

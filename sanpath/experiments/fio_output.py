@@ -30,7 +30,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sanpath.experiments.sweep import Grid, local_pool, point_scenario, sweep_plan
+from sanpath.experiments.sweep import Grid, point_scenario, sweep_plan
+from sanpath.experiments.workers import local_pool
 from sanpath.results import RunResult, combine, fio_document, fio_job
 from sanpath.spec import Scenario, WorkloadSpec, load_scenario
 

@@ -37,8 +37,6 @@ import hashlib
 import itertools
 import json
 import os
-import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +52,7 @@ from sanpath.experiments.cache import (
     task_key,
     write_entry,
 )
+from sanpath.experiments.workers import local_pool, max_jobs
 from sanpath.files import OutputError
 from sanpath.results import SweepResult, check_table_path, finite
 from sanpath.sim import budget
@@ -64,11 +63,6 @@ Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
 MAX_RUNS = 100_000
 """The most runs (points x replicates) a sweep plans without ``force``: a larger grid is
 refused before its points are built (each point holds its own scenario)."""
-
-
-def max_jobs() -> int:
-    """The most local worker processes a sweep starts: 4 per core, at least 16."""
-    return max(16, 4 * (os.cpu_count() or 1))
 
 
 def check_size(
@@ -456,30 +450,6 @@ def _execute(
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
-
-
-def local_pool(jobs: int | None) -> cf.ProcessPoolExecutor:
-    """``jobs`` local worker processes that end themselves when this process is gone."""
-    return cf.ProcessPoolExecutor(
-        max_workers=jobs, initializer=exit_with_parent, initargs=(os.getpid(),)
-    )
-
-
-def exit_with_parent(parent: int, every: float = 1.0) -> None:
-    """In a worker process: end it within ``every`` seconds of its ``parent`` (a process id)
-    ending.
-
-    A parent killed outright (SIGKILL, the out-of-memory killer) cannot shut its pool down,
-    and its workers would wait on their pipe for minutes; a daemon thread of each worker looks
-    at the parent's id every ``every`` seconds and ends the worker when it has changed.
-    """
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="sanpath-parent-watch", daemon=True).start()
 
 
 def _progress(total: int, done: int, enabled: bool) -> Any:
