@@ -20,17 +20,22 @@ import errno
 import json
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = [
+    "MAX_INPUT_BYTES",
     "MIN_FREE",
+    "InputError",
     "OutputError",
     "atomic_path",
+    "check_input",
     "check_output",
     "check_overwrite",
     "locked",
+    "read_input",
     "recorded_identity",
     "write_text",
 ]
@@ -44,8 +49,63 @@ _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
 """Write errors that are the disk's, not the data's: reported as :class:`OutputError`."""
 
 
+MAX_INPUT_BYTES = 1 << 30
+"""The largest result file (run JSON, sweep table) read whole: 1 GiB."""
+
+
 class OutputError(ValueError):
     """An output path that cannot be written (the command line exits with code 2)."""
+
+
+class InputError(ValueError):
+    """A file that cannot be read: missing, a directory, not a regular file, or too large
+    (the command line exits with code 2)."""
+
+
+def check_input(path: str | Path, what: str = "file", limit: int = MAX_INPUT_BYTES) -> Path:
+    """Refuse a file to be read whole unless it is a regular file of at most ``limit`` bytes.
+
+    A pipe would block forever and a device such as ``/dev/zero`` never ends: both are
+    refused by name, as is a file larger than ``limit``.
+
+    Raises
+    ------
+    InputError
+        Naming the path and what is wrong with it.
+    """
+    target = Path(path)
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        raise InputError(f"{target}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{target}: cannot be read ({exc.strerror or exc})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{target}: is a directory, not a {what}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{target}: is not a regular file (a pipe or a device); give a {what}")
+    if info.st_size > limit:
+        raise InputError(
+            f"{target}: is {_size(info.st_size)}; a {what} is read whole, up to {_size(limit)}"
+        )
+    return target
+
+
+def read_input(path: str | Path, what: str = "file", limit: int = MAX_INPUT_BYTES) -> str:
+    """The UTF-8 text (a byte order mark dropped) of a file checked by :func:`check_input`.
+
+    Raises
+    ------
+    InputError
+        As :func:`check_input`, and for text that is not UTF-8.
+    """
+    target = check_input(path, what, limit)
+    try:
+        return target.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{target}: not UTF-8 text (byte {exc.start}); not a {what}") from None
+    except OSError as exc:
+        raise InputError(f"{target}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _size(count: float) -> str:

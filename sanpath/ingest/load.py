@@ -33,6 +33,7 @@ from sanpath.ingest.scenario import (
     placeholder,
     validate,
 )
+from sanpath.ingest.text import checked_file
 from sanpath.ingest.trace import ImportedTrace, TraceOptions, describe, import_trace
 from sanpath.ingest.workload import Placement, Workload, from_jobs, from_samples, measured_points
 
@@ -67,7 +68,7 @@ HEADER_CHARS = 64 << 20
 def _head(path: Path) -> tuple[str, str]:
     """The first :data:`HEAD_CHARS` characters of a checked file, and its whole first line
     (decoded by its byte order mark; undecodable bytes replaced)."""
-    from sanpath.ingest.text import checked_file, encoding_of
+    from sanpath.ingest.text import encoding_of
 
     checked_file(path, limit=None)
     try:
@@ -169,9 +170,7 @@ def load(paths: Inputs, format: str = "auto") -> Measured:
         if isinstance(path, Measured):
             parts.append(path)
             continue
-        if not Path(path).is_file():
-            what = "is a directory" if Path(path).is_dir() else "file not found"
-            raise bad_file(str(path), None, None, "", what)
+        checked_file(path, limit=None)  # a regular file (read whole or streamed by its reader)
         fmt = detect(path) if format == "auto" else format
         if format == "iostat":
             fmt = _iostat_kind(path)

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from sanpath.files import atomic_path, check_output
+from sanpath.files import InputError, atomic_path, check_output, read_input
 from sanpath.plotting.breakdown import breakdown
 from sanpath.plotting.curves import iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.draw import AxesLike
@@ -193,7 +193,9 @@ def _sweep_plot(
 def _per_host(path: Path, x: str | None) -> tuple[Axes, ...]:
     """``per-host`` from a run JSON (one bar per host) or a sweep table (as hosts are added)."""
     try:
-        data = json.loads(path.read_text()) if path.suffix == ".json" else None
+        data = json.loads(read_input(path, "run result")) if path.suffix == ".json" else None
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError):
         data = None
     try:
@@ -208,8 +210,8 @@ def _load_sweep(path: Path) -> SweepResult:
     what = f"{path}: not a sweep table written by SweepResult.save (.csv or .json)"
     try:
         result = SweepResult.load(path)
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except KeyError:
         hint = ""
         try:
@@ -229,9 +231,9 @@ def _load_sweep(path: Path) -> SweepResult:
 def _load_headroom(path: Path) -> HeadroomResult:
     what = f"{path}: not a headroom result (from sanpath headroom --json)"
     try:
-        payload = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+        payload = json.loads(read_input(path, "headroom result"))
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise PlotInputError(f"{what}: {' '.join(str(exc).split())}") from None
     if not isinstance(payload, dict):
@@ -244,9 +246,9 @@ def _load_headroom(path: Path) -> HeadroomResult:
 
 def _load_run(path: Path) -> dict[str, Any]:
     try:
-        payload = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+        payload = json.loads(read_input(path, "run result"))
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError) as exc:
         detail = " ".join(str(exc).split())
         raise PlotInputError(

@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sanpath.files import atomic_path, check_output, check_overwrite, locked, write_text
+from sanpath.files import (
+    atomic_path,
+    check_input,
+    check_output,
+    check_overwrite,
+    locked,
+    read_input,
+    write_text,
+)
 from sanpath.stats import mean_ci
 
 METRICS = (
@@ -200,10 +208,17 @@ class SweepResult:
     @classmethod
     def load(cls, path: str | Path) -> SweepResult:
         """Read a table written by :meth:`save` (CSV: keys from the sidecar, else the
-        columns before ``replicate``)."""
-        path = Path(path)
+        columns before ``replicate``).
+
+        Raises
+        ------
+        sanpath.files.InputError
+            For a path that is missing, not a regular file, or larger than
+            :data:`sanpath.files.MAX_INPUT_BYTES`.
+        """
+        path = check_input(path, "sweep table")
         if path.suffix == ".json":
-            payload = json.loads(path.read_text())
+            payload = json.loads(read_input(path, "sweep table"))
             return cls(
                 pd.DataFrame(payload["rows"]),
                 list(payload["keys"]),
