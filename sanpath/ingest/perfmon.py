@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sanpath.ingest.model import Measured, Sample, bad_file
-from sanpath.ingest.text import counter, csv_cells, open_text
+from sanpath.ingest.text import counter, csv_cells, open_text, row_cells
 
 _HEAD = re.compile(r"\(PDH-CSV 4\.0\) \((.*)\)\((-?\d+)\)")
 _EPOCH = datetime(1970, 1, 1)
@@ -198,17 +198,7 @@ def _read(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
         last_line = lineno
         if not line.strip():
             continue
-        cells = csv_cells(source, lineno, line)
-        if len(cells) != len(header):
-            where = header[min(len(cells), len(header) - 1)][0]
-            col = len(line) + 1 if len(cells) < len(header) else cells[len(header)][1]
-            raise bad_file(
-                source,
-                lineno,
-                col,
-                where,
-                f"{len(cells)} cells, the header has {len(header)} (truncated line?)",
-            )
+        cells = row_cells(source, lineno, line, header)
         when = _time(cells[0][0])
         if when is None:
             raise bad_file(

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sanpath.ingest.model import bad_file
-from sanpath.ingest.text import counter, csv_cells
+from sanpath.ingest.text import counter, csv_cells, row_cells
 
 __all__ = ["MeasuredRow", "read_points"]
 
@@ -81,17 +81,7 @@ def read_points(text: str, source: str, figures: Sequence[str]) -> list[Measured
     for lineno, line in enumerate(lines[head + 1 :], head + 2):
         if not line.strip():
             continue
-        cells = csv_cells(source, lineno, line)
-        if len(cells) != len(header):
-            where = names[min(len(cells), len(header) - 1)]
-            col = len(line) + 1 if len(cells) < len(header) else cells[len(header)][1]
-            raise bad_file(
-                source,
-                lineno,
-                col,
-                where,
-                f"{len(cells)} cells, the header has {len(header)} (a short or long line)",
-            )
+        cells = row_cells(source, lineno, line, header)
         settings: dict[str, Any] = {}
         found: dict[str, float] = {}
         label = ""

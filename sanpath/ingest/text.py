@@ -17,6 +17,7 @@ import math
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -31,6 +32,7 @@ __all__ = [
     "encoding_of",
     "open_text",
     "read_text",
+    "row_cells",
 ]
 
 MAX_TEXT_BYTES = 1 << 30
@@ -156,6 +158,31 @@ def csv_cells(source: str, lineno: int, line: str) -> list[tuple[str, int]]:
         if i >= n:
             return out
         i += 1
+
+
+def row_cells(
+    source: str, lineno: int, line: str, header: Sequence[tuple[str, int]]
+) -> list[tuple[str, int]]:
+    """The cells of a CSV data line (:func:`csv_cells`), as many as the ``header`` has.
+
+    Raises
+    ------
+    ScenarioError
+        At the end of a short line (naming the first missing column) or at the first cell
+        beyond the header.
+    """
+    cells = csv_cells(source, lineno, line)
+    if len(cells) != len(header):
+        where = header[min(len(cells), len(header) - 1)][0]
+        col = len(line) + 1 if len(cells) < len(header) else cells[len(header)][1]
+        raise bad_file(
+            source,
+            lineno,
+            col,
+            where,
+            f"{len(cells)} cells, the header has {len(header)} (a truncated or long line?)",
+        )
+    return cells
 
 
 def counter(

@@ -15,7 +15,7 @@ from ruamel.yaml import YAML
 from sanpath.cli import main
 from sanpath.experiments.calibrate import read_measurements
 from sanpath.spec import ScenarioError
-from sanpath.theory import textbook
+from tests.experiments.test_outputs import small
 
 HEADER = "workloads.0.outstanding,iops,latency_ms_mean\n"
 FIT = "array.controller.io_time"
@@ -70,16 +70,15 @@ MALFORMED = [
 @pytest.fixture
 def scenario(tmp_path: Path) -> Path:
     path = tmp_path / "base.yaml"
-    data = textbook.closed_path(
-        4,
-        {"dist": "exponential", "mean": "0.2ms"},
-        {"dist": "exponential", "mean": "0.5ms"},
-        {"dist": "exponential", "mean": "1ms"},
-        ios=300,
-        warmup_ios=30,
-    )
-    YAML().dump(data, path)
+    YAML().dump(small(), path)
     return path
+
+
+def calibrate_cli(scenario: Path, measured: Path, out: Path) -> int:
+    """``sanpath calibrate`` of ``scenario`` to ``measured``, written to ``out``."""
+    return main(
+        ["calibrate", str(scenario), "--measured", str(measured), "--fit", FIT, "--out", str(out)]
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,15 +102,7 @@ def test_every_malformed_measured_file_is_a_located_error(
         return
     runs: list[Any] = []
     monkeypatch.setattr(sys.modules["sanpath.sim"], "run", lambda *a, **k: runs.append(a))
-    argv = [
-        "calibrate",
-        str(scenario),
-        "--measured",
-        str(path),
-        "--fit",
-        "array.controller.io_time",
-    ]
-    assert main([*argv, "--out", str(tmp_path / "out.yaml")]) == 2
+    assert calibrate_cli(scenario, path, tmp_path / "out.yaml") == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and runs == []
     assert err.startswith(f"{path}:" + (f"{line}:" if line is not None else "")), err
@@ -159,14 +150,6 @@ def test_a_pipe_or_a_device_is_refused_by_name(
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
     for path in (fifo, Path("/dev/zero")):
-        argv = [
-            "calibrate",
-            str(scenario),
-            "--measured",
-            str(path),
-            "--fit",
-            "array.controller.io_time",
-        ]
-        assert main([*argv, "--out", str(tmp_path / "o.yaml")]) == 2
+        assert calibrate_cli(scenario, path, tmp_path / "o.yaml") == 2
         err = capsys.readouterr().err
         assert f"{path}: is not a regular file" in err, err
