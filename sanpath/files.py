@@ -50,7 +50,7 @@ _DISK_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
 
 
 MAX_INPUT_BYTES = 1 << 30
-"""The largest result file (run JSON, sweep table) read whole: 1 GiB."""
+"""The largest result file (a run JSON, a sweep table) read whole, in bytes (1 GiB)."""
 
 
 class OutputError(ValueError):
