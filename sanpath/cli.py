@@ -3,8 +3,10 @@
 Exit codes: 0 success, 1 a check failed (``check --fail-on``, ``calibrate --fail-above``), 2
 bad input (a scenario that does not validate, a file that does not exist, a malformed
 ``--set``, a run estimated beyond the memory or time limits without ``--force``, an ``--out``
-that cannot or may not be written). Bad input never prints a traceback: the message names
-the file, line, column and field, and is given before any simulation starts.
+that cannot or may not be written: an existing ``--out`` or ``--plot`` is refused without
+``--force``, except a sweep table the same sweep wrote). Bad input never prints a
+traceback: the message names the file, line, column and field, and is given before any
+simulation starts.
 
 This module builds the parser and dispatches; the subcommands themselves live in
 ``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest,
@@ -96,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
-    p = sub.add_parser("validate", help="check scenario files and report every problem")
+    p = sub.add_parser("validate", help="check scenario files (and traces), report every problem")
     p.add_argument("files", nargs="+", metavar="FILE")
     _add_set(p, "change a field of every file before validating it")
 
@@ -148,6 +150,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", default=None, metavar="FILE", help="write the table (.csv or .json)")
     p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
+    p.add_argument("--cache", metavar="DIR", help="keep finished points in DIR (default: "
+                   "$SANPATH_CACHE, else .sanpath-cache)")  # fmt: skip
     _add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -166,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     _add_set(p, "change a field of the scenario before every point's own changes")
-    _add_force(p)
+    _add_force(p, ", and replace an existing --plot")
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
     p.add_argument("file", metavar="SCENARIO")
@@ -197,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FRACTION",
         help="exit 1 when the fit's rms relative error is above this, e.g. 0.1",
     )
-    _add_force(p)
+    _add_force(p, ", and replace an existing --out")
 
     p = sub.add_parser(
         "headroom", help="how much more load fits before a latency target (SLO) breaks"
@@ -237,7 +241,7 @@ def _parser() -> argparse.ArgumentParser:
         help="relative half-width of each run's 95%% interval (default 0.03)",
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
-    _add_force(p)
+    _add_force(p, ", and replace an existing --plot")
 
     p = sub.add_parser(
         "report", help="one self-contained HTML page of a scenario and its answers, to hand over"
@@ -263,7 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_set(p, "change a field before running, e.g. hosts.0.count=32")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    _add_force(p)
+    _add_force(p, ", and replace an existing --out")
 
     p = sub.add_parser(
         "check",
@@ -353,6 +357,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="fan-in: commands each host can have outstanding (LUNs x queue depth)",
     )
+    p.add_argument("--force", action="store_true", help="replace an existing --out")
 
     p = sub.add_parser(
         "import",
@@ -483,7 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "diff": commands.cmd_diff,
     }
     try:
-        return handlers[args.command](args)
+        with commands.escaped_output():
+            return handlers[args.command](args)
     except ScenarioError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -63,3 +65,49 @@ def test_atomic_write_replaces_whole_or_not_at_all(tmp_path: Path) -> None:
     assert target.read_text() == "new\n"
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # permissions kept
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+
+
+def test_an_existing_file_is_refused_unless_forced(tmp_path: Path) -> None:
+    mine = tmp_path / "notes.yaml"
+    mine.write_text("# by hand\n")
+    with pytest.raises(OutputError, match=r"notes\.yaml: already exists; .*--force"):
+        check_output(mine, (".yaml",))
+    assert check_output(mine, (".yaml",), force=True) == mine
+    with pytest.raises(OutputError, match="appeared while sanpath worked"):
+        write_text(mine, "new\n", replace=False)  # it exists at the moment of the rename
+    assert mine.read_text() == "# by hand\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.yaml"]
+    fresh = write_text(tmp_path / "fresh.yaml", "new\n", replace=False)
+    assert fresh.read_text() == "new\n"
+
+
+def test_no_room_is_refused_before_the_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage._replace(free=4096))
+    with pytest.raises(OutputError, match=r"only 4\.1 kB free in .*needs about 1\.0 MB"):
+        check_output(tmp_path / "t.csv", (".csv",), "sweep table")
+    assert check_output(tmp_path / "t.csv", (".csv",), space=1000) == tmp_path / "t.csv"
+
+
+def test_a_full_disk_leaves_the_old_file_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "table.csv"
+    target.write_text("old\n")
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def full(handle: int) -> None:
+        synced.append(handle)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OutputError, match=r"table\.csv: not written: No space left on device"):
+        write_text(target, "new\n")
+    assert synced  # the bytes are flushed before the rename
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv"]
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert write_text(target, "new\n").read_text() == "new\n"

@@ -12,7 +12,9 @@ function of the parsed arguments that prints its output and returns the exit cod
   scenario out);
 * :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
-* :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over).
+* :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
+* :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
+  escaped (a name cannot drive the terminal).
 
 Each command imports what it needs when it runs, so that ``sanpath --help`` stays quick.
 """
@@ -25,6 +27,7 @@ from sanpath.cli_commands.ingest import cmd_import
 from sanpath.cli_commands.report import cmd_report
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
+from sanpath.cli_commands.terminal import escaped_output
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -43,4 +46,5 @@ __all__ = [
     "cmd_schema",
     "cmd_sweep",
     "cmd_validate",
+    "escaped_output",
 ]

@@ -25,17 +25,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from sanpath.spec import load_scenario
 
     out = Path(args.out) if args.out else Path(args.file).with_suffix(".calibrated.yaml")
-    check_output(out, (".yaml", ".yml"), "calibrated scenario")
     for given, what in ((args.file, "the scenario being calibrated"), (args.measured, "")):
-        if given and Path(given).exists() and out.exists() and out.samefile(given):
+        if given and Path(given).exists() and out.is_file() and out.samefile(given):
             raise OutputError(f"{out}: is {what or 'the measurements'}; give another --out")
+    check_output(out, (".yaml", ".yml"), "calibrated scenario", force=args.force)
     if args.measured is None:
         measured = reference_points(load_scenario(args.file))
     else:
         measured = read_measurements(args.measured)
     keys = [k.strip() for k in args.fit.split(",") if k.strip()]
     result = calibrate(args.file, measured, keys, ios=args.ios, force=args.force)
-    write_calibrated(args.file, result, out)
+    write_calibrated(args.file, result, out, force=args.force)
     if args.json:
         print(json.dumps({**result.to_dict(), "written": str(out)}, indent=2))
     else:
@@ -85,6 +85,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
         hue=args.hue,
         port_queue_depth=args.port_queue_depth,
         commands_per_host=args.commands_per_host,
+        force=args.force,
     )
     print(f"plot written to {path}")
     return EXIT_OK

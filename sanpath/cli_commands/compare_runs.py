@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from sanpath.cli_commands.exits import EXIT_OK
@@ -21,17 +20,10 @@ def read_result(path: str) -> dict[str, Any]:
     ValueError
         Naming the file: missing, unreadable, not JSON, or not a run result.
     """
+    from sanpath.files import read_input
     from sanpath.results import NotAResultError, check_result
 
-    file = Path(path)
-    if not file.exists():
-        raise ValueError(f"{path}: no such file")
-    if file.is_dir():
-        raise ValueError(f"{path}: is a directory, not a run result")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot be read ({exc})") from None
+    text = read_input(path, "run result")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -21,7 +21,7 @@ def cmd_headroom(args: argparse.Namespace) -> int:
     if args.plot:
         from sanpath.plotting import picture_path
 
-        picture = picture_path(args.plot)
+        picture = picture_path(args.plot, force=args.force)
     scenario = load_scenario(args.file, parse_overrides(args.overrides))
     try:
         result = headroom(
@@ -44,7 +44,7 @@ def cmd_headroom(args: argparse.Namespace) -> int:
         from sanpath.plotting import headroom as draw_headroom
         from sanpath.plotting import save
 
-        save(draw_headroom(result), picture)
+        save(draw_headroom(result), picture, force=args.force)
         if not args.json:
             print(f"plot written to {picture}")
     return EXIT_OK

@@ -14,7 +14,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from sanpath.files import check_output
     from sanpath.report import build_report, write_report
 
-    check_output(args.out, (".html", ".htm"), "report")  # refuse a bad --out before running
+    check_output(args.out, (".html", ".htm"), "report", force=args.force)  # before running
     if args.slo:
         from sanpath.results import parse_slo
 
@@ -31,6 +31,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         force=args.force,
         progress=None,
     )
-    path = write_report(report, args.out)
+    path = write_report(report, args.out, force=args.force)
     print(f"report written to {path}")
     return EXIT_OK

@@ -11,17 +11,25 @@ from typing import Any
 
 from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_OK
 
+WHOLE_TRACE = 1 << 62
+"""Lines of a trace ``sanpath validate`` reads: all of them."""
+
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from sanpath.cli_commands.simulate import parse_overrides
     from sanpath.spec import ScenarioError, load_scenario
+    from sanpath.traces import TraceError, check
 
     overrides = parse_overrides(args.overrides)  # the --set of `run`, applied to every file
     status = EXIT_OK
     for path in args.files:
         try:
             scenario = load_scenario(path, overrides)
-        except ScenarioError as exc:
+            for workload in scenario.workloads:  # loading read a trace's head; this reads it all
+                if workload.trace is not None:
+                    trace = workload.trace
+                    check(trace.file, trace.format, trace.window(), lines=WHOLE_TRACE)
+        except (ScenarioError, TraceError) as exc:
             print(str(exc), file=sys.stderr)
             status = EXIT_BAD_INPUT
         else:

@@ -8,6 +8,7 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,9 +52,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         twin = predict(scenario)
     if output == "fio-json":
-        from sanpath.experiments.fio_output import run_fio_json
+        from sanpath.experiments.fio_output import run_fio_json, run_warnings
 
         print(json.dumps(run_fio_json(scenario, result), indent=2))
+        for text in run_warnings(result):  # fio's JSON has no place for them
+            print(f"sanpath: warning: {text}", file=sys.stderr)
     elif output == "json":
         if twin is None:
             print(result.to_json())
@@ -152,6 +155,7 @@ def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from sanpath.experiments import DEFAULT_CACHE, sweep
+    from sanpath.experiments.cache import CacheWarning
     from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, parse_overrides(args.overrides))
@@ -172,24 +176,32 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         executor = client.get_executor()
     try:
         if fio:
-            from sanpath.experiments.fio_output import sweep_fio_json
+            from sanpath.experiments.fio_output import WARNINGS_KEY, sweep_fio_json
 
             document = sweep_fio_json(
                 scenario, grid, args.replicates, executor=executor, jobs=args.jobs, force=args.force
             )
             print(json.dumps(document, indent=2))
+            for job in document["jobs"]:
+                for text in job.get(WARNINGS_KEY, []):
+                    print(f"sanpath: warning: {job['jobname']}: {text}", file=sys.stderr)
             return EXIT_OK
-        result = sweep(
-            scenario,
-            grid,
-            replicates=args.replicates,
-            executor=executor,
-            jobs=args.jobs,
-            progress=not args.quiet,
-            cache=None if args.no_cache else DEFAULT_CACHE,
-            out=args.out,
-            force=args.force,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CacheWarning)
+            try:
+                result = sweep(
+                    scenario,
+                    grid,
+                    replicates=args.replicates,
+                    executor=executor,
+                    jobs=args.jobs,
+                    progress=not args.quiet,
+                    cache=None if args.no_cache else (args.cache or DEFAULT_CACHE),
+                    out=args.out,
+                    force=args.force,
+                )
+            finally:
+                _show_warnings(caught, CacheWarning)
     except ScenarioError as exc:
         raise _in_file(exc, args.file) from None
     finally:
@@ -216,6 +228,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
         return 130
     return EXIT_OK
+
+
+def _show_warnings(caught: Sequence[warnings.WarningMessage], ours: type[Warning]) -> None:
+    """Print the warnings of category ``ours`` as ``sanpath: warning: ...`` lines on standard
+    error, and show the others as Python does."""
+    for warning in caught:
+        if issubclass(warning.category, ours):
+            print(f"sanpath: warning: {warning.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
 
 
 def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:
@@ -246,7 +270,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.plot:
         from sanpath.plotting import picture_path
 
-        picture = picture_path(args.plot)
+        picture = picture_path(args.plot, force=args.force)
     try:
         scenario = load_scenario(args.file, overrides)
         rows = reference.compare(scenario, ios=args.ios, force=args.force)
@@ -259,7 +283,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if picture is not None:
         from sanpath.plotting import save
 
-        save(reference.plot(rows, scenario=scenario), picture)
+        save(reference.plot(rows, scenario=scenario), picture, force=args.force)
         if not args.json:
             print(f"plot written to {picture}")
     return EXIT_OK

@@ -20,7 +20,6 @@ columns are dotted scenario keys (the settings) and metrics (``iops``, ``mb_per_
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -31,7 +30,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
-from sanpath.files import atomic_path
+from sanpath.files import atomic_path, check_output
 from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
 METRICS = (
@@ -134,111 +133,83 @@ class CalibrationResult:
 
 
 def read_measurements(path: str | Path) -> list[MeasuredPoint]:
-    """Read fio JSON output or a CSV of settings and metrics."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CalibrationError(f"{path}: cannot read measurements: {exc}") from None
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        try:
-            return read_fio_json(json.loads(text), str(path))
-        except json.JSONDecodeError as exc:
-            raise CalibrationError(
-                f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}"
-            ) from None
-    return _read_csv(text, str(path))
+    """Read fio JSON output or a CSV of settings and metrics, with the import's readers.
 
+    The file is checked and decoded as ``sanpath import`` does (:mod:`sanpath.ingest.text`:
+    a regular file, UTF-8 or UTF-16 by its byte order mark); a fio result is read by
+    :func:`sanpath.ingest.fio_json.parse` and a table by
+    :func:`sanpath.ingest.points.read_points`.
 
-def _number(text: str, where: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise CalibrationError(f"{where}: expected a number, got {text!r}") from None
-
-
-def _read_csv(text: str, source: str) -> list[MeasuredPoint]:
-    from ruamel.yaml import YAML
-
-    yaml = YAML(typ="safe")
-    rows = list(csv.DictReader(text.splitlines()))
-    if not rows:
-        raise CalibrationError(f"{source}: no rows")
-    columns = list(rows[0])
-    metrics = [c for c in columns if c in METRICS]
-    if not metrics:
-        raise CalibrationError(f"{source}: no metric column; expected one of {', '.join(METRICS)}")
-    settings = [c for c in columns if c not in METRICS and c != "label"]
-    points = []
-    for i, row in enumerate(rows, start=2):
-        values = {c: _number(row[c], f"{source}:{i} column {c}") for c in metrics if row[c]}
-        setting = {c: yaml.load(row[c]) for c in settings if row[c] != ""}
-        label = row.get("label") or ", ".join(f"{k}={v}" for k, v in setting.items())
-        points.append(MeasuredPoint(label or f"row {i}", setting, values))
-    return points
-
-
-_FIO_RW = {
-    "read": ("sequential", 1.0),
-    "randread": ("random", 1.0),
-    "write": ("sequential", 0.0),
-    "randwrite": ("random", 0.0),
-    "rw": ("sequential", None),
-    "readwrite": ("sequential", None),
-    "randrw": ("random", None),
-}
-
-
-def read_fio_json(data: Mapping[str, Any], source: str = "<fio>") -> list[MeasuredPoint]:
-    """One measured point per fio job: IOPS, bandwidth and completion latency.
-
-    Job options map to the first workload: ``iodepth`` -> ``outstanding``, ``bs`` ->
-    ``block_size``, ``numjobs`` -> ``threads``, ``rw``/``rwmixread`` -> ``pattern`` and
-    ``read_fraction``.
+    Raises
+    ------
+    ScenarioError
+        Naming the file, line, column and key or column of what does not read.
     """
-    jobs = data.get("jobs")
-    if not isinstance(jobs, list) or not jobs:
-        raise CalibrationError(f"{source}: no 'jobs' list: is this fio --output-format=json?")
-    common = dict(data.get("global options", {}))
-    points: list[MeasuredPoint] = []
-    for job in jobs:
-        options = {**common, **job.get("job options", {})}
+    from sanpath.ingest import read_points, read_text
+
+    source = str(path)
+    text = read_text(path)
+    if Path(path).suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
+        return read_fio_json(text, source)
+    return [
+        MeasuredPoint(row.label, row.settings, row.figures)
+        for row in read_points(text, source, METRICS)
+    ]
+
+
+def read_fio_json(data: Mapping[str, Any] | str, source: str = "<fio>") -> list[MeasuredPoint]:
+    """One measured point per fio job: IOPS, bandwidth and latency (fio JSON as text or
+    decoded), read by :func:`sanpath.ingest.fio_json.parse`.
+
+    The latency is fio's ``lat_ns`` (submission to completion) where fio measured it, else
+    ``clat_ns``; the mean is weighted by each direction's IOPS, the median and 99th percentile
+    are those of the direction with more I/Os. Job options the job (or its global section)
+    spelled out map to the first workload: ``iodepth`` -> ``outstanding``, ``bs`` ->
+    ``block_size`` (bytes, or a mix for ``bssplit``), ``numjobs`` -> ``threads``,
+    ``rw``/``rwmixread`` -> ``pattern`` and ``read_fraction``.
+    """
+    from sanpath.ingest import parse_fio_json
+
+    text = data if isinstance(data, str) else json.dumps(data, indent=1)
+    measured = parse_fio_json(text, source)
+    found: list[MeasuredPoint] = []
+    for job, sample in zip(measured.jobs, measured.samples, strict=True):
         settings: dict[str, Any] = {}
-        if "iodepth" in options:
-            settings["workloads.0.outstanding"] = int(options["iodepth"])
-        if "bs" in options:
-            settings["workloads.0.block_size"] = str(options["bs"])
-        if "numjobs" in options:
-            settings["workloads.0.threads"] = int(options["numjobs"])
-        if "rw" in options and options["rw"] in _FIO_RW:
-            pattern, fraction = _FIO_RW[options["rw"]]
-            settings["workloads.0.pattern"] = pattern
-            if fraction is None:
-                fraction = float(options.get("rwmixread", 50)) / 100.0
-            settings["workloads.0.read_fraction"] = fraction
-        metrics: dict[str, float] = {}
-        read, write = job.get("read", {}), job.get("write", {})
-        iops = float(read.get("iops", 0.0)) + float(write.get("iops", 0.0))
-        metrics["iops"] = iops
-        metrics["mb_per_s"] = (
-            float(read.get("bw_bytes", 0)) + float(write.get("bw_bytes", 0))
-        ) / 1e6
-        lat = [(float(d.get("iops", 0.0)), d.get("clat_ns", {})) for d in (read, write)]
-        weighted = [(w, c) for w, c in lat if w > 0 and c]
+        if "iodepth" in job.given:
+            settings["workloads.0.outstanding"] = job.iodepth
+        if job.given & {"bs", "bsrange", "bssplit"}:
+            sizes = job.block_sizes
+            settings["workloads.0.block_size"] = (
+                sizes[0][0] if len(sizes) == 1 else [[size, weight] for size, weight in sizes]
+            )
+        if "numjobs" in job.given:
+            settings["workloads.0.threads"] = job.numjobs
+        if "rw" in job.given:
+            settings["workloads.0.pattern"] = "random" if job.random_fraction > 0 else "sequential"
+            settings["workloads.0.read_fraction"] = job.read_fraction
+        metrics: dict[str, float] = {
+            "iops": sample.iops,
+            "mb_per_s": sample.bytes_per_s / 1e6,
+        }
+        weighted = [
+            (iops, latency)
+            for iops, latency in (
+                (sample.read_iops, sample.read_latency_s),
+                (sample.write_iops, sample.write_latency_s),
+            )
+            if iops > 0 and latency is not None
+        ]
         if weighted:
             total = sum(w for w, _ in weighted)
-            metrics["latency_ms_mean"] = (
-                sum(w * float(c["mean"]) for w, c in weighted) / total / 1e6
-            )
-            main = max(weighted, key=lambda wc: wc[0])[1]
-            pct = main.get("percentile", {})
-            for key, name in (("50.000000", "latency_ms_p50"), ("99.000000", "latency_ms_p99")):
-                if key in pct:
-                    metrics[name] = float(pct[key]) / 1e6
-        points.append(
-            MeasuredPoint(str(job.get("jobname", f"job {len(points)}")), settings, metrics)
-        )
-    return points
+            metrics["latency_ms_mean"] = sum(w * lat for w, lat in weighted) / total * 1e3
+        for name, value in (
+            ("latency_ms_p50", sample.latency_p50_s),
+            ("latency_ms_p99", sample.latency_p99_s),
+        ):
+            if value is not None:
+                metrics[name] = value * 1e3
+        found.append(MeasuredPoint(job.name, settings, metrics))
+    return found
 
 
 # -- fitting -------------------------------------------------------------------------------
@@ -423,11 +394,14 @@ def _expand_profiles(data: Any, parts: list[str]) -> None:
         node = child
 
 
-def write_calibrated(source: str | Path, result: CalibrationResult, out: str | Path) -> None:
+def write_calibrated(
+    source: str | Path, result: CalibrationResult, out: str | Path, *, force: bool = False
+) -> None:
     """Write ``source`` with the fitted values set, keeping its comments, to ``out``.
 
     Durations the file wrote with units (``20us``) are written back with units; a service
-    time written as a plain duration stays a plain duration.
+    time written as a plain duration stays a plain duration. An existing ``out`` is
+    refused (:class:`sanpath.files.OutputError`) unless ``force``.
     """
     from ruamel.yaml import YAML
 
@@ -460,7 +434,8 @@ def write_calibrated(source: str | Path, result: CalibrationResult, out: str | P
         set_dotted(data, key, text)
     yaml = YAML(typ="rt")
     yaml.version = (1, 2)
-    with atomic_path(out) as tmp, tmp.open("w", encoding="utf-8") as handle:
+    check_output(out, (".yaml", ".yml"), "calibrated scenario", force=force)
+    with atomic_path(out, replace=force) as tmp, tmp.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)
 
 

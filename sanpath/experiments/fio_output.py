@@ -31,10 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from sanpath.experiments.sweep import Grid, point_scenario, sweep_plan
+from sanpath.experiments.workers import local_pool
 from sanpath.results import RunResult, combine, fio_document, fio_job
 from sanpath.spec import Scenario, WorkloadSpec, load_scenario
 
 _SUFFIXES = ((1 << 30, "g"), (1 << 20, "m"), (1 << 10, "k"))
+
+WARNINGS_KEY = "sanpath warnings"
+"""The key of a sweep's fio job listing its run's warnings (absent when there are none)."""
 
 
 def fio_size(size: int) -> str:
@@ -127,7 +131,10 @@ def fio_point(data: dict[str, Any], name: str, replicate: int, groupid: int) -> 
     """Run one sweep point and return it as one fio job (top level: picklable for pools).
 
     The job holds every workload of the point together; its options are the workload's
-    when the point has one, with the point's window (``runtime``, ``ramp_time``).
+    when the point has one, with the point's window (``runtime``, ``ramp_time``). A run that
+    is not steady state, or whose intervals are in doubt, says so in the job's
+    ``"sanpath warnings"`` list (:data:`WARNINGS_KEY`; fio has no such key, and readers of fio's
+    JSON pass it by).
     """
     from sanpath.sim import run
 
@@ -142,7 +149,16 @@ def fio_point(data: dict[str, Any], name: str, replicate: int, groupid: int) -> 
         names = ", ".join(w.name for w in scenario.workloads)
         options = {"name": name, "description": f"sanpath workloads {names}, together"}
     options.update(_window(result))
-    return fio_job(name, fig, options, groupid=groupid)
+    job = fio_job(name, fig, options, groupid=groupid)
+    if result.warnings:
+        job[WARNINGS_KEY] = run_warnings(result)
+    return job
+
+
+def run_warnings(result: RunResult) -> list[str]:
+    """A run's warnings, each marked ``NOT STEADY STATE:`` when the run is not steady."""
+    mark = "" if result.steady else "NOT STEADY STATE: "
+    return [mark + text for text in result.warnings]
 
 
 def sweep_fio_json(
@@ -168,7 +184,7 @@ def sweep_fio_json(
     """
     from sanpath.sim import budget
 
-    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates, force)
     tasks: list[tuple[dict[str, Any], str, int, int]] = []
     for point in points:
         spec = point_scenario(base, point, source)
@@ -183,7 +199,7 @@ def sweep_fio_json(
         out = [fio_point(*task) for task in tasks]
     else:
         own = executor is None
-        pool = executor if executor is not None else cf.ProcessPoolExecutor(max_workers=jobs)
+        pool = executor if executor is not None else local_pool(jobs)
         try:
             futures = [pool.submit(fio_point, *task) for task in tasks]
             out = [f.result() for f in futures]

@@ -15,9 +15,11 @@ replicate uses the same random numbers at every point (common random numbers), a
 gives the same numbers whichever executor runs it: serially, in local processes or on a Dask
 cluster (``executor=client.get_executor()``).
 
-Finished points are kept in an on-disk cache keyed by the content of the point's scenario
-and of sanpath's own code, so an interrupted sweep resumes where it stopped and a changed
-model never reuses old points; Ctrl-C returns the points finished so far.
+Finished points are kept in an on-disk cache (:mod:`sanpath.experiments.cache`) keyed by the
+content of the point's scenario, of every file it reads (a trace) and of sanpath's own code,
+so an interrupted sweep resumes where it stopped and a changed model or trace never reuses
+old points; Ctrl-C returns the points finished so far. The cache's folder is checked before
+the first point runs, and a damaged entry is moved aside with a warning and run again.
 
 A table written with ``out`` (``sanpath sweep --out``) records the sweep's identity (a hash
 of the base scenario, the points and the replicates: a ``sweep_id`` key in JSON, a sidecar
@@ -31,10 +33,10 @@ the first point runs.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import functools
 import hashlib
 import itertools
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,16 +44,55 @@ from typing import Any
 
 import pandas as pd
 
-from sanpath._version import __version__
-from sanpath.files import OutputError, write_text
+from sanpath.experiments.cache import (
+    DEFAULT_CACHE,
+    open_cache,
+    read_entry,
+    scenario_files,
+    task_key,
+    write_entry,
+)
+from sanpath.experiments.workers import local_pool, max_jobs
+from sanpath.files import OutputError
 from sanpath.results import SweepResult, check_table_path, finite
 from sanpath.sim import budget
 from sanpath.spec import Scenario, ScenarioError, load_line, load_scenario, value_range
 
-DEFAULT_CACHE = Path(".sanpath-cache")
-"""Where finished sweep points are kept (``cache=None`` turns the cache off)."""
-
 Grid = Mapping[str | tuple[str, ...], Sequence[Any]]
+
+MAX_RUNS = 100_000
+"""The most runs (points x replicates) a sweep plans without ``force``: a larger grid is
+refused before its points are built (each point holds its own scenario)."""
+
+
+def check_size(
+    grid: Grid | None,
+    zipped: Mapping[str, Sequence[Any]] | None,
+    replicates: int,
+    force: bool = False,
+) -> int:
+    """The number of runs a sweep plans (points x replicates), counted before the points are
+    built; refused beyond :data:`MAX_RUNS` unless ``force``.
+
+    Raises
+    ------
+    ValueError
+        Naming the grid's size and the way out (a narrower grid, or ``--force``).
+    """
+    points = 1
+    for values in (grid or {}).values():
+        points *= len(values)
+    if zipped:
+        points *= max((len(v) for v in zipped.values()), default=1)
+    runs = points * replicates
+    if runs > MAX_RUNS and not force:
+        shape = " x ".join(str(len(v)) for v in (grid or {}).values()) or "1"
+        raise ValueError(
+            f"sweep: {points:,} points ({shape}) x {replicates} replicate(s) = {runs:,} runs, "
+            f"more than the {MAX_RUNS:,} sanpath plans at once; narrow --vary (or the "
+            "scenario's sweep section), or pass --force (command line) or force=True (Python)"
+        )
+    return runs
 
 
 def sweep_plan(
@@ -59,11 +100,13 @@ def sweep_plan(
     grid: Grid | None,
     zipped: Mapping[str, Sequence[Any]] | None,
     replicates: int | None,
+    force: bool = False,
 ) -> tuple[Scenario, list[dict[str, Any]], int, str]:
     """The base scenario, the points, the replicates and the source name of a sweep.
 
     Without ``grid`` and ``zipped`` the scenario's own ``sweep:`` section gives them (and
-    the replicates, unless given).
+    the replicates, unless given). The grid's size is checked (:func:`check_size`) before
+    its points are built.
     """
     base = load_scenario(scenario)
     if grid is None and zipped is None and base.sweep is not None:
@@ -72,6 +115,7 @@ def sweep_plan(
         if replicates is None:
             replicates = base.sweep.replicates
     source = str(scenario) if isinstance(scenario, str | Path) else "<scenario>"
+    check_size(grid, zipped, replicates or 1, force)
     return base, expand_grid(grid, zipped), replicates or 1, source
 
 
@@ -167,26 +211,6 @@ def run_task(task: Task) -> dict[str, Any]:
     return row
 
 
-@functools.lru_cache(maxsize=1)
-def code_fingerprint() -> str:
-    """A hash of sanpath's own source: cached points from other code are not reused."""
-    digest = hashlib.sha256(__version__.encode())
-    root = Path(__file__).resolve().parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _task_key(data: Mapping[str, Any], replicate: int) -> str:
-    text = json.dumps(
-        {"scenario": data, "replicate": replicate, "code": code_fingerprint()},
-        sort_keys=True,
-        default=str,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
 def sweep_identity(base: Scenario, points: Sequence[Mapping[str, Any]], replicates: int) -> str:
     """A hash of what a sweep computes: its base scenario, its points and its replicates."""
     text = json.dumps(
@@ -243,7 +267,10 @@ def sweep(
     jobs
         Run in this many local processes when no executor is given.
     cache
-        Folder keeping finished points (None: no cache).
+        Folder keeping finished points (None: no cache); left at
+        :data:`~sanpath.experiments.cache.DEFAULT_CACHE`, the
+        environment variable ``SANPATH_CACHE`` may name another. Created and checked before
+        the first point runs.
     analytic
         Add the analytic twin's IOPS and mean latency as ``twin_iops`` and
         ``twin_latency_ms_mean`` columns.
@@ -261,13 +288,25 @@ def sweep(
         For a point that is not a valid scenario, or (without ``force``) one beyond the
         budget, before anything runs.
     sanpath.files.OutputError
-        For an ``out`` that cannot or may not be written, before anything runs.
+        For an ``out`` that cannot or may not be written, or a cache folder that cannot be
+        written, before anything runs.
+
+    Warns
+    -----
+    sanpath.experiments.cache.CacheWarning
+        For each damaged cache entry, moved aside (its point runs again).
     """
-    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates)
+    if jobs is not None and not 1 <= jobs <= max_jobs():
+        raise ValueError(
+            f"jobs={jobs}: expected 1 to {max_jobs()} local processes (4 per core of this "
+            "machine's " + f"{os.cpu_count() or 1}); a cluster takes an executor instead"
+        )
+    base, points, replicates, source = sweep_plan(scenario, grid, zipped, replicates, force)
     keys = list(points[0]) if points and points[0] else []
     identity = sweep_identity(base, points, replicates)
     if out is not None:
         check_table_path(out, identity, force)
+    cache_dir = open_cache(cache)
     tasks = []
     specs: dict[str, tuple[dict[str, Any], Scenario]] = {}
     made_with: list[str] = []  # per task: the overrides its point ran with, as JSON text
@@ -278,19 +317,19 @@ def sweep(
         data = spec.to_data()
         overrides = json.dumps({**base.overrides, **point}, default=str)
         point_seconds = budget.estimate(spec).seconds if parallel else 0.0
+        files = scenario_files(spec)
         for r in range(replicates):
-            tasks.append(Task(data, point, r, _task_key(data, r)))
+            tasks.append(Task(data, point, r, task_key(data, r, files)))
             seconds[tasks[-1].key] = point_seconds
             made_with.append(overrides)
         specs[tasks[-1].key] = (point, spec)
 
     rows: dict[str, dict[str, Any]] = {}
-    cache_dir = Path(cache) if cache is not None else None
     if cache_dir is not None:
         for task in tasks:
-            path = cache_dir / f"{task.key}.json"
-            if path.exists():
-                rows[task.key] = json.loads(path.read_text())
+            row = read_entry(cache_dir, task.key)
+            if row is not None:
+                rows[task.key] = row
     todo = [t for t in tasks if t.key not in rows]
     if not force:
         at_once = jobs if executor is None and jobs else 1
@@ -305,9 +344,8 @@ def sweep(
     try:
         for task, row in _execute(todo, executor, jobs):
             rows[task.key] = row
-            if cache_dir is not None:
-                cache_dir.mkdir(parents=True, exist_ok=True)
-                write_text(cache_dir / f"{task.key}.json", json.dumps(row, default=str))
+            if cache_dir is not None and not write_entry(cache_dir, task.key, row):
+                cache_dir = None  # the disk is full: the sweep goes on, keeping rows in memory
             if bar is not None:
                 bar.update(1)
     except KeyboardInterrupt:
@@ -399,7 +437,7 @@ def _execute(
             yield task, run_task(task)
         return
     own = executor is None
-    pool = executor if executor is not None else cf.ProcessPoolExecutor(max_workers=jobs)
+    pool = executor if executor is not None else local_pool(jobs)
     futures: dict[cf.Future[dict[str, Any]], Task] = {}
     try:
         futures = {pool.submit(run_task, task): task for task in tasks}

@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sanpath.ingest.model import ADAPTER_PREFIX, Measured, Sample, bad_file
+from sanpath.ingest.text import read_text
 
 MIB = 2**20
 """esxtop's MBytes: 2^20 bytes."""
@@ -156,11 +157,7 @@ def _time(text: str, number: int, column: int, source: str) -> datetime:
 def read(path: str | Path) -> Measured:
     """Disk and adapter samples of an esxtop batch-mode CSV."""
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="strict")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise bad_file(source, None, None, "", f"cannot read the esxtop file: {exc}") from None
-    lines = text.splitlines()
+    lines = read_text(path).splitlines()
     if not lines:
         raise bad_file(source, 1, 1, "", "empty file: expected esxtop -b output")
     header = split_line(lines[0], 1, source)

@@ -11,7 +11,8 @@ import re
 from pathlib import Path
 
 from sanpath.ingest import fio_job, fio_json
-from sanpath.ingest.model import Measured, bad_file
+from sanpath.ingest.model import Measured
+from sanpath.ingest.text import read_text
 
 
 def is_json(text: str) -> bool:
@@ -28,10 +29,7 @@ def is_json(text: str) -> bool:
 def read(path: str | Path) -> Measured:
     """A fio JSON result or job file, whichever ``path`` holds."""
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise bad_file(source, None, None, "", f"cannot read the fio file: {exc}") from None
+    text = read_text(path)
     if is_json(text):
         return fio_json.parse(text, source)
     return fio_job.parse(text, source)

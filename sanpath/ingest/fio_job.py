@@ -15,18 +15,14 @@ from pathlib import Path
 
 from sanpath.ingest.fio_options import Opt, job_spec
 from sanpath.ingest.model import JobSpec, Measured, bad_file
+from sanpath.ingest.text import read_text
 
 _SECTION = re.compile(r"\[([^\]]*)\]\s*")
 
 
 def read(path: str | Path) -> Measured:
     """The jobs of a fio job file."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise bad_file(source, None, None, "", f"cannot read the job file: {exc}") from None
-    return parse(text, source)
+    return parse(read_text(path), str(path))
 
 
 def parse(text: str, source: str = "<fio job>") -> Measured:

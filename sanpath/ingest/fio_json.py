@@ -16,12 +16,14 @@ it, else ``clat_ns``) and one :class:`JobSpec` from its options over the global 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sanpath.ingest.fio_options import ALIASES, Opt, job_spec
 from sanpath.ingest.model import JobSpec, Measured, Sample, bad_file
+from sanpath.ingest.text import read_text
 from sanpath.spec import ScenarioError
 
 _DECODER = json.JSONDecoder()
@@ -84,17 +86,14 @@ class _Doc:
         if isinstance(value, bool) or not isinstance(value, int | float):
             what = "missing" if value is None else f"{value!r} is not a number"
             raise self.fail([*path, key], f"{what}: expected a number")
+        if not math.isfinite(value) or value < 0:
+            raise self.fail([*path, key], f"{value}: expected a finite number >= 0")
         return float(value)
 
 
 def read(path: str | Path) -> Measured:
     """The jobs of a fio JSON (or json+) result."""
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise bad_file(source, None, None, "", f"cannot read the fio result: {exc}") from None
-    return parse(text, source)
+    return parse(read_text(path), str(path))
 
 
 def parse(text: str, source: str = "<fio json>") -> Measured:
@@ -152,10 +151,15 @@ def parse(text: str, source: str = "<fio json>") -> Measured:
     return Measured(source, "fio-json", tuple(samples), tuple(specs), columns, tuple(warnings))
 
 
+_PERCENTILES = ("50.000000", "99.000000")
+"""The keys of fio's ``percentile`` map for the median and the 99th percentile."""
+
+
 def _direction(
     doc: _Doc, job: Mapping[str, Any], at: list[str | int], key: str
-) -> tuple[float, float, float | None, float]:
-    """IOPS, bytes/s, mean latency (s) and runtime (s) of ``job[key]``."""
+) -> tuple[float, float, float | None, float, tuple[float | None, ...]]:
+    """IOPS, bytes/s, mean latency (s), runtime (s) and the latency's median and 99th
+    percentile (s, None where fio reports none) of ``job[key]``."""
     obj = job.get(key)
     if not isinstance(obj, dict):
         if "mixed" in job:
@@ -169,19 +173,27 @@ def _direction(
         rate = doc.number(obj, path, "bw") * 1024.0
     runtime = doc.number(obj, path, "runtime") / 1000.0
     latency = None
+    percentiles: tuple[float | None, ...] = (None, None)
     for name, scale in (("lat_ns", 1e-9), ("clat_ns", 1e-9), ("lat", 1e-6), ("clat", 1e-6)):
         lat = obj.get(name)
         if isinstance(lat, dict) and (lat.get("N", 1) or 0) > 0 and "mean" in lat:
             latency = doc.number(lat, [*path, name], "mean") * scale
+            table = lat.get("percentile")
+            if isinstance(table, dict):
+                at_p = [*path, name, "percentile"]
+                percentiles = tuple(
+                    doc.number(table, at_p, p) * scale if p in table else None for p in _PERCENTILES
+                )
             break
-    if iops < 0 or rate < 0 or runtime < 0:
-        raise doc.fail(path, "negative figures: expected counts, rates and times >= 0")
-    return iops, rate, latency if iops > 0 else None, runtime
+    if iops <= 0:
+        return iops, rate, None, runtime, (None, None)
+    return iops, rate, latency, runtime, percentiles
 
 
 def _sample(doc: _Doc, job: Mapping[str, Any], at: list[str | int], device: str) -> Sample:
-    r_iops, r_rate, r_lat, r_time = _direction(doc, job, at, "read")
-    w_iops, w_rate, w_lat, w_time = _direction(doc, job, at, "write")
+    r_iops, r_rate, r_lat, r_time, r_pct = _direction(doc, job, at, "read")
+    w_iops, w_rate, w_lat, w_time, w_pct = _direction(doc, job, at, "write")
+    p50, p99 = r_pct if r_iops >= w_iops else w_pct
     seconds = max(r_time, w_time)
     if seconds <= 0:
         elapsed = job.get("elapsed")
@@ -198,6 +210,8 @@ def _sample(doc: _Doc, job: Mapping[str, Any], at: list[str | int], device: str)
         write_bytes_per_s=w_rate,
         read_latency_s=r_lat,
         write_latency_s=w_lat,
+        latency_p50_s=p50,
+        latency_p99_s=p99,
     )
 
 

@@ -421,6 +421,7 @@ def job_spec(name: str, options: list[Opt], source: str) -> tuple[JobSpec, list[
         access=access,
         percentage_random=(perc[0], perc[1]) if random else (0.0, 0.0),
         unsupported=tuple(unsupported),
+        given=frozenset(ALIASES.get(opt.name, opt.name) for opt in options),
     )
     warnings = [f"{source}: job {spec.name}: {note}" for note in notes]
     if unsupported:

@@ -33,6 +33,7 @@ from sanpath.ingest.scenario import (
     placeholder,
     validate,
 )
+from sanpath.ingest.text import checked_file
 from sanpath.ingest.trace import ImportedTrace, TraceOptions, describe, import_trace
 from sanpath.ingest.workload import Placement, Workload, from_jobs, from_samples, measured_points
 
@@ -56,20 +57,40 @@ READERS: dict[str, tuple[tuple[str, str], ...]] = {
 """Reader modules and functions tried in order for each detected format."""
 
 
+HEAD_CHARS = 65536
+"""Characters read to tell a file's format (its first line is read whole, up to
+:data:`HEADER_CHARS`: perfmon and esxtop name every counter in it)."""
+
+HEADER_CHARS = 64 << 20
+"""The longest first line read to tell a file's format (64 Mi characters)."""
+
+
+def _head(path: Path) -> tuple[str, str]:
+    """The first :data:`HEAD_CHARS` characters of a checked file, and its whole first line
+    (decoded by its byte order mark; undecodable bytes replaced)."""
+    from sanpath.ingest.text import encoding_of
+
+    checked_file(path, limit=None)
+    try:
+        with path.open("rb") as raw:
+            encoding = encoding_of(raw.read(4))
+        with path.open("r", encoding=encoding, errors="replace", newline=None) as handle:
+            first = handle.readline(HEADER_CHARS)
+            handle.seek(0)
+            head = handle.read(HEAD_CHARS)
+    except OSError as exc:
+        raise bad_file(str(path), None, None, "", f"cannot read: {exc.strerror or exc}") from None
+    return head, first
+
+
 def detect(path: str | Path) -> str:
     """The format of ``path`` (a key of :data:`READERS`); a located error when unknown."""
     path = Path(path)
     if path.suffix.lower() in (".fio", ".ini"):
         return "fio-job"
-    try:
-        with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
-            head = handle.read(65536)
-    except FileNotFoundError:
-        raise bad_file(str(path), None, None, "", "file not found") from None
-    except OSError as exc:
-        raise bad_file(str(path), None, None, "", f"cannot read: {exc}") from None
+    head, first = _head(path)
     lines = [line.strip() for line in head.splitlines()[:50]]
-    first = next((line for line in lines if line), "")
+    first = first.strip() or next((line for line in lines if line), "")
     if '"fio version"' in head:
         return "fio-json"
     if (path.suffix.lower() == ".json" or first.startswith("{")) and "sysstat" in head:
@@ -149,9 +170,7 @@ def load(paths: Inputs, format: str = "auto") -> Measured:
         if isinstance(path, Measured):
             parts.append(path)
             continue
-        if not Path(path).is_file():
-            what = "is a directory" if Path(path).is_dir() else "file not found"
-            raise bad_file(str(path), None, None, "", what)
+        checked_file(path, limit=None)  # a regular file (read whole or streamed by its reader)
         fmt = detect(path) if format == "auto" else format
         if format == "iostat":
             fmt = _iostat_kind(path)
@@ -227,17 +246,16 @@ def import_scenario(
     """Read ``paths`` and write the scenario ``out`` (see :func:`import_files`)."""
     from sanpath.files import OutputError, check_output, write_text
 
-    target = check_output(out, (".yaml", ".yml"), "imported scenario")
     if load_kind not in ("open", "closed"):
         raise ValueError(f"--load {load_kind!r}: expected open or closed")
     inputs = [paths] if isinstance(paths, str | Path | Measured) else list(paths)
+    target = Path(out)
     for given in [*inputs, *([into] if into is not None else [])]:
         if isinstance(given, Measured):
             continue
-        if target.exists() and Path(given).exists() and target.samefile(given):
+        if target.is_file() and Path(given).exists() and target.samefile(given):
             raise OutputError(f"{target}: is one of the inputs; give another --out")
-    if target.exists() and not force:
-        raise OutputError(f"{target}: exists; give --force to overwrite it")
+    target = check_output(target, (".yaml", ".yml"), "imported scenario", force=force)
     traced = _trace_input(inputs, format)
     if traced is not None:
         if load_kind == "closed" and (trace is None or trace.outstanding is None):
@@ -256,6 +274,7 @@ def import_scenario(
             interval=interval,
             map=map,
             options=trace or TraceOptions(),
+            force=force,
         )
     interval = interval or "peak-iops"
     mapping = parse_map(map)
@@ -296,7 +315,7 @@ def import_scenario(
     data = compose(measured, chosen, workloads, points, data, notes)
     text = dump(data)
     validate(text, target)
-    write_text(target, text)
+    write_text(target, text, replace=force)
     return Imported(target, measured, chosen, tuple(workloads), tuple(notes), text)
 
 

@@ -26,7 +26,7 @@ ADAPTER_PREFIX = "adapter:"
 read, but not turned into workloads (their load is their disks')."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sample:
     """Counters of one device over one interval (rates per second, bytes, seconds).
 
@@ -64,6 +64,10 @@ class Sample:
     """esxtop DQLEN: the device queue depth."""
     utilization: float | None = None
     """Fraction of the interval the device was busy (iostat %util / 100)."""
+    latency_p50_s: float | None = None
+    """fio: the median latency (s) of the direction with more I/Os, where fio reports it."""
+    latency_p99_s: float | None = None
+    """fio: the 99th percentile latency (s) of the direction with more I/Os."""
 
     @property
     def iops(self) -> float:
@@ -116,6 +120,9 @@ class JobSpec:
     """fio ``percentage_random`` of reads and of writes as fractions (0 for sequential jobs)."""
     unsupported: tuple[str, ...] = ()
     """Options present in the job that sanpath cannot model (named in a warning)."""
+    given: frozenset[str] = frozenset()
+    """The options the job (or its global section) spelled out, by fio's own names (aliases
+    such as ``blocksize`` read as ``bs``); the others took fio's defaults."""
 
 
 @dataclass(frozen=True)

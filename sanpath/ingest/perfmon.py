@@ -16,14 +16,15 @@ first sample) is skipped with a warning; so is one instance's row with a blank r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from sanpath.ingest.model import Measured, Sample, bad_file
+from sanpath.ingest.text import counter, csv_cells, open_text, row_cells
 
 _HEAD = re.compile(r"\(PDH-CSV 4\.0\) \((.*)\)\((-?\d+)\)")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _EPOCH = datetime(1970, 1, 1)
 _OBJECTS = ("PhysicalDisk", "LogicalDisk")
 _RATES = {
@@ -48,40 +49,6 @@ class _Counter:
     counter: str
 
 
-def _cells(source: str, lineno: int, line: str) -> list[tuple[str, int]]:
-    """The cells of a CSV line and their 1-based columns (double quotes, "" inside)."""
-    out: list[tuple[str, int]] = []
-    i, n = 0, len(line)
-    while True:
-        start = i
-        if i < n and line[i] == '"':
-            value, i = [], i + 1
-            while True:
-                j = line.find('"', i)
-                if j < 0:
-                    raise bad_file(
-                        source, lineno, start + 1, "cell", "unterminated quote (truncated line?)"
-                    )
-                value.append(line[i:j])
-                if line.startswith('""', j):
-                    value.append('"')
-                    i = j + 2
-                    continue
-                i = j + 1
-                break
-            cell = "".join(value)
-            if i < n and line[i] != ",":
-                raise bad_file(source, lineno, i + 1, "cell", "text after a closing quote")
-        else:
-            j = line.find(",", i)
-            j = n if j < 0 else j
-            cell, i = line[i:j], j
-        out.append((cell, start + 1))
-        if i >= n:
-            return out
-        i += 1
-
-
 def _counter(path: str) -> _Counter | None:
     if not path.startswith("\\\\") or path.count("\\") < 4:
         return None
@@ -103,24 +70,30 @@ def _time(text: str) -> float | None:
 
 
 def read(path: str | Path) -> Measured:
-    """Samples per disk instance and interval from a perfmon/relog CSV file."""
+    """Samples per disk instance and interval from a perfmon/relog CSV file.
+
+    The file is streamed line by line (any size; UTF-8 or UTF-16, see
+    :mod:`sanpath.ingest.text`): only the samples are kept.
+    """
     source = str(path)
+    handle = open_text(path)
+    lineno = 0
     try:
-        raw = Path(path).read_bytes()
-    except OSError as e:
-        raise bad_file(source, None, None, "file", e.strerror or str(e)) from None
-    try:
-        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-            text = raw.decode("utf-16")
-        else:
-            text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        at = raw[: e.start].count(b"\n") + 1
-        raise bad_file(source, at, 1, "file", "not UTF-8 or UTF-16 text") from None
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
+        with handle:
+            lines = ((lineno, line.rstrip("\r\n")) for lineno, line in enumerate(handle, 1))
+            return _read(source, lines)
+    except UnicodeDecodeError:
+        raise bad_file(
+            source, lineno + 1, 1, "file", "not UTF-8 or UTF-16 text (save it as UTF-8)"
+        ) from None
+
+
+def _read(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
+    """The samples of a perfmon CSV given as (line number, text) pairs."""
+    first = next(lines, None)
+    if first is None or not first[1].strip():
         raise bad_file(source, 1, 1, "header", "empty file: expected a perfmon CSV header")
-    header = _cells(source, 1, lines[0])
+    header = csv_cells(source, 1, first[1])
     if not _HEAD.fullmatch(header[0][0]):
         raise bad_file(
             source,
@@ -166,38 +139,8 @@ def read(path: str | Path) -> Measured:
     columns = {fig: f"{obj}(*)\\{name}" for name, fig in (_RATES | _OTHERS).items()}
     current = columns.pop("current_queue")
     columns["queue_length"] += f" (else {current})"
-
-    rows: list[tuple[int, float, list[tuple[str, int]]]] = []
-    for lineno, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        cells = _cells(source, lineno, line)
-        if len(cells) != len(header):
-            where = header[min(len(cells), len(header) - 1)][0]
-            col = len(line) + 1 if len(cells) < len(header) else cells[len(header)][1]
-            raise bad_file(
-                source,
-                lineno,
-                col,
-                where,
-                f"{len(cells)} cells, the header has {len(header)} (truncated line?)",
-            )
-        when = _time(cells[0][0])
-        if when is None:
-            raise bad_file(
-                source,
-                lineno,
-                cells[0][1],
-                header[0][0],
-                f"{cells[0][0]!r} is not a time stamp MM/DD/YYYY HH:MM:SS.mmm",
-            )
-        if rows and when <= rows[-1][1]:
-            raise bad_file(source, lineno, cells[0][1], "time", "time stamps do not advance")
-        rows.append((lineno, when, cells))
-    if len(rows) < 2:
-        raise bad_file(
-            source, len(lines), 1, "rows", "fewer than two rows: the interval is unknown"
-        )
+    rate_cells = [found[(obj, i)][f] for i in instances for f in _RATES.values()]
+    figures = (*_RATES.values(), *_OTHERS.values())
 
     def value(lineno: int, cells: list[tuple[str, int]], index: int | None) -> float | None:
         if index is None:
@@ -205,40 +148,34 @@ def read(path: str | Path) -> Measured:
         text_value, col = cells[index]
         if not text_value.strip():
             return None
-        if not _NUMBER.fullmatch(text_value.strip()):
-            raise bad_file(
-                source,
-                lineno,
-                col,
-                header[index][0],
-                f"{text_value!r} is not a number (perfmon writes plain numbers, seconds for "
-                "Avg. Disk sec/...)",
-            )
-        return float(text_value)
+        return counter(
+            text_value,
+            source,
+            lineno,
+            col,
+            header[index][0],
+            hint=" (perfmon writes plain numbers, seconds for Avg. Disk sec/...)",
+        )
 
-    samples: list[Sample] = []
-    t0 = rows[0][1] - (rows[1][1] - rows[0][1])
-    for k, (lineno, when, cells) in enumerate(rows):
-        seconds = when - (rows[k - 1][1] if k else t0)
-        rate_cells = [found[(obj, i)][f] for i in instances for f in _RATES.values()]
+    def row_samples(lineno: int, when: float, seconds: float, cells: list[tuple[str, int]]) -> None:
         if all(not cells[i][0].strip() for i in rate_cells):
             warnings.append(
                 f"{source}:{lineno}: skipped a row with no rates (perfmon's first sample)"
             )
-            continue
+            return
         for inst in instances:
             idx = found[(obj, inst)]
-            got = {
-                f: value(lineno, cells, idx.get(f)) for f in (*_RATES.values(), *_OTHERS.values())
-            }
+            got = {f: value(lineno, cells, idx.get(f)) for f in figures}
             if any(got[f] is None for f in _RATES.values()):
                 warnings.append(f"{source}:{lineno}: skipped {obj}({inst}): a rate is blank")
                 continue
             queue = got["queue_length"] if got["queue_length"] is not None else got["current_queue"]
+            if not origin:  # times advance: the first sample kept starts first
+                origin.append(when - seconds)
             samples.append(
                 Sample(
                     device=inst,
-                    start=when - seconds - t0,
+                    start=when - seconds - origin[0],
                     seconds=seconds,
                     read_iops=float(got["read_iops"] or 0.0),
                     write_iops=float(got["write_iops"] or 0.0),
@@ -250,7 +187,38 @@ def read(path: str | Path) -> Measured:
                     host=hosts[(obj, inst)],
                 )
             )
-    if samples:
-        first = min(s.start for s in samples)
-        samples = [replace(s, start=s.start - first) for s in samples]
+
+    samples: list[Sample] = []
+    origin: list[float] = []  # the start of the first sample kept
+    pending: tuple[int, float, list[tuple[str, int]]] | None = None  # the first row
+    previous: float | None = None
+    rows = 0
+    last_line = 1
+    for lineno, line in lines:
+        last_line = lineno
+        if not line.strip():
+            continue
+        cells = row_cells(source, lineno, line, header)
+        when = _time(cells[0][0])
+        if when is None:
+            raise bad_file(
+                source,
+                lineno,
+                cells[0][1],
+                header[0][0],
+                f"{cells[0][0]!r} is not a time stamp MM/DD/YYYY HH:MM:SS.mmm",
+            )
+        if previous is not None and when <= previous:
+            raise bad_file(source, lineno, cells[0][1], "time", "time stamps do not advance")
+        rows += 1
+        if pending is not None:  # the first row lasts as long as the second
+            row_samples(pending[0], pending[1], when - pending[1], pending[2])
+            pending = None
+        if previous is None:
+            pending = (lineno, when, cells)
+        else:
+            row_samples(lineno, when, when - previous, cells)
+        previous = when
+    if rows < 2:
+        raise bad_file(source, last_line, 1, "rows", "fewer than two rows: the interval is unknown")
     return Measured(source, "perfmon", tuple(samples), (), columns, tuple(warnings))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import calendar
 import itertools
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from sanpath.ingest.model import Measured, Sample, bad_file
+from sanpath.ingest.text import read_text
 
 _KIB = 1024.0
 _SECTOR = 512.0
@@ -273,6 +275,8 @@ def read_json(source: str, text: str) -> Measured:
                         continue
                     if isinstance(value, bool) or not isinstance(value, (int, float)):
                         raise fail(dpos, key, f"not a number: {value!r}")
+                    if not math.isfinite(value) or value < 0:
+                        raise fail(dpos, key, f"{value}: expected a finite number >= 0")
                     values[key] = float(value)
                 for key in layout.needed:
                     if key not in values:
@@ -415,14 +419,6 @@ def read_sadf(source: str, text: str) -> Measured:
 
 
 def load(path: Any) -> tuple[str, str]:
-    """The file's name and text (UTF-8), or a located error where it does not decode."""
-    source = str(path)
-    try:
-        raw = open(path, "rb").read()  # noqa: SIM115
-    except OSError as e:
-        raise bad_file(source, None, None, "file", e.strerror or str(e)) from None
-    try:
-        return source, raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line, col = _where(raw.decode("latin-1"), e.start)
-        raise bad_file(source, line, col, "file", "not UTF-8 text") from None
+    """The file's name and text (UTF-8 or UTF-16, see :mod:`sanpath.ingest.text`), or a
+    located error where it does not decode."""
+    return str(path), read_text(path)

@@ -291,6 +291,7 @@ def import_trace(
     interval: str | None = None,
     map: Sequence[str] = (),
     options: TraceOptions = TraceOptions(),
+    force: bool = False,
 ) -> ImportedTrace:
     """Read trace ``path`` (format ``fmt``) and write a scenario replaying it to ``out``
     (checked by the caller); see the module docstring. Nothing is written on error."""
@@ -335,7 +336,7 @@ def import_trace(
     data = compose(measured, chosen, [workload], points, data, notes)
     text = dump(data)
     validate(text, out, out.resolve().parent)
-    write_text(out, text)
+    write_text(out, text, replace=force)
     return ImportedTrace(out, summary, workload, span, tuple(notes), text)
 
 

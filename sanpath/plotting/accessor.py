@@ -74,6 +74,6 @@ class SweepPlots:
         return transfer_size(self.sweep, x, hue, axes=axes)
 
     @staticmethod
-    def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path) -> Path:
+    def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path, *, force: bool = False) -> Path:
         """See :func:`sanpath.plotting.save`."""
-        return save(fig_or_ax, path)
+        return save(fig_or_ax, path, force=force)

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from sanpath.files import atomic_path, check_output
+from sanpath.files import InputError, atomic_path, check_output, read_input
 from sanpath.plotting.breakdown import breakdown
 from sanpath.plotting.curves import iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.draw import AxesLike
@@ -28,31 +28,32 @@ from sanpath.spec import load_scenario
 __all__ = ["KINDS", "picture_path", "plot_files", "save"]
 
 
-def picture_path(path: str | Path) -> Path:
+def picture_path(path: str | Path, *, force: bool = False) -> Path:
     """Check a picture's path before drawing: ``.png`` added when it has no extension.
 
     Raises
     ------
     OutputError
-        For a directory, a missing or unwritable directory, or an extension matplotlib
-        cannot write (the message lists the ones it can).
+        For a directory, a missing or unwritable directory, an existing file (unless
+        ``force``), or an extension matplotlib cannot write (the message lists the ones it
+        can).
     """
     path = Path(path)
     if not path.suffix and not path.is_dir():
         path = path.with_suffix(".png")
     formats = sorted(Figure().canvas.get_supported_filetypes())
-    return check_output(path, tuple(f".{f}" for f in formats), "picture")
+    return check_output(path, tuple(f".{f}" for f in formats), "picture", force=force)
 
 
-def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path) -> Path:
+def save(fig_or_ax: Figure | Axes | AxesLike, path: str | Path, *, force: bool = False) -> Path:
     """Save the Figure of ``fig_or_ax`` (a Figure, an Axes or several) as PNG, atomically.
 
     dpi 120 and a tight bounding box; a path without extension gets ``.png`` (another
-    extension, e.g. ``.svg``, picks that format; see :func:`picture_path`). Returns the path
-    written.
+    extension, e.g. ``.svg``, picks that format; see :func:`picture_path`). An existing file
+    is replaced only with ``force``. Returns the path written.
     """
-    path = picture_path(path)
-    with atomic_path(path) as tmp:
+    path = picture_path(path, force=force)
+    with atomic_path(path, replace=force) as tmp:
         _figure_of(fig_or_ax).savefig(
             tmp, dpi=120, bbox_inches="tight", format=path.suffix[1:].lower()
         )
@@ -102,8 +103,11 @@ def plot_files(
     hue: str | None = None,
     port_queue_depth: int | None = None,
     commands_per_host: int | None = None,
+    force: bool = False,
 ) -> Path:
     """Draw result files as one picture and save it (what ``sanpath plot`` runs).
+
+    An existing ``out`` is refused before anything is read, unless ``force``.
 
     Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` and
     ``exchange-dashboard`` read one run JSON and ``cdf`` one or more; ``headroom`` reads the
@@ -120,7 +124,7 @@ def plot_files(
         raise PlotInputError(f"--kind {kind} draws one file; only cdf takes several")
     if kind in _RUN_KINDS and (x is not None or hue is not None):
         raise PlotInputError(f"--x and --hue apply to sweep plots, not {kind}")
-    out = picture_path(out)
+    out = picture_path(out, force=force)
     target: Figure | Axes | tuple[Axes, ...]
     if kind == "topology":
         target = topology(load_scenario(paths[0]))
@@ -148,7 +152,7 @@ def plot_files(
         except PlotInputError as exc:
             raise PlotInputError(f"{paths[0]}: {exc}") from None
     try:
-        return save(target, out)
+        return save(target, out, force=force)
     except OSError as exc:
         raise PlotInputError(f"cannot write {out}: {exc}") from None
 
@@ -189,7 +193,9 @@ def _sweep_plot(
 def _per_host(path: Path, x: str | None) -> tuple[Axes, ...]:
     """``per-host`` from a run JSON (one bar per host) or a sweep table (as hosts are added)."""
     try:
-        data = json.loads(path.read_text()) if path.suffix == ".json" else None
+        data = json.loads(read_input(path, "run result")) if path.suffix == ".json" else None
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError):
         data = None
     try:
@@ -204,8 +210,8 @@ def _load_sweep(path: Path) -> SweepResult:
     what = f"{path}: not a sweep table written by SweepResult.save (.csv or .json)"
     try:
         result = SweepResult.load(path)
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except KeyError:
         hint = ""
         try:
@@ -225,9 +231,9 @@ def _load_sweep(path: Path) -> SweepResult:
 def _load_headroom(path: Path) -> HeadroomResult:
     what = f"{path}: not a headroom result (from sanpath headroom --json)"
     try:
-        payload = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+        payload = json.loads(read_input(path, "headroom result"))
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError) as exc:
         raise PlotInputError(f"{what}: {' '.join(str(exc).split())}") from None
     if not isinstance(payload, dict):
@@ -240,9 +246,9 @@ def _load_headroom(path: Path) -> HeadroomResult:
 
 def _load_run(path: Path) -> dict[str, Any]:
     try:
-        payload = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PlotInputError(f"{path}: no such file") from None
+        payload = json.loads(read_input(path, "run result"))
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
     except (OSError, ValueError) as exc:
         detail = " ".join(str(exc).split())
         raise PlotInputError(

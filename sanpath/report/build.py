@@ -59,7 +59,10 @@ def build_report(
     return report
 
 
-def write_report(report: Report, out: str | Path) -> Path:
-    """Write ``report`` as one self-contained HTML file at ``out`` (``.html``)."""
-    path = check_output(out, (".html", ".htm"), "report")
-    return write_text(path, render(report))
+def write_report(report: Report, out: str | Path, *, force: bool = False) -> Path:
+    """Write ``report`` as one self-contained HTML file at ``out`` (``.html``).
+
+    An existing ``out`` is refused (:class:`sanpath.files.OutputError`) unless ``force``.
+    """
+    path = check_output(out, (".html", ".htm"), "report", force=force)
+    return write_text(path, render(report), replace=force)

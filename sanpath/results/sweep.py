@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sanpath.files import atomic_path, check_output, check_overwrite, write_text
+from sanpath.files import (
+    atomic_path,
+    check_input,
+    check_output,
+    check_overwrite,
+    locked,
+    read_input,
+    write_text,
+)
 from sanpath.stats import mean_ci
 
 METRICS = (
@@ -53,7 +61,7 @@ def check_table_path(path: str | Path, identity: str, force: bool = False) -> Pa
     sanpath.files.OutputError
         Naming the file, and ``--force`` where that would help.
     """
-    path = check_output(path, TABLE_SUFFIXES, "sweep table")
+    path = check_output(path, TABLE_SUFFIXES, "sweep table", force=True)  # identity decides
     check_overwrite(path, identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep")
     return path
 
@@ -157,11 +165,13 @@ class SweepResult:
     def to_csv(self, path: str | Path) -> None:
         """Write the table as CSV (atomically), and its identity and keys beside it.
 
-        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader.
+        The sidecar ``<path>.sweep.json`` keeps the CSV itself plain for any reader. It is
+        written first: a table is never left without the identity that lets the same sweep
+        replace it (a failure between the two leaves the old table, or none, with it).
         """
+        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
         with atomic_path(path) as tmp:
             self.table.to_csv(tmp, index=False)
-        write_text(f"{path}{SIDECAR_SUFFIX}", json.dumps(self._metadata(), indent=1))
 
     def to_json(self, path: str | Path) -> None:
         """Write the table and its metadata (with ``sweep_id``) as JSON, atomically."""
@@ -175,27 +185,40 @@ class SweepResult:
         """Write CSV or JSON according to the file's extension; return the path.
 
         An existing table is overwritten only when it records this sweep's identity, or with
-        ``force=True``.
+        ``force=True``; the check and the writing hold a lock on the table's directory
+        (:func:`sanpath.files.locked`), so of two different sweeps finishing at once on one
+        path, the second is refused.
 
         Raises
         ------
         sanpath.files.OutputError
             For a path that cannot be written (see :func:`check_table_path`).
         """
-        path = check_table_path(path, self.identity, force)
-        if path.suffix.lower() == ".json":
-            self.to_json(path)
-        else:
-            self.to_csv(path)
+        path = check_output(path, TABLE_SUFFIXES, "sweep table", force=True)
+        with locked(path.parent):
+            check_overwrite(
+                path, self.identity, force=force, sidecar=SIDECAR_SUFFIX, writer="sweep"
+            )
+            if path.suffix.lower() == ".json":
+                self.to_json(path)
+            else:
+                self.to_csv(path)
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> SweepResult:
         """Read a table written by :meth:`save` (CSV: keys from the sidecar, else the
-        columns before ``replicate``)."""
-        path = Path(path)
+        columns before ``replicate``).
+
+        Raises
+        ------
+        sanpath.files.InputError
+            For a path that is missing, not a regular file, or larger than
+            :data:`sanpath.files.MAX_INPUT_BYTES`.
+        """
+        path = check_input(path, "sweep table")
         if path.suffix == ".json":
-            payload = json.loads(path.read_text())
+            payload = json.loads(read_input(path, "sweep table"))
             return cls(
                 pd.DataFrame(payload["rows"]),
                 list(payload["keys"]),

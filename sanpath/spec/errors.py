@@ -8,6 +8,7 @@ into dotted field paths and short messages.
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,12 +128,25 @@ def _yaml() -> Any:
     return yaml
 
 
+MAX_SCENARIO_BYTES = 64 << 20
+"""The largest scenario file read (64 MiB; the shipped ones are a few kB)."""
+
+
 def read_yaml(path: str | Path) -> Any:
     """Read a YAML 1.2 file keeping line/column information; raise ScenarioError on failure."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     source = str(path)
     try:
+        info = Path(path).stat()
+        if not stat.S_ISREG(info.st_mode) and not stat.S_ISDIR(info.st_mode):
+            raise ScenarioError(
+                [Problem(source, None, None, "", "is not a regular file (a pipe or a device)")]
+            )
+        if info.st_size > MAX_SCENARIO_BYTES:
+            raise ScenarioError(
+                [Problem(source, None, None, "", f"is {info.st_size:,} bytes: not a scenario")]
+            )
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScenarioError([Problem(source, None, None, "", "file not found")]) from None

@@ -121,7 +121,13 @@ class TraceSpec(Spec):
             path = (Path(base) if base is not None else Path.cwd()) / path
         path = path.resolve()
         if not path.is_file():
-            what = "is a directory" if path.is_dir() else "file not found"
+            what = (
+                "is a directory"
+                if path.is_dir()
+                else "is not a regular file (a pipe or a device)"
+                if path.exists()
+                else "file not found"
+            )
             raise ValueError(
                 f"{what}: {path} (a relative path is read from the scenario file's folder)"
             )

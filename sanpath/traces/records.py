@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,12 +117,21 @@ class Tally:
         return total / n if n else None
 
 
+MAX_LINE = 1 << 20
+"""The longest line a trace reader takes (1 Mi characters): a longer one is no trace (a
+binary file, or a compressed bomb of one endless line)."""
+
+
 def open_text(path: str | Path) -> IO[str]:
-    """The trace file as text lines (``.gz`` files decompressed on the fly)."""
+    """The trace file as text lines (``.gz`` files decompressed on the fly; a UTF-8 byte
+    order mark, as Excel writes it, is dropped). A pipe or a device is refused (an
+    :class:`OSError`): a trace is read more than once."""
     p = Path(path)
+    if p.exists() and not stat.S_ISREG(p.stat().st_mode) and not p.is_dir():
+        raise OSError(f"{p} is not a regular file (a pipe or a device)")
     if p.suffix.lower() == ".gz":
-        return gzip.open(p, "rt", encoding="utf-8", errors="strict", newline=None)
-    return p.open("r", encoding="utf-8", errors="strict", newline=None)
+        return gzip.open(p, "rt", encoding="utf-8-sig", errors="strict", newline=None)
+    return p.open("r", encoding="utf-8-sig", errors="strict", newline=None)
 
 
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
@@ -130,7 +140,15 @@ def numbered_lines(path: str | Path) -> Iterator[tuple[int, str]]:
     lineno = 0
     try:
         with open_text(path) as handle:
-            for lineno, line in enumerate(handle, 1):
+            for lineno, line in enumerate(iter(lambda: handle.readline(MAX_LINE), ""), 1):
+                if len(line) == MAX_LINE and not line.endswith("\n"):
+                    raise TraceError(
+                        source,
+                        lineno,
+                        1,
+                        "",
+                        f"a line longer than {MAX_LINE:,} characters: not a text trace",
+                    )
                 yield lineno, line.rstrip("\r\n")
     except FileNotFoundError:
         raise TraceError(source, None, None, "", "file not found") from None

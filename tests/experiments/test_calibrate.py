@@ -21,6 +21,7 @@ from sanpath.experiments.calibrate import (
     reference_points,
 )
 from sanpath.experiments.reference import Comparison, compare, error_summary, is_bound
+from sanpath.spec import ScenarioError
 from sanpath.theory import textbook
 
 EXP = "exponential"
@@ -112,12 +113,18 @@ FIO = {
             "read": {
                 "iops": 700.0,
                 "bw_bytes": 5_734_400,
+                "runtime": 60_000,
                 "clat_ns": {
                     "mean": 4_000_000.0,
                     "percentile": {"50.000000": 3_500_000, "99.000000": 20_000_000},
                 },
             },
-            "write": {"iops": 300.0, "bw_bytes": 2_457_600, "clat_ns": {"mean": 2_000_000.0}},
+            "write": {
+                "iops": 300.0,
+                "bw_bytes": 2_457_600,
+                "runtime": 60_000,
+                "clat_ns": {"mean": 2_000_000.0},
+            },
         }
     ],
 }
@@ -128,7 +135,7 @@ def test_fio_json_reader() -> None:
     assert point.label == "qd4"
     assert point.settings == {
         "workloads.0.outstanding": 4,
-        "workloads.0.block_size": "8k",
+        "workloads.0.block_size": 8192,
         "workloads.0.threads": 2,
         "workloads.0.pattern": "random",
         "workloads.0.read_fraction": pytest.approx(0.7),
@@ -137,7 +144,7 @@ def test_fio_json_reader() -> None:
     assert point.metrics["mb_per_s"] == pytest.approx(8.192)
     assert point.metrics["latency_ms_mean"] == pytest.approx(3.4)  # IOPS-weighted
     assert point.metrics["latency_ms_p99"] == pytest.approx(20.0)
-    with pytest.raises(CalibrationError, match="jobs"):
+    with pytest.raises(ScenarioError, match="jobs"):
         read_fio_json({"nothing": 1})
 
 
@@ -190,7 +197,7 @@ def test_csv_reader_and_cli_writes_calibrated_copy(
         main(["calibrate", str(start), "--measured", str(bad), "--fit", "array.controller.io_time"])
         == 2
     )
-    assert "expected a number" in capsys.readouterr().err
+    assert f"{bad}:2:3: iops: 'abc' is not a number" in capsys.readouterr().err
 
 
 def scenario_with_reference() -> dict[str, Any]:

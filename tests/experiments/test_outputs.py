@@ -4,7 +4,9 @@ tests/test_files.py."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,46 @@ def test_plot_and_compare_outputs_are_checked_first(
         assert main(["compare", str(reference), "--ios", "500", "--plot", str(plot)]) == 2
         assert str(plot) in capsys.readouterr().err
     assert no_runs == []
+
+
+def test_existing_outputs_are_refused_without_force(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 36, case 1: calibrate, report and plot replaced a hand-written file with exit 0."""
+    measured = tmp_path / "measured.csv"
+    measured.write_text("workloads.0.outstanding,iops\n1,500\n4,900\n")
+    table = tmp_path / "t.csv"
+    SweepResult(sanpath_table(), [OIO]).save(table)
+    mine = "# my notes, by hand\nkeep: me\n"
+    commands = {
+        "other.yaml": [
+            "calibrate", str(scenario_file), "--measured", str(measured),
+            "--fit", "array.controller.io_time", "--ios", "300",
+        ],
+        "notes.html": ["report", str(scenario_file)],
+        "pic.png": ["plot", str(table), "--kind", "iops-vs-outstanding"],
+        "ref.png": ["compare", str(SCENARIOS / "qd_sweep_2007.yaml"), "--ios", "300", "--plot"],
+    }  # fmt: skip
+    runs: list[Any] = []
+    monkeypatch.setattr(sys.modules["sanpath.sim"], "run", lambda *a, **k: runs.append(a))
+    for name, argv in commands.items():
+        out = tmp_path / name
+        out.write_text(mine)
+        flag = [] if argv[-1] == "--plot" else ["--out"]
+        assert main([*argv, *flag, str(out)]) == 2, name
+        err = capsys.readouterr().err
+        assert f"{out}: already exists" in err and "--force" in err and "Traceback" not in err
+        assert out.read_text() == mine and runs == []  # refused before any work
+    monkeypatch.undo()
+    for name in ("other.yaml", "notes.html", "pic.png"):
+        out = tmp_path / name
+        assert main([*commands[name], "--out", str(out), "--force"]) == 0, name
+        capsys.readouterr()
+        assert out.read_text(errors="replace") != mine
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
 def sanpath_table() -> Any:
@@ -277,6 +319,7 @@ def test_calibrate_cli_warns_and_fails_above(
     err = capsys.readouterr().err
     assert "sanpath: warning: poor fit" in err
     assert "high iops: measured 500, model" in err and "low iops: measured 800" in err
+    base.append("--force")  # the reruns replace the calibrated copy
     assert main([*base, "--fail-above", "0.9"]) == 0  # still warned, but within the bound
     assert "poor fit" in capsys.readouterr().err
     assert main([*base, "--fail-above", "0.1"]) == 1
@@ -294,3 +337,63 @@ def test_a_good_fit_is_quiet(tmp_path: Path) -> None:
     points = [MeasuredPoint("N=2", {OIO: 2}, {"iops": truth.iops})]
     result = calibrate(small(), points, ["array.controller.io_time"])
     assert result.rms_error < 0.02 and result.warning() is None
+
+
+# --- a full disk loses no work (issue 36, case 4) ------------------------------------------
+
+
+def _disk_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(handle: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+
+
+def test_a_full_disk_names_the_file_and_the_same_sweep_resumes(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "t.csv"
+    cache = tmp_path / "cache"
+    argv = ["sweep", str(scenario_file), "--quiet", "--vary", f"{OIO}=1,2"]
+    argv += ["--cache", str(cache), "--out", str(out)]
+    _disk_full(monkeypatch)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"{cache}: cannot keep finished points any more" in err  # warned, went on
+    assert f"{out}.sweep.json: not written: No space left on device" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "small.yaml"]
+    assert list(cache.iterdir()) == []  # no empty entry left behind
+    monkeypatch.undo()
+    assert main(argv) == 0  # space freed: the same sweep runs and writes its table
+    capsys.readouterr()
+    assert SweepResult.load(out).table[OIO].tolist() == [1, 2]
+    _disk_full(monkeypatch)
+    assert main(argv) == 2  # a rerun on a full disk keeps the old table and its identity
+    capsys.readouterr()
+    monkeypatch.undo()
+    assert SweepResult.load(out).identity and main(argv) == 0
+
+
+def test_import_and_report_on_a_full_disk_are_named_errors(
+    scenario_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    imported = tmp_path / "imported.yaml"
+    page = tmp_path / "page.html"
+    perfmon = SCENARIOS / "measured" / "perfmon_sql.csv"
+    _disk_full(monkeypatch)
+    for argv, out in (
+        (["import", str(perfmon), "--out", str(imported)], imported),
+        (["report", str(scenario_file), "--out", str(page)], page),
+    ):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{out}: not written: No space left on device" in err and "Traceback" not in err
+        assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["small.yaml"]

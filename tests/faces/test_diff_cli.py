@@ -84,7 +84,7 @@ def test_all_lists_the_equal_figures_too(
         ("[1, 2, 3]", "not a sanpath run result: the JSON holds a list"),
         ('{"rows": [], "keys": ["x"]}', "(it looks like a sweep table)"),
         ('{"iops": 3}', "it has no 'mb_per_s'"),
-        (b"\xff\xfe\x00bad", "cannot be read"),
+        (b"\xff\xfe\x00bad", "not UTF-8 text"),
     ],
 )
 def test_a_bad_file_exits_2_naming_it(

@@ -676,8 +676,8 @@ def test_every_plot_has_a_title_and_a_subtitle(
     drawn: list[Figure] = []
     real_save = plotting.files.save
 
-    def keep(target: Any, path: Any) -> Path:
-        written = real_save(target, path)
+    def keep(target: Any, path: Any, *, force: bool = False) -> Path:
+        written = real_save(target, path, force=force)
         drawn.append(plotting.files._figure_of(target))
         return written
 

@@ -289,6 +289,7 @@ def test_calibrate_reads_back_the_runs_figures(document: dict[str, Any]) -> None
     assert oltp.metrics["latency_ms_mean"] == pytest.approx(lat / 1e6)
     assert oltp.settings == {
         "workloads.0.outstanding": 4,
+        "workloads.0.block_size": [[4096, 0.6], [8192, 0.4]],  # the bssplit the run wrote
         "workloads.0.threads": 1,
         "workloads.0.pattern": "random",
         "workloads.0.read_fraction": 0.7,
