@@ -23,11 +23,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from sanpath.layout import Wiring, station_name
+from sanpath.layout import Wiring, nvme_queues, station_name
 from sanpath.plotting.style import set_titles, subtitle
 from sanpath.readable import duration, percent, rate, size
 from sanpath.results import RunResult
-from sanpath.spec import Scenario, load_line
+from sanpath.spec import TRANSPORTS, Scenario, load_line
 
 __all__ = ["topology"]
 
@@ -103,12 +103,21 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     wiring = Wiring(scenario)
     util = {st.name: st.utilization for st in result.stations} if result is not None else {}
     boxes: dict[tuple[str, object], _Box] = {}
+    nvme = [TRANSPORTS[host.transport].nvme for host in scenario.hosts]
     for g, host in enumerate(scenario.hosts):
         who = {"host": host.name}
         hosts = f"{host.count} hosts {host.name}" if host.count > 1 else f"host {host.name}"
+        if nvme[g]:
+            io_queues, queue_size = nvme_queues(scenario, g)
+            queues = (
+                f"{host.transport}\n{host.nvme.iopolicy}, {io_queues} queues x {queue_size - 1}"
+            )
+        else:
+            scsi = "" if host.transport == "fcp" else f"{host.transport}, "
+            queues = f"{scsi}{host.multipath}\nLUN queue {_depth(host.lun_queue_depth)}"
         boxes["host", g] = _Box(
             0,
-            f"{hosts}, {host.multipath}\nLUN queue {_depth(host.lun_queue_depth)}",
+            f"{hosts}, {queues}",
             *_busiest(util, [("host_queue", who), ("queue_pairs", who), ("host_cpu", who)]),
             stack=host.count,
         )
@@ -116,8 +125,8 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
             hba = host.hbas[hp.hba]
             boxes["port", (g, hp.index)] = _Box(
                 1,
-                f"{host.name} HBA{hp.card} port {hp.port}\n{rate(hba.speed)}, queue "
-                f"{_depth(hba.queue_depth)}",
+                f"{host.name} HBA{hp.card} port {hp.port}\n{rate(hba.speed)}"
+                + ("" if nvme[g] else f", queue {_depth(hba.queue_depth)}"),
                 *_busiest(
                     util,
                     [
@@ -141,7 +150,8 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         port = {"port": a}
         boxes["array", a] = _Box(
             3,
-            f"port {a}\n{rate(array.port_speed)}, queue {_depth(array.port_queue_depth)}",
+            f"port {a}\n{rate(array.port_speed)}"
+            + ("" if all(nvme) else f", queue {_depth(array.port_queue_depth)}"),
             *_busiest(
                 util, [("port_queue", port), ("port_link_in", port), ("port_link_out", port)]
             ),
@@ -150,7 +160,12 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     write_back = "no write cache" if not cache.write_back else size(cache.write_back)
     boxes["controller", 0] = _Box(
         4,
-        f"controller x{array.controller.cores}\ncache: {write_back}",
+        (
+            f"controller x{array.controller.cores}"
+            if array.controllers == 1
+            else f"{array.controllers} controllers x {array.controller.cores}"
+        )
+        + f"\ncache: {write_back}",
         *_busiest(
             util,
             [(role, {}) for role in ("controller", "controller_bandwidth", "cross_controller")]
@@ -160,7 +175,8 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     for group in array.luns:
         boxes["lun", group.name] = _Box(
             5,
-            f"{group.name} x{group.count}\nqueue {_depth(group.queue_depth)}",
+            f"{group.name} x{group.count}"
+            + ("" if all(nvme) else f"\nqueue {_depth(group.queue_depth)}"),
             *_busiest(util, [("lun_queue", {"lun": group.name})]),
         )
     for pool in array.pools:
