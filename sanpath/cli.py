@@ -1,16 +1,11 @@
-"""The ``sanpath`` command line: a thin face over the Python API.
+"""The ``sanpath`` command line: a thin face over the Python API; it builds the parser and
+dispatches to ``sanpath.cli_commands`` (one module per job).
 
 Exit codes: 0 success, 1 a check failed (``check --fail-on``, ``calibrate --fail-above``), 2
-bad input (a scenario that does not validate, a file that does not exist, a malformed
-``--set``, a run estimated beyond the memory or time limits without ``--force``, an ``--out``
-that cannot or may not be written: an existing ``--out`` or ``--plot`` is refused without
-``--force``, except a sweep table the same sweep wrote). Bad input never prints a
-traceback: the message names the file, line, column and field, and is given before any
-simulation starts.
-
-This module builds the parser and dispatches; the subcommands themselves live in
-``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest,
-compare_runs).
+bad input: a scenario that does not validate, a missing file, a malformed ``--set``, a run
+estimated beyond the limits without ``--force``, an ``--out`` that cannot or may not be
+written (an existing one is refused without ``--force``, but a sweep table the same sweep
+wrote). The message names the file, line, column and field, before any simulation starts.
 """
 
 from __future__ import annotations

@@ -128,6 +128,11 @@ FACE_ALLOWED = [
         "figures and the runner itself",
     ),
     (
+        "sanpath.experiments.transports",
+        "sanpath.theory",
+        "the transport comparisons, like the datasheet table, run on the textbook path",
+    ),
+    (
         "<compiled>",
         "<compiled>",
         "a module of the compiled core calls the compiled modules it uses directly, "
