@@ -219,7 +219,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     ]
     if not result.table.empty:
         shown = result.table[[c for c in columns if c in result.table.columns]]
-        settings = {k: (lambda x: f"{x:,g}") for k in result.keys if k in shown.columns}
+        settings = {k: _setting for k in result.keys if k in shown.columns}
         print(shown.to_string(index=False, float_format=figure, formatters=settings))
         _warn_unsteady(result.table, result.keys)
     if args.out:
@@ -228,6 +228,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
         return 130
     return EXIT_OK
+
+
+def _setting(value: object) -> str:
+    """A swept setting as the table shows it: a number with separators, anything else as
+    written (``1MiB``, ``round-robin``, null)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:,g}"
+    return str(value)
 
 
 def _show_warnings(caught: Sequence[warnings.WarningMessage], ours: type[Warning]) -> None:
