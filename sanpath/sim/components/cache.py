@@ -113,96 +113,50 @@ class SortedBacklog:
         return _Extent(lun, self.keys[i] - lun.base, self.sizes[i])
 
 
-class Destager:
-    """The destage queue of one RAID pool: its dirty extents and the writes in flight.
+class Sweep:
+    """The dirty extents of one RAID group in sweep order, and its destages in flight.
 
-    ``arrival`` order destages the oldest extent first. ``sweep`` order (the spatial order of
-    Gill and Modha's WOW, "Wise Ordering for Writes", USENIX FAST 2005, section 3: CSCAN over
-    the array's addresses) keeps a pointer that moves up the pool's address space: the next
-    destage is the waiting extent at the lowest pool address at or after the pointer, and
-    when none is left ahead the pointer goes back to the start. A pool address maps to rows
-    and then to drive offsets in the same order on every member drive, so each drive's
-    destages arrive in ascending order, in a narrow band the drive's own scheduler can
-    reorder cheaply. WOW's recency bit (skip a group written since the pointer last passed)
-    is left out: rewrites of dirty data are the cache's ``write_hit``.
+    The sweep order is the spatial order of Gill and Modha's WOW ("WOW: Wise Ordering for
+    Writes", USENIX FAST 2005, section 3: CSCAN over the array's write groups): a pointer
+    moves up the group's addresses, the next destage is the waiting extent at the lowest
+    pool address at or after the pointer, and when none is left ahead the pointer goes back
+    to the start. Within a RAID group a pool address maps to rows and then to drive offsets
+    in the same order on every member, so each drive's destages arrive in ascending order,
+    in a narrow band its own scheduler can reorder cheaply. WOW's recency bit (skip a group
+    written since the pointer last passed) is left out: rewrites of dirty data are the
+    cache's ``write_hit``.
     """
 
-    __slots__ = (
-        "active",
-        "ahead",
-        "backlog",
-        "behind",
-        "concurrency",
-        "extents",
-        "pointer",
-        "pool",
-        "seq",
-        "sorted_backlogs",
-        "sweep",
-        "waiting",
-    )
+    __slots__ = ("active", "ahead", "backlogs", "behind", "pointer", "seq")
 
-    def __init__(self, pool: RaidPool, concurrency: int, sweep: bool = False) -> None:
-        self.pool = pool
-        self.concurrency = concurrency
-        """Destage writes in flight at full speed."""
+    def __init__(self) -> None:
         self.active = 0
-        self.waiting = 0
-        """Host writes to this pool waiting for room in the full cache (forced flushes)."""
-        self.sweep = sweep
-        """Destage in address order (a sweep) rather than in the order of arrival."""
-        self.backlog: Backlog | None = None
-        self.extents: deque[_Extent] = deque()
-        """Arrival order: dirty extents in the order they were first written."""
+        """Destage writes of this group in flight."""
         self.pointer = 0
-        """Sweep order: the pool address the sweep has reached (bytes)."""
+        """The pool address the sweep has reached (bytes)."""
         self.ahead: list[tuple[int, int, _Extent]] = []
-        """Sweep order: (pool address, sequence, extent) at or after the pointer, a heap."""
+        """(pool address, sequence, extent) at or after the pointer, a heap."""
         self.behind: list[tuple[int, int, _Extent]] = []
-        """Sweep order: the same, before the pointer (taken once the sweep starts again)."""
+        """The same, before the pointer (taken once the sweep starts again)."""
         self.seq = 0
-        self.sorted_backlogs: list[SortedBacklog] = []
+        self.backlogs: list[SortedBacklog] = []
 
     def push(self, extent: _Extent) -> None:
-        """Queue ``extent`` for destage (again, with its new start, after it grew down)."""
-        if not self.sweep:
-            self.extents.append(extent)
-            return
+        """Queue ``extent`` (again, with its new start, after it grew down)."""
         key = extent.lun.base + extent.offset
         self.seq += 1
         heappush(self.ahead if key >= self.pointer else self.behind, (key, self.seq, extent))
 
-    def waiting_extents(self) -> list[_Extent]:
-        """The extents written during the run still waiting for destage, in destage order
-        when nothing more is written."""
-        if not self.sweep:
-            return [e for e in self.extents if not e.gone]
-        live = [
+    def live(self) -> list[tuple[int, _Extent]]:
+        """(pool address, extent) of every extent written during the run still waiting."""
+        return [
             (key, extent)
             for key, _, extent in (*self.ahead, *self.behind)
             if not extent.gone and extent.lun.base + extent.offset == key
         ]
-        live.sort(key=lambda item: (item[0] < self.pointer, item[0]))
-        return [extent for _, extent in live]
 
     def pop(self) -> _Extent | None:
         """The next extent to destage (marked gone), or None when nothing waits."""
-        if not self.sweep:
-            backlog = self.backlog
-            if backlog is not None:
-                lun, offset, size = backlog.draw()
-                size = min(size, backlog.remaining)
-                backlog.remaining -= size
-                if backlog.remaining <= 0:
-                    self.backlog = None
-                return _Extent(lun, offset, size)
-            extents = self.extents
-            while extents:
-                extent = extents.popleft()
-                if not extent.gone:
-                    extent.gone = True
-                    return extent
-            return None
         for _ in range(2):  # at most one turn back to the start
             ahead = self.ahead
             while ahead:
@@ -213,24 +167,102 @@ class Destager:
             best = ahead[0][0] if ahead else -1
             chosen: SortedBacklog | None = None
             pointer = self.pointer
-            for backlog_ in self.sorted_backlogs:
-                key = backlog_.peek(pointer)
+            for backlog in self.backlogs:
+                key = backlog.peek(pointer)
                 if key >= 0 and (best < 0 or key < best):
-                    best, chosen = key, backlog_
+                    best, chosen = key, backlog
             if best >= 0:
                 self.pointer = best
                 if chosen is not None:
                     taken = chosen.take()
                     if chosen.remaining == 0:
-                        self.sorted_backlogs.remove(chosen)
+                        self.backlogs.remove(chosen)
                     return taken
                 extent = heappop(ahead)[2]
                 extent.gone = True
                 return extent
-            if not self.behind and not self.sorted_backlogs:
+            if not self.behind and not self.backlogs:
                 return None
             self.pointer = 0  # nothing ahead: the sweep starts again from the lowest address
             self.ahead, self.behind = self.behind, ahead
+        return None
+
+
+class Destager:
+    """The destage queue of one RAID pool: its dirty extents and the writes in flight.
+
+    ``arrival`` order destages the pool's oldest extent first. ``sweep`` order keeps one
+    :class:`Sweep` per RAID group, as WOW keeps one per array: the pool's destages at full
+    speed are shared evenly between its groups, so a sweep that follows one sequential
+    stream cannot keep the others' groups idle.
+    """
+
+    __slots__ = (
+        "active",
+        "backlog",
+        "concurrency",
+        "extents",
+        "pool",
+        "sweeps",
+        "turn",
+        "waiting",
+    )
+
+    def __init__(self, pool: RaidPool, concurrency: int, sweep: bool = False) -> None:
+        self.pool = pool
+        self.concurrency = concurrency
+        """Destage writes in flight at full speed."""
+        self.active = 0
+        self.waiting = 0
+        """Host writes to this pool waiting for room in the full cache (forced flushes)."""
+        self.backlog: Backlog | None = None
+        self.extents: deque[_Extent] = deque()
+        """Arrival order: dirty extents in the order they were first written."""
+        self.sweeps = [Sweep() for _ in range(pool.layout.groups)] if sweep else []
+        """Sweep order: one sweep per RAID group (empty in arrival order)."""
+        self.turn = 0
+        """Sweep order: the group whose turn it is for a destage beyond the even shares."""
+
+    def group(self, key: int) -> int:
+        """The RAID group holding pool address ``key``."""
+        layout = self.pool.layout
+        return layout.locate(key // layout.element)[0]
+
+    def push(self, extent: _Extent) -> None:
+        """Queue ``extent`` for destage (again, with its new start, after it grew down)."""
+        if self.sweeps:
+            self.sweeps[self.group(extent.lun.base + extent.offset)].push(extent)
+        else:
+            self.extents.append(extent)
+
+    def waiting_extents(self) -> list[_Extent]:
+        """The extents written during the run still waiting for destage, group by group in
+        destage order when nothing more is written."""
+        if not self.sweeps:
+            return [e for e in self.extents if not e.gone]
+        out: list[_Extent] = []
+        for sweep in self.sweeps:
+            live = sweep.live()
+            live.sort(key=lambda item: (item[0] < sweep.pointer, item[0]))
+            out.extend(extent for _, extent in live)
+        return out
+
+    def pop_oldest(self) -> _Extent | None:
+        """Arrival order: the oldest extent (marked gone), or None when nothing waits."""
+        backlog = self.backlog
+        if backlog is not None:
+            lun, offset, size = backlog.draw()
+            size = min(size, backlog.remaining)
+            backlog.remaining -= size
+            if backlog.remaining <= 0:
+                self.backlog = None
+            return _Extent(lun, offset, size)
+        extents = self.extents
+        while extents:
+            extent = extents.popleft()
+            if not extent.gone:
+                extent.gone = True
+                return extent
         return None
 
 
@@ -313,10 +345,10 @@ class Cache:
         if nbytes <= 0:
             return
         destager = self.destagers[pool]
-        if self.sweep:
+        if destager.sweeps:
             luns: list[Lun] = []
             index: dict[Lun, int] = {}
-            extents: list[tuple[int, int, int]] = []
+            groups: list[list[tuple[int, int, int]]] = [[] for _ in destager.sweeps]
             remaining = nbytes
             while remaining > 0:
                 lun, offset, size = draw()
@@ -326,8 +358,11 @@ class Cache:
                 if i is None:
                     i = index[lun] = len(luns)
                     luns.append(lun)
-                extents.append((lun.base + offset, size, i))
-            destager.sorted_backlogs.append(SortedBacklog(extents, luns, destager.pointer))
+                key = lun.base + offset
+                groups[destager.group(key)].append((key, size, i))
+            for sweep, extents in zip(destager.sweeps, groups, strict=True):
+                if extents:
+                    sweep.backlogs.append(SortedBacklog(extents, luns, sweep.pointer))
         elif destager.backlog is None:
             destager.backlog = Backlog(nbytes, draw)
         else:
@@ -424,27 +459,63 @@ class Cache:
         for destager in self.destagers.values():
             # with forced_flush_destages a write waiting for room flushes for itself: one more
             # destage in flight each; without, a full cache destages at full throttle (WOW)
-            allowed = max(1, math.ceil(share * destager.concurrency))
-            if self.flush_per_write:
-                allowed += destager.waiting
+            extra = destager.waiting if self.flush_per_write else 0
+            if destager.sweeps:
+                self._kick_sweeps(destager, share, extra)
+                continue
+            allowed = max(1, math.ceil(share * destager.concurrency)) + extra
             while destager.active < allowed:
-                extent = destager.pop()
+                extent = destager.pop_oldest()
                 if extent is None:
                     break
-                lun, offset, size = extent.lun, extent.offset, extent.size
-                # no longer open to joins (a backlog extent never was)
-                if self.tails.get((lun, offset + size)) is extent:
-                    del self.tails[lun, offset + size]
-                if self.heads.get((lun, offset)) is extent:
-                    del self.heads[lun, offset]
-                destager.active += 1
-                self.env.process(self._destage(destager, lun, offset, size))
+                self._start(destager, None, extent)
+
+    def _kick_sweeps(self, destager: Destager, share: float, extra: int) -> None:
+        """Start the destages ``share`` of the pool's concurrency (and ``extra`` more) allow,
+        shared evenly between the pool's RAID groups (sweep order)."""
+        sweeps = destager.sweeps
+        allowed = max(1, math.ceil(share * destager.concurrency / len(sweeps)))
+        for sweep in sweeps:
+            while sweep.active < allowed:
+                extent = sweep.pop()
+                if extent is None:
+                    break
+                self._start(destager, sweep, extent)
+        if extra <= 0:
+            return
+        beyond = destager.active - sum(min(sweep.active, allowed) for sweep in sweeps)
+        idle = 0  # groups in a row with nothing to destage
+        while beyond < extra and idle < len(sweeps):
+            sweep = sweeps[destager.turn]
+            destager.turn = (destager.turn + 1) % len(sweeps)
+            extent = sweep.pop()
+            if extent is None:
+                idle += 1
+                continue
+            idle = 0
+            self._start(destager, sweep, extent)
+            beyond += 1
+
+    def _start(self, destager: Destager, sweep: Sweep | None, extent: _Extent) -> None:
+        """Start the destage of ``extent`` (of ``sweep``'s group in sweep order)."""
+        lun, offset, size = extent.lun, extent.offset, extent.size
+        # no longer open to joins (a backlog extent never was)
+        if self.tails.get((lun, offset + size)) is extent:
+            del self.tails[lun, offset + size]
+        if self.heads.get((lun, offset)) is extent:
+            del self.heads[lun, offset]
+        destager.active += 1
+        if sweep is not None:
+            sweep.active += 1
+        self.env.process(self._destage(destager, sweep, lun, offset, size))
 
     def _destage(
-        self, destager: Destager, lun: Lun, offset: int, size: int
+        self, destager: Destager, sweep: Sweep | None, lun: Lun, offset: int, size: int
     ) -> Generator[simpy.Event]:
         yield from lun.pool.write(lun.base + offset, size)
         destager.active -= 1
+        if sweep is not None:
+            sweep.active -= 1
         self.dirty -= size
         self.destaged += size
         # Let writers waiting for room in, in order (a forced flush ends for them).
