@@ -119,7 +119,7 @@ class CacheSpec(Spec):
     destage_size: PositiveIoBytes = 64 * 1024
     destage_concurrency: Annotated[int, Field(ge=1)] | None = None
     """Destage writes in flight per RAID pool at full speed; null = 4 per drive of the pool
-    (see :data:`sanpath.sim.components.cache.DESTAGE_PER_DRIVE`)."""
+    (see :data:`sanpath.layout.raid.DESTAGE_PER_DRIVE`)."""
     destage_order: Literal["sweep", "arrival"] = "sweep"
     """Which dirty data destages next: ``sweep`` the next in pool address order from where
     the last destage was, round to the start when none is left ahead (the spatial order of

@@ -29,6 +29,8 @@ from heapq import heappop, heappush
 
 import simpy
 
+from sanpath.layout.raid import DESTAGE_PER_DRIVE
+
 # ReadAhead: a LUN's read-ahead, kept beside the LUN (sanpath.sim.components.array, which
 # imports nothing of this module) and named here too, with the rest of the cache
 from sanpath.sim.components.array import Lun
@@ -147,14 +149,6 @@ class Sweep:
         self.seq += 1
         heappush(self.ahead if key >= self.pointer else self.behind, (key, self.seq, extent))
 
-    def live(self) -> list[tuple[int, _Extent]]:
-        """(pool address, extent) of every extent written during the run still waiting."""
-        return [
-            (key, extent)
-            for key, _, extent in (*self.ahead, *self.behind)
-            if not extent.gone and extent.lun.base + extent.offset == key
-        ]
-
     def pop(self) -> _Extent | None:
         """The next extent to destage (marked gone), or None when nothing waits."""
         for _ in range(2):  # at most one turn back to the start
@@ -235,18 +229,6 @@ class Destager:
         else:
             self.extents.append(extent)
 
-    def waiting_extents(self) -> list[_Extent]:
-        """The extents written during the run still waiting for destage, group by group in
-        destage order when nothing more is written."""
-        if not self.sweeps:
-            return [e for e in self.extents if not e.gone]
-        out: list[_Extent] = []
-        for sweep in self.sweeps:
-            live = sweep.live()
-            live.sort(key=lambda item: (item[0] < sweep.pointer, item[0]))
-            out.extend(extent for _, extent in live)
-        return out
-
     def pop_oldest(self) -> _Extent | None:
         """Arrival order: the oldest extent (marked gone), or None when nothing waits."""
         backlog = self.backlog
@@ -266,19 +248,9 @@ class Destager:
         return None
 
 
-DESTAGE_PER_DRIVE = 4
-"""Destage writes in flight per drive of a pool at full speed, when
-``destage_concurrency`` is not given.
-
-Gill and Modha ("WOW: Wise Ordering for Writes", USENIX FAST 2005, section 4.4) keep up to
-MAXQUEUE = 20 destages outstanding on one RAID-5 array, "to utilize the full throughput
-potential" of its drives: enough queued writes for each drive's own scheduler to reorder.
-Spread over a 4+1 group that is 4 per drive."""
-
-
 def destage_concurrency(spec: CacheSpec, pool: PoolSpec) -> int:
     """Destage writes in flight at full speed on ``pool`` (``spec.destage_concurrency`` or
-    :data:`DESTAGE_PER_DRIVE` per drive of the pool)."""
+    :data:`~sanpath.layout.raid.DESTAGE_PER_DRIVE` per drive of the pool)."""
     if spec.destage_concurrency is not None:
         return spec.destage_concurrency
     return DESTAGE_PER_DRIVE * pool.drives * pool.groups
@@ -326,8 +298,6 @@ class Cache:
         """Bytes written into the cache since the start of the run."""
         self.destaged = 0
         """Bytes destaged since the start of the run."""
-        self.coalesced = 0
-        """Writes joined to a dirty extent still waiting (no destage of their own)."""
 
     def add_pool(self, pool: RaidPool, spec: PoolSpec) -> None:
         """Give ``pool`` a destage queue (every pool a LUN can write to needs one)."""
@@ -421,14 +391,12 @@ class Cache:
             if after is not None:  # the write fills the gap: one extent of the three
                 extent.size += after.size
                 after.gone = True
-            self.coalesced += 1
         elif after is not None:
             extent = after  # grows down: in a sweep, queued again at its new start
             extent.offset = offset
             extent.size += size
             if self.sweep:
                 destager.push(extent)
-            self.coalesced += 1
         else:
             extent = _Extent(lun, offset, size)
             destager.push(extent)
