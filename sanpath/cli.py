@@ -82,7 +82,7 @@ class _Version(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from sanpath.ingest import FORMATS
+    from sanpath.formats import FORMATS
 
     parser = _Parser(
         prog="sanpath",
@@ -468,8 +468,6 @@ def _positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from sanpath.spec import ScenarioError
-
     parser = _parser()
     args = parser.parse_args(argv)
     handlers = {
@@ -490,11 +488,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with commands.escaped_output():
             return handlers[args.command](args)
-    except ScenarioError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_BAD_INPUT
     except ValueError as exc:
-        print(f"sanpath: error: {exc}", file=sys.stderr)
+        from sanpath.spec import ScenarioError  # loaded already when one was raised
+
+        print(
+            str(exc) if isinstance(exc, ScenarioError) else f"sanpath: error: {exc}",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("sanpath: interrupted", file=sys.stderr)
