@@ -128,6 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_force(p)
 
+    commands.add_predict_parser(sub)
+
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
     p.add_argument("file", metavar="FILE")
     p.add_argument(
@@ -473,6 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {
         "validate": commands.cmd_validate,
         "run": commands.cmd_run,
+        "predict": commands.cmd_predict,
         "sweep": commands.cmd_sweep,
         "compare": commands.cmd_compare,
         "calibrate": commands.cmd_calibrate,

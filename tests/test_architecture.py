@@ -56,7 +56,11 @@ def test_contract_holds(tmp_path: Path) -> None:
     ("module", "line", "contract"),
     [
         ("sanpath/plotting/__init__.py", "import sanpath.sim.engine", "plots read results"),
-        ("sanpath/units.py", "import sanpath.spec", "units, readable, stats, files and formats import"),
+        (
+            "sanpath/units.py",
+            "import sanpath.spec",
+            "units, readable, stats, files and formats import",
+        ),
         ("sanpath/sim/topology.py", "import sanpath.theory", "the simulator knows nothing"),
         ("sanpath/layout/wiring.py", "import sanpath.sim.station", "layout reads spec only"),
     ],
