@@ -77,7 +77,7 @@ class _Version(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from sanpath.ingest import FORMATS
+    from sanpath.formats import FORMATS
 
     parser = _Parser(
         prog="sanpath",
@@ -122,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
         "and every station that carried traffic (text output)",
     )
     _add_force(p)
+
+    commands.add_predict_parser(sub)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
     p.add_argument("file", metavar="FILE")
@@ -463,13 +465,12 @@ def _positive_int(text: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from sanpath.spec import ScenarioError
-
     parser = _parser()
     args = parser.parse_args(argv)
     handlers = {
         "validate": commands.cmd_validate,
         "run": commands.cmd_run,
+        "predict": commands.cmd_predict,
         "sweep": commands.cmd_sweep,
         "compare": commands.cmd_compare,
         "calibrate": commands.cmd_calibrate,
@@ -485,11 +486,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with commands.escaped_output():
             return handlers[args.command](args)
-    except ScenarioError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_BAD_INPUT
     except ValueError as exc:
-        print(f"sanpath: error: {exc}", file=sys.stderr)
+        from sanpath.spec import ScenarioError  # loaded already when one was raised
+
+        print(
+            str(exc) if isinstance(exc, ScenarioError) else f"sanpath: error: {exc}",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("sanpath: interrupted", file=sys.stderr)

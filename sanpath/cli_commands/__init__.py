@@ -12,6 +12,7 @@ function of the parsed arguments that prints its output and returns the exit cod
   scenario out);
 * :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
+* :mod:`~sanpath.cli_commands.predict`: ``predict`` (the analytic twin alone);
 * :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
   escaped (a name cannot drive the terminal).
@@ -24,6 +25,7 @@ from sanpath.cli_commands.compare_runs import cmd_diff
 from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.headroom import cmd_headroom
 from sanpath.cli_commands.ingest import cmd_import
+from sanpath.cli_commands.predict import add_predict_parser, cmd_predict
 from sanpath.cli_commands.report import cmd_report
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
@@ -33,6 +35,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
+    "add_predict_parser",
     "cmd_calibrate",
     "cmd_check",
     "cmd_compare",
@@ -40,6 +43,7 @@ __all__ = [
     "cmd_headroom",
     "cmd_import",
     "cmd_plot",
+    "cmd_predict",
     "cmd_profiles",
     "cmd_report",
     "cmd_run",

@@ -94,7 +94,7 @@ def output_format(args: argparse.Namespace) -> str:
     return str(output)
 
 
-def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
+def parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
     """``key=v1,v2`` -> {key: [v1, v2]}; ``k1,k2=a1:b1,a2:b2`` -> {(k1, k2): [(a1, b1), ...]}.
 
     A value of one key may be a range, ``4..64`` (doubling), ``4..64:+4`` (steps) or
@@ -159,7 +159,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, parse_overrides(args.overrides))
-    grid = _parse_vary(args.vary) or None
+    grid = parse_vary(args.vary) or None
     if grid is None and scenario.sweep is None:
         raise ValueError(f"{args.file}: no --vary given and the scenario has no sweep section")
     fio = output_format(args) == "fio-json"
