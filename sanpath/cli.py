@@ -54,13 +54,6 @@ def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
     )
 
 
-def _fraction(text: str) -> float:
-    try:
-        return _positive_float(text)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1, got {text!r}") from None
-
-
 class _Version(argparse.Action):
     """``--version``: the version and the core that runs, on one line (argparse's own
     version action wraps it to the terminal's width)."""
@@ -193,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
     p.add_argument(
         "--fail-above",
-        type=_fraction,
+        type=commands.fraction,
         default=None,
         metavar="FRACTION",
         help="exit 1 when the fit's rms relative error is above this, e.g. 0.1",
@@ -232,7 +225,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--precision",
-        type=_fraction,
+        type=commands.fraction,
         default=0.03,
         metavar="FRACTION",
         help="relative half-width of each run's 95%% interval (default 0.03)",
@@ -281,7 +274,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--latency-target",
-        type=_positive_duration,
+        type=commands.positive_duration,
         default=None,
         metavar="TIME",
         help="flag queue depths whose estimated array latency exceeds this, e.g. 10ms",
@@ -293,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ios",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="measured I/Os per simulated run (default 20000, at most the scenario's own)",
@@ -342,14 +335,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hue", default=None, metavar="KEY", help="dotted key telling lines apart")
     p.add_argument(
         "--port-queue-depth",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="fan-in: the array port queue (draws the limit line)",
     )
     p.add_argument(
         "--commands-per-host",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="fan-in: commands each host can have outstanding (LUNs x queue depth)",
@@ -396,14 +389,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--speed",
-        type=_positive_float,
+        type=commands.positive_float,
         default=1.0,
         metavar="X",
         help="a trace: replay X times as fast (trace.speed; default 1)",
     )
     p.add_argument(
         "--outstanding",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="a trace: replay closed loop, N I/Os in flight per LUN in trace order",
@@ -429,38 +422,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="one profile: each value with its origin")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
-
-
-def _positive_duration(text: str) -> float:
-    from sanpath.units import UnitError, parse_duration
-
-    try:
-        value = parse_duration(text)
-    except UnitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

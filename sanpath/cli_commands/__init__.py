@@ -14,6 +14,8 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
 * :mod:`~sanpath.cli_commands.predict`: ``predict`` (the analytic twin alone);
 * :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
+* :mod:`~sanpath.cli_commands.argtypes`: what a number, fraction or duration on the command
+  line must be;
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
   escaped (a name cannot drive the terminal).
 
@@ -21,6 +23,12 @@ Each command imports what it needs when it runs, so that ``sanpath --help`` stay
 """
 
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.argtypes import (
+    fraction,
+    positive_duration,
+    positive_float,
+    positive_int,
+)
 from sanpath.cli_commands.compare_runs import cmd_diff
 from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.headroom import cmd_headroom
@@ -51,4 +59,8 @@ __all__ = [
     "cmd_sweep",
     "cmd_validate",
     "escaped_output",
+    "fraction",
+    "positive_duration",
+    "positive_float",
+    "positive_int",
 ]
