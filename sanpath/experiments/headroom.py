@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from sanpath.experiments.growth import (
+    SATURATION,
     Growth,
     TwinCurve,
     boundary,
@@ -68,10 +69,64 @@ from sanpath.results import (
     status,
     verdict,
 )
-from sanpath.spec import Scenario, load_scenario
+from sanpath.spec import Scenario, ScenarioError, load_scenario
 from sanpath.theory.twin import TwinPrediction
 
 __all__ = ["headroom"]
+
+
+SIMULATION_CEILING = 0.95
+"""With an open loop, no factor is simulated at which the busiest server station would be
+more than this busy (fraction): near saturation a run's latency has no steady value to find
+and its backlog grows without end. Before any simulation the twin says where that is;
+after one, the simulated utilization, scaled with the load, does."""
+
+BUDGET_SECONDS = 600.0
+"""Default wall time the simulated runs of one search may take together, seconds."""
+
+MIN_RUN_IOS = 5_000
+"""Fewest I/Os (warm-up and measured) worth a simulated run; a budget that affords fewer
+ends the search."""
+
+PURE_PYTHON_SLOWDOWN = 3.0
+"""How much slower the pure-Python core runs than the compiled one the run-time estimate
+is calibrated on (:mod:`sanpath.sim.cost`), until a run of the search measures its own."""
+
+
+class _Budget:
+    """The wall time the search's simulated runs may take, and what an I/O costs of it."""
+
+    def __init__(self, seconds: float) -> None:
+        import time
+
+        self.clock = time.monotonic
+        self.seconds = seconds
+        self.started = self.clock()
+        self.per_io: float | None = None  # measured wall seconds per simulated I/O
+
+    @property
+    def remaining(self) -> float:
+        """Wall seconds left, at least 0."""
+        return max(self.seconds - (self.clock() - self.started), 0.0)
+
+    def affordable(self, spec: Scenario, share: float) -> float:
+        """I/Os (warm-up and measured) a run of ``spec`` can take in ``share`` seconds."""
+        per_io = self.per_io
+        if per_io is None:
+            from sanpath.compiled import core
+            from sanpath.sim.budget import estimate
+
+            est = estimate(spec)
+            per_io = est.seconds / est.ios if est.ios > 0 else 1e-4
+            if core() == "python":
+                per_io *= PURE_PYTHON_SLOWDOWN
+        return share / max(per_io, 1e-9)
+
+    def learn(self, result: RunResult) -> None:
+        """Take the wall seconds per I/O from a finished run."""
+        done = result.ios + int(result.run_info.get("warmup_ios", 0) or 0)
+        if done > 0 and result.wall_seconds > 0:
+            self.per_io = result.wall_seconds / done
 
 
 def _simulate(
@@ -83,39 +138,81 @@ def _simulate(
     precision: float,
     force: bool,
     progress: bool | None,
+    limits: Mapping[str, Any] | None = None,
 ) -> tuple[SimulatedPoint, RunResult]:
-    """Run the simulator at ``g`` until every SLO metric is known to ``precision``."""
-    from sanpath.sim import run
+    """Run the simulator at ``g`` until every SLO metric is known to ``precision`` (or
+    until ``limits``, ``run.max_ios`` and ``run.max_time`` overrides, cut it short).
+
+    Raises
+    ------
+    ScenarioError
+        When the run is estimated beyond the memory or time limits (unless ``force``).
+    """
+    from sanpath.sim import budget, run
 
     keys = sorted({s.key for s in slos if s.metric != "max"}) or ["latency_ms_mean"]
     spec = scenario.with_overrides(
-        {**growth.overrides(g), "run.precision": {"metric": keys, "half_width": precision}}
+        {
+            **growth.overrides(g),
+            "run.ios": None,
+            "run.duration": None,
+            "run.precision": {"metric": keys, "half_width": precision},
+            **(limits or {}),
+        }
     )
-    result = run(spec, seed=seed, force=force, progress=progress)
+    if not force:
+        budget.check(spec, context=f"growth x{growth.realised(g):.4g}: ")
+    result = run(spec, seed=seed, force=True, progress=progress)
     reached = result.run_info.get("precision", {})
+    per_workload = {
+        name: dict(f.latency_ms)
+        for name, f in result.groups.get("workloads", {}).items()
+        if any(s.workload == name for s in slos)
+    }
     ci: dict[str, tuple[float, float]] = {}
     for s in slos:
-        value = result.latency_ms[s.metric]
+        value = s.read(result.latency_ms, per_workload)
+        if s.workload is not None:
+            continue  # the run's interval is of all I/Os together, not of one workload's
         if s.metric == "mean":
             ci["mean"] = result.ci95["latency_ms_mean"]
         elif s.key in reached and math.isfinite(reached[s.key]):
             w = float(reached[s.key])
             ci[s.metric] = (value * (1.0 - w), value * (1.0 + w))
-    verdicts = {s.text: verdict(s, result.latency_ms[s.metric], ci.get(s.metric)) for s in slos}
+    values = {s.text: s.read(result.latency_ms, per_workload) for s in slos}
+    verdicts = {s.text: verdict(s, values[s.text], ci.get(s.measure)) for s in slos}
+    unstable = result.run_info.get("stopped_by") == "unstable"
+    if unstable:
+        verdicts = {s.text: "fails (unstable: the queue grows without bound)" for s in slos}
     top = rank_bottlenecks(result.stations)
+    busiest = next((b for b in top if b.station_kind != "slots"), None)
     point = SimulatedPoint(
         growth=growth.realised(g),
         iops=result.iops,
         latency_ms=dict(result.latency_ms),
         ci95=ci,
         verdict=verdicts,
-        meets=all(s.met(result.latency_ms[s.metric]) for s in slos),
+        meets=not unstable and all(s.met(values[s.text]) for s in slos),
         ios=result.ios,
         bottleneck=(
             f"{top[0].kind}: {top[0].station} ({100 * top[0].utilization:.0f}%)" if top else ""
         ),
+        workloads=per_workload,
+        stopped_by=str(result.run_info.get("stopped_by", "")),
+        utilization=busiest.utilization if busiest is not None else math.nan,
     )
     return point, result
+
+
+def _check_workloads(spec: Scenario, slos: Sequence[Slo]) -> None:
+    """Refuse an SLO that names a workload the scenario does not have."""
+    names = [w.name for w in spec.workloads]
+    for s in slos:
+        if s.workload is not None and s.workload not in names:
+            raise SloError(
+                f"SLO {s.text!r}: the scenario has no workload {s.workload!r}; its workloads "
+                f"are {', '.join(names)}"
+            )
 
 
 def _as_slos(slo: str | Slo | Sequence[str | Slo]) -> tuple[Slo, ...]:
@@ -137,6 +234,7 @@ def headroom(
     tolerance: float = 0.02,
     force: bool = False,
     progress: bool | None = False,
+    budget: float = BUDGET_SECONDS,
 ) -> HeadroomResult:
     """The largest growth of the load that still meets every SLO (see the module docstring).
 
@@ -165,6 +263,11 @@ def headroom(
         Simulate even runs estimated beyond the memory or time limits.
     progress
         Progress bar for each run on standard error (see :func:`sanpath.run`).
+    budget
+        Wall seconds the simulated runs may take together (default ten minutes): each run
+        is capped at its share (``run.max_ios``, and ``run.max_time`` for open loops) and
+        checked against the memory and time limits before it starts; when the budget is
+        spent the answer is the bracket found so far.
 
     Raises
     ------
@@ -178,17 +281,24 @@ def headroom(
         raise ValueError(f"simulations must be 0 or more, not {simulations}")
     if not 0.0 < precision < 1.0:
         raise ValueError(f"precision must be a fraction between 0 and 1, not {precision}")
+    if not budget > 0.0:
+        raise ValueError(f"budget must be a positive number of seconds, not {budget}")
     spec = load_scenario(scenario, overrides)
+    _check_workloads(spec, slos)
     notes: list[str] = []
     if spec.schedule:
         notes.append("schedule ignored: the headroom is for the settings at time zero")
     spec = spec.model_copy(update={"sweep": None, "schedule": ()})
     growth = growth_of(spec, grow)
     twin = TwinCurve(spec, growth)
-    if any(s.metric != "mean" for s in slos):
+    tails = any(s.metric != "mean" or s.workload is not None for s in slos)
+    if tails:
         notes.append(
-            "the twin predicts mean latencies: its percentiles use the exponential-tail rule "
-            "p_q = mean x ln(1/(1-q)) (max as p99.9); the simulation checks them"
+            "the twin predicts the mean latency of all I/Os: before a simulation its "
+            "percentiles use the exponential-tail rule p_q = mean x ln(1/(1-q)) (max as "
+            "p99.9) and a workload's figures the mean of all; each simulation scales the "
+            "twin by what it found (a twin with no headroom at all is checked at the "
+            "scenario's own load)"
         )
     g_twin = boundary(
         lambda g: twin.passes(g, slos, {}), growth, score=lambda g: twin.excess(g, slos, {})
@@ -201,12 +311,15 @@ def headroom(
     results: dict[float, RunResult] = {}
     correction: dict[str, float] = {}
     bracket = Bracket()
-    if simulations and 0.0 < g_twin < growth.limit:
-        answer, points, results, correction = _refine(
-            spec, growth, twin, slos, g_twin, seed, simulations, precision, tolerance, force,
-            progress, notes,
+    if simulations and g_twin < growth.limit:
+        start = g_twin if g_twin > 0.0 else growth.realised(1.0)
+        answer, points, results, correction, capped = _refine(
+            spec, growth, twin, slos, start, g_twin, seed, simulations, precision, tolerance,
+            force, progress, notes, _Budget(budget),
         )  # fmt: skip
         bracket = _bracket(answer, points, slos, growth, tolerance)
+        if capped and not bracket.resolved:  # more runs would go where none is safe
+            bracket = Bracket(bracket.upper, False, 0)
         if not bracket.resolved:
             notes.append(bracket.note(answer))
     elif g_twin >= growth.limit:
@@ -280,10 +393,14 @@ class Bracket:
                 f"not resolved: x{answer:.4g} met every SLO and no larger factor was "
                 "simulated, so the answer is at least that"
             )
+        more = (
+            f"about {self.to_resolve} more simulation(s) would narrow it (--simulations)"
+            if self.to_resolve
+            else "the simulations stop short of saturation, so it stays a bracket"
+        )
         return (
             f"not resolved: the answer lies between x{answer:.4g} (met) and x{self.upper:.4g} "
-            f"(broke); about {self.to_resolve} more simulation(s) would narrow it "
-            "(--simulations)"
+            f"(broke); {more}"
         )
 
 
@@ -316,11 +433,32 @@ def _bracket(
     return Bracket(upper, False, max(steps, 1))
 
 
+def _open_loop(spec: Scenario) -> bool:
+    return any(not w.closed for w in spec.workloads)
+
+
+def _twin_ceiling(twin: TwinCurve, growth: Growth) -> float:
+    """The factor at which the twin's busiest station is ``SIMULATION_CEILING`` busy."""
+    excess = SIMULATION_CEILING - SATURATION  # twin.load is the utilization less SATURATION
+    return boundary(lambda x: twin.load(x) < excess, growth, score=lambda x: twin.load(x) - excess)
+
+
+def _below(growth: Growth, g: float, ceiling: float | None) -> float:
+    """``g``, or the largest realisable factor at or below ``ceiling`` when it is above."""
+    if ceiling is None or growth.realised(g) <= ceiling * (1.0 + 1e-12):
+        return g
+    g = ceiling
+    while growth.integer and growth.realised(g) > ceiling and g > 0.0:
+        g = growth.step_down(g)
+    return g
+
+
 def _refine(
     spec: Scenario,
     growth: Growth,
     twin: TwinCurve,
     slos: Sequence[Slo],
+    g_first: float,
     g_twin: float,
     seed: int | None,
     simulations: int,
@@ -329,19 +467,60 @@ def _refine(
     force: bool,
     progress: bool | None,
     notes: list[str],
-) -> tuple[float, list[SimulatedPoint], dict[float, RunResult], dict[str, float]]:
-    """Simulate at the twin's answer and refine with the corrected twin; see the module doc."""
+    budget: _Budget,
+) -> tuple[float, list[SimulatedPoint], dict[float, RunResult], dict[str, float], bool]:
+    """Simulate from ``g_first`` and refine with the corrected twin; see the module doc."""
     points: list[SimulatedPoint] = []
     results: dict[float, RunResult] = {}
     passed: float | None = None
     failed: float | None = None
     edge: float | None = None
     correction: dict[str, float] = {}
-    g = g_twin
-    for _ in range(simulations):
-        point, result = _simulate(spec, growth, g, slos, seed, precision, force, progress)
+    opened = _open_loop(spec)
+    ceiling = _twin_ceiling(twin, growth) if opened else None
+    if ceiling is not None and ceiling <= 0.0:
+        ceiling = None  # the twin sees no load it could carry: let the simulation say
+    capped = False
+    g = g_first
+    for done in range(simulations):
+        below = _below(growth, g, ceiling)
+        if below != g:
+            capped = True
+            g = below
+            near = [q.growth for q in points if abs(g / q.growth - 1.0) <= tolerance]
+            if g <= 0.0 or near:
+                break  # the ceiling is where a run already was: nothing safe left to try
+        at_g = spec.with_overrides(growth.overrides(g))
+        affordable = budget.affordable(at_g, budget.remaining / min(simulations - done, 3))
+        if affordable < MIN_RUN_IOS:
+            notes.append(
+                f"the search's budget of {budget.seconds:g} s of simulation was spent after "
+                f"{len(points)} run(s) (--budget)"
+            )
+            break
+        limits: dict[str, Any] = {"run.max_ios": int(min(spec.run.max_ios, affordable / 2))}
+        offered = twin.at(g).iops
+        if opened and offered > 0.0:
+            cap = affordable / offered
+            limits["run.max_time"] = min(cap, spec.run.max_time or math.inf)
+        try:
+            point, result = _simulate(
+                spec, growth, g, slos, seed, precision, force, progress, limits
+            )
+        except ScenarioError as exc:
+            reason = "; ".join(p.message for p in exc.problems)
+            notes.append(f"x{growth.realised(g):.4g} was not simulated: {reason}")
+            break
+        budget.learn(result)
         points.append(point)
         results[point.growth] = result
+        if not point.finished:
+            notes.append(
+                f"the run at x{point.growth:.4g} was cut short by the budget "
+                f"({point.stopped_by}) before its interval reached +/-{precision:.0%}"
+            )
+        if opened and math.isfinite(point.utilization) and point.utilization > 0.0:
+            ceiling = point.growth * SIMULATION_CEILING / point.utilization
         state = status(point, slos)
         if state == "at the limit":
             edge = point.growth
@@ -355,7 +534,7 @@ def _refine(
         p = twin.at(g)
         for s in slos:
             predicted = predicted_ms(p, s)
-            simulated = point.latency_ms.get(s.metric, math.nan)
+            simulated = point.value(s)
             if math.isfinite(predicted) and predicted > 0 and math.isfinite(simulated):
                 correction[s.text] = simulated / predicted
         proposal = boundary(
@@ -375,6 +554,14 @@ def _refine(
             )
         if g <= 0.0 or any(math.isclose(g, t, rel_tol=1e-12) for t in tried):
             break  # whole numbers next to each other: nothing left between them
+    if capped and ceiling is not None and passed is not None:
+        notes.append(
+            f"not simulated above x{ceiling:.4g}: there the busiest station would be more "
+            f"than {SIMULATION_CEILING:.0%} busy (an open loop's latency has no steady value "
+            "near saturation); the answer is at least the largest factor that met the SLOs"
+        )
+    else:
+        capped = False
     if edge is not None:
         answer = edge
         notes.append(
@@ -383,6 +570,9 @@ def _refine(
         )
     elif passed is not None:
         answer = passed
+    elif not points:
+        answer = g_twin
+        notes.append("nothing was simulated: the answer is the twin's, not confirmed")
     elif any(math.isclose(g, q.growth, rel_tol=1e-12) for q in points):
         answer = 0.0  # every whole-number load down to the smallest missed an SLO
         notes.append("the SLOs fail in simulation even at the smallest load: no headroom")
@@ -392,7 +582,7 @@ def _refine(
             "not confirmed: every simulated factor missed an SLO; the answer is the twin's, "
             "corrected by the last simulation, and was not simulated"
         )
-    return answer, points, results, correction
+    return answer, points, results, correction, capped
 
 
 def _next_factor(
@@ -414,8 +604,8 @@ def _next_factor(
         above = next(q for q in points if q.growth == failed)
         guesses = []
         for s in slos:
-            v1 = below.latency_ms.get(s.metric, math.nan)
-            v2 = above.latency_ms.get(s.metric, math.nan)
+            v1 = below.value(s)
+            v2 = above.value(s)
             if math.isfinite(v1) and math.isfinite(v2) and v2 > v1 and not s.met(v2):
                 guesses.append(passed + (s.limit_ms - v1) * (failed - passed) / (v2 - v1))
         guess = min(guesses) if guesses else proposal
@@ -439,7 +629,7 @@ def _binding(
 
     def ratio(s: Slo) -> float:
         if confirmed is not None:
-            value = confirmed.latency_ms.get(s.metric, math.nan)
+            value = confirmed.value(s)
         else:
             value = predicted_ms(p, s) * correction.get(s.text, 1.0)
         return value / s.limit_ms if math.isfinite(value) else math.inf

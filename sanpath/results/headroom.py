@@ -36,9 +36,12 @@ GROWTH_KINDS = ("rate", "hosts", "outstanding")
 """What grows: open-loop arrival rates, host counts, or closed-loop outstanding I/Os."""
 
 _UNITS_MS = {"s": 1e3, "ms": 1.0, "us": 1e-3, "µs": 1e-3}
-_SLO = re.compile(r"^\s*([A-Za-z0-9_.]+)\s*(<=|<|>=|>|=+)?\s*(.*?)\s*$")
+_SLO = re.compile(r"^\s*(?:([^:<>=]+?)\s*:)?\s*([A-Za-z0-9_.]+)\s*(<=|<|>=|>|=+)?\s*(.*?)\s*$")
 _NUMBER = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)$")
-_GRAMMAR = "write METRIC<LIMIT or METRIC<=LIMIT, e.g. p99<20ms or mean<=5ms"
+_GRAMMAR = (
+    "write METRIC<LIMIT or METRIC<=LIMIT, e.g. p99<20ms or mean<=5ms, or WORKLOAD:METRIC<LIMIT "
+    "for one workload, e.g. oltp:p99<2ms"
+)
 
 
 class SloError(ValueError):
@@ -47,7 +50,8 @@ class SloError(ValueError):
 
 @dataclass(frozen=True)
 class Slo:
-    """A latency target: ``metric op limit_ms``, e.g. p99 below 20 ms.
+    """A latency target: ``metric op limit_ms``, e.g. p99 below 20 ms, of every I/O or of
+    one workload's.
 
     Attributes
     ----------
@@ -57,16 +61,35 @@ class Slo:
         ``<`` (strictly below) or ``<=``.
     limit_ms
         The limit in milliseconds.
+    workload
+        The workload whose I/Os the target is for (None: all I/Os together).
     """
 
     metric: str
     op: str
     limit_ms: float
+    workload: str | None = None
 
     @property
     def text(self) -> str:
-        """The target as written back, e.g. ``p99<20ms``."""
-        return f"{self.metric}{self.op}{self.limit_ms:g}ms"
+        """The target as written back, e.g. ``p99<20ms`` or ``oltp:p99<2ms``."""
+        return f"{self.measure}{self.op}{self.limit_ms:g}ms"
+
+    @property
+    def measure(self) -> str:
+        """What the target measures: the metric, or ``workload:metric`` (e.g. ``oltp:p99``)."""
+        return self.metric if self.workload is None else f"{self.workload}:{self.metric}"
+
+    def read(
+        self,
+        latency_ms: Mapping[str, float],
+        workloads: Mapping[str, Mapping[str, float]] | None = None,
+    ) -> float:
+        """The target's figure (ms) from a run's latencies of all I/Os (``latency_ms``) and
+        per workload (``workloads``: name -> latencies); NaN when it is not there."""
+        if self.workload is None:
+            return float(latency_ms.get(self.metric, math.nan))
+        return float((workloads or {}).get(self.workload, {}).get(self.metric, math.nan))
 
     @property
     def key(self) -> str:
@@ -80,21 +103,38 @@ class Slo:
         return value_ms < self.limit_ms if self.op == "<" else value_ms <= self.limit_ms
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"slo", "metric", "op", "limit_ms"}``."""
-        return {"slo": self.text, "metric": self.metric, "op": self.op, "limit_ms": self.limit_ms}
+        """``{"slo", "metric", "op", "limit_ms"}``, and ``"workload"`` when it names one."""
+        out: dict[str, Any] = {
+            "slo": self.text,
+            "metric": self.metric,
+            "op": self.op,
+            "limit_ms": self.limit_ms,
+        }
+        if self.workload is not None:
+            out["workload"] = self.workload
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Slo:
         """The inverse of :meth:`to_dict`."""
-        return cls(str(data["metric"]), str(data["op"]), float(data["limit_ms"]))
+        workload = data.get("workload")
+        return cls(
+            str(data["metric"]),
+            str(data["op"]),
+            float(data["limit_ms"]),
+            None if workload is None else str(workload),
+        )
 
 
 def parse_slo(text: str) -> Slo:
-    """Read a latency target: ``METRIC<LIMIT`` or ``METRIC<=LIMIT``.
+    """Read a latency target: ``METRIC<LIMIT`` or ``METRIC<=LIMIT``, optionally for one
+    workload: ``WORKLOAD:METRIC<LIMIT``.
 
     ``METRIC`` is one of ``mean, p50, p90, p99, p99_9, max`` (``p99.9`` is read as
     ``p99_9``); ``LIMIT`` is a positive number with a unit, ``ms``, ``us`` or ``s``:
-    ``p99<20ms``, ``mean<=500us``, ``max < 0.1s``.
+    ``p99<20ms``, ``mean<=500us``, ``max < 0.1s``, ``oltp:p99<2ms`` (the p99 of workload
+    ``oltp``'s I/Os alone; whether the scenario has that workload is checked where the
+    target is used).
 
     Raises
     ------
@@ -106,7 +146,7 @@ def parse_slo(text: str) -> Slo:
     match = _SLO.match(text)
     if match is None:  # pragma: no cover - the pattern matches any text
         raise SloError(f"cannot read SLO {text!r}: {_GRAMMAR}")
-    metric, op, rest = match.group(1), match.group(2), match.group(3)
+    workload, metric, op, rest = match.group(1), match.group(2), match.group(3), match.group(4)
     metric = metric.lower()
     metric = "p99_9" if metric == "p99.9" else metric
     if metric not in SLO_METRICS:
@@ -129,7 +169,7 @@ def parse_slo(text: str) -> Slo:
     limit = float(number.group(1)) * _UNITS_MS[unit]
     if not (math.isfinite(limit) and limit > 0):
         raise SloError(f"SLO {text!r}: the limit must be a positive number of ms, us or s")
-    return Slo(metric, op, limit)
+    return Slo(metric, op, limit, workload)
 
 
 @dataclass(frozen=True)
@@ -145,7 +185,8 @@ class SimulatedPoint:
     latency_ms
         Simulated latency (ms): ``mean, p50, p90, p99, p99_9, max``.
     ci95
-        95% interval (ms) of each SLO metric that has one (``max`` has none).
+        95% interval (ms) of each SLO measure that has one (keyed by :attr:`Slo.measure`:
+        ``p99``, or ``oltp:p99`` for one workload's; ``max`` has none).
     verdict
         Per SLO text: ``meets``, ``fails``, or ``at the limit`` when the 95% interval
         contains the limit (see ``verdict``).
@@ -155,6 +196,15 @@ class SimulatedPoint:
         Measured application I/Os.
     bottleneck
         The run's first bottleneck, ``kind: station (utilization)``.
+    workloads
+        Simulated latency (ms) of each workload an SLO names: name -> ``mean, p50, ...``.
+    stopped_by
+        What ended the run (``precision``, ``max_ios``, ``max_time``, ``unstable``, ...): a
+        run cut short by the search's budget did not reach its precision (:attr:`finished`
+        is False); an ``unstable`` one found an open loop the path cannot carry, so it fails
+        every SLO (its figures are of the I/Os that completed, not a steady latency).
+    utilization
+        The simulated utilization of the busiest server station (fraction; NaN unknown).
     """
 
     growth: float
@@ -165,6 +215,19 @@ class SimulatedPoint:
     meets: bool
     ios: int
     bottleneck: str = ""
+    workloads: dict[str, dict[str, float]] = field(default_factory=dict)
+    stopped_by: str = ""
+    utilization: float = math.nan
+
+    @property
+    def finished(self) -> bool:
+        """False when the budget cut the run short of its precision (``max_ios`` or
+        ``max_time``): its figures are then rougher than asked for."""
+        return self.stopped_by not in ("max_ios", "max_time")
+
+    def value(self, slo: Slo) -> float:
+        """The simulated figure ``slo`` is about (ms; NaN when not simulated)."""
+        return slo.read(self.latency_ms, self.workloads)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict."""
@@ -177,6 +240,12 @@ class SimulatedPoint:
             "meets": self.meets,
             "ios": self.ios,
             "bottleneck": self.bottleneck,
+            "workloads": {
+                w: {k: _finite(v) for k, v in values.items()}
+                for w, values in self.workloads.items()
+            },
+            "stopped_by": self.stopped_by,
+            "utilization": _finite(self.utilization),
         }
 
     @classmethod
@@ -191,6 +260,12 @@ class SimulatedPoint:
             meets=bool(data["meets"]),
             ios=int(data.get("ios", 0)),
             bottleneck=str(data.get("bottleneck", "")),
+            workloads={
+                w: {k: _num(v) for k, v in values.items()}
+                for w, values in data.get("workloads", {}).items()
+            },
+            stopped_by=str(data.get("stopped_by", "")),
+            utilization=_num(data.get("utilization")),
         )
 
 
@@ -378,7 +453,7 @@ class HeadroomResult:
         upper = None if self.resolved else self.upper
         knobs = _knobs(self.base, self.realised, upper)
         lines.append(f"  answer      {self.answer_text}  ({knobs})")
-        if not self.resolved and self.upper is not None:
+        if not self.resolved and self.upper is not None and self.to_resolve:
             lines.append(
                 f"              about {self.to_resolve} more simulation(s) would narrow it "
                 "(--simulations)"
@@ -410,10 +485,10 @@ class HeadroomResult:
             lines.append("  simulated points")
             for p in sorted(self.simulated, key=lambda q: q.growth):
                 state = status(p, self.slos)
-                values = ", ".join(
-                    f"{s.metric} {p.latency_ms.get(s.metric, math.nan):.4g} ms" for s in self.slos
-                )
-                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os)")
+                values = ", ".join(f"{s.measure} {p.value(s):.4g} ms" for s in self.slos)
+                cut = "" if p.finished else f", cut short by {p.stopped_by}"
+                cut = ", unstable: the queue grows" if p.stopped_by == "unstable" else cut
+                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os{cut})")
         if self.notes:
             lines.append("  notes")
             lines += [f"    - {n}" for n in self.notes]
@@ -445,10 +520,10 @@ def _knobs(
 
 
 def _point_line(p: SimulatedPoint, slo: Slo) -> str:
-    value = p.latency_ms.get(slo.metric, math.nan)
-    ci = p.ci95.get(slo.metric)
+    value = p.value(slo)
+    ci = p.ci95.get(slo.measure)
     interval = f" 95% CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci is not None else " (no interval)"
-    return f"{slo.text:<14} {slo.metric} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
+    return f"{slo.text:<14} {slo.measure} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
 
 
 def _finite(value: float | None) -> float | None:
@@ -460,11 +535,14 @@ def _num(value: Any) -> float:
 
 
 def status(point: SimulatedPoint, slos: Sequence[Slo]) -> str:
-    """``meets``, ``fails``, or ``at the limit`` (an interval contains a limit, none fails)."""
+    """``meets``, ``fails``, or ``at the limit`` (an interval contains a limit, none fails);
+    a run that found its open loop unstable fails whatever its figures."""
+    if point.stopped_by == "unstable":
+        return "fails"  # an open loop it cannot carry: the latency grows without bound
     states = []
     for s in slos:
-        value = point.latency_ms.get(s.metric, math.nan)
-        ci = point.ci95.get(s.metric)
+        value = point.value(s)
+        ci = point.ci95.get(s.measure)
         if ci is not None and ci[0] <= s.limit_ms <= ci[1]:
             states.append("at the limit")
         else:
