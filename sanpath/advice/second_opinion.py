@@ -27,9 +27,11 @@ from sanpath.advice.report import (
     Finding,
     SecondOpinion,
     Step,
+    application_cost,
     interval_text,
     jsonable,
     metric_interval,
+    unfinished,
 )
 from sanpath.results import intervals_overlap
 from sanpath.spec import Scenario, ScenarioError
@@ -74,16 +76,23 @@ def verdict(
     after: Mapping[str, float],
     ios: int = 0,
 ) -> Literal["agrees", "no clear difference", "disagrees", "not judged"]:
-    """Did the fix move ``metric`` the way the finding predicts?
+    """Did the fix move ``metric`` the way the finding predicts, without the application
+    paying for it?
 
     "agrees" or "disagrees" needs a change beyond the noise band (:data:`VERDICT_TOLERANCE`)
     and, where both runs give a 95% interval for the metric (``<metric>_ci_lo``/``_hi``:
     IOPS and mean latency), intervals that do not overlap; otherwise "no clear difference".
+    A fix that moves its metric the right way while the application's IOPS fall or its mean
+    latency rises (:func:`sanpath.advice.report.application_cost`) "disagrees". A run that
+    did not finish (fewer measured I/Os than ``ios``: the time cap stopped it) is "not
+    judged": it does not vote.
     """
     if metric is None or metric not in before or metric not in after:
         return "not judged"
     b, a = before[metric], after[metric]
     if not (math.isfinite(b) and math.isfinite(a)) or after.get("ios", 1.0) == 0:
+        return "not judged"
+    if unfinished(after, ios) or unfinished(before, ios):
         return "not judged"
     scale = max(abs(b), abs(a))
     if metric.endswith("qfull"):
@@ -95,7 +104,7 @@ def verdict(
     if intervals_overlap(metric_interval(before, metric), metric_interval(after, metric)):
         return "no clear difference"
     if gain > VERDICT_TOLERANCE:
-        return "agrees"
+        return "disagrees" if application_cost(before, after) else "agrees"
     if gain < -VERDICT_TOLERANCE:
         return "disagrees"
     return "no clear difference"
