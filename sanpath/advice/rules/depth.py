@@ -177,6 +177,10 @@ def check_shallow(s: Scenario, options: CheckOptions) -> list[Found]:
     metric="latency_ms_exchange",
     better="lower",
     source=SRC_LATENCY,
+    trade=(
+        "the target is on the time past the HBA: capping the depth holds the extra commands "
+        "in the host, so the application's own latency and IOPS pay for the array's target"
+    ),
 )
 def check_latency_target(s: Scenario, options: CheckOptions) -> list[Found]:
     """Commands queued in the array past what a latency target allows (Little's law).
