@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath.experiments.headroom import SIMULATION_CEILING
+from sanpath.experiments.headroom_search import SIMULATION_CEILING
 from sanpath.results import SimulatedPoint, SloError, parse_slo, status
 from sanpath.theory import textbook
 from tests.conftest import SCENARIOS
