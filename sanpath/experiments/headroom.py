@@ -114,7 +114,7 @@ def headroom(
         A Scenario, a YAML path or a dict.
     slo
         One target or several, e.g. ``"p99<20ms"`` or ``["p99<20ms", "mean<5ms"]``; every
-        one must hold (see :func:`sanpath.results.headroom.parse_slo`).
+        one must hold (see :func:`sanpath.results.slo.parse_slo`).
     grow
         ``rate`` (open-loop arrival rates), ``hosts`` (host counts) or ``outstanding``
         (closed-loop outstanding I/Os per thread per LUN).

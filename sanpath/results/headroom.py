@@ -42,7 +42,7 @@ class SimulatedPoint:
     latency_ms
         Simulated latency (ms): ``mean, p50, p90, p99, p99_9, max``.
     ci95
-        95% interval (ms) of each SLO measure that has one (keyed by :attr:`Slo.measure`:
+        95% interval (ms) of each SLO measure that has one (keyed by ``Slo.measure``:
         ``p99``, or ``oltp:p99`` for one workload's; ``max`` has none).
     verdict
         Per SLO text: ``meets``, ``fails``, or ``at the limit`` when the 95% interval
@@ -57,7 +57,7 @@ class SimulatedPoint:
         Simulated latency (ms) of each workload an SLO names: name -> ``mean, p50, ...``.
     stopped_by
         What ended the run (``precision``, ``max_ios``, ``max_time``, ``unstable``, ...): a
-        run cut short by the search's budget did not reach its precision (:attr:`finished`
+        run cut short by the search's budget did not reach its precision (``finished``
         is False); an ``unstable`` one found an open loop the path cannot carry, so it fails
         every SLO (its figures are of the I/Os that completed, not a steady latency).
     utilization
