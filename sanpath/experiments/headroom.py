@@ -29,6 +29,13 @@ which every SLO holds.
    the answer is not resolved: it is the bracket between them (``upper``), with the number
    of bisections that would narrow it (``to_resolve``).
 
+The runs are bounded (:mod:`sanpath.experiments.headroom_search`): a wall-time ``budget``
+shared among them, each run checked against the memory and time limits before it starts,
+and, with an open loop, no factor at which the busiest station would be more than 95% busy
+(the twin's figure, then the simulation's own); a run that finds the loop unstable fails
+every SLO. A twin with no headroom at all is checked by a simulation at x1. An SLO may
+name one workload (``oltp:p99<2ms``): its figure is then that workload's I/Os alone.
+
 Two more figures come from the twin's curve. The **knee** is the growth factor at which
 the power, IOPS divided by mean latency (Kleinrock's measure), is largest: below it more
 load buys proportionally more throughput than latency, above it latency grows faster than
