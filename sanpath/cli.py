@@ -230,7 +230,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FRACTION",
         help="relative half-width of each run's 95%% interval (default 0.03)",
     )
-    p.add_argument("--budget", type=commands.positive_float, default=600.0, help="wall s for all runs")
+    p.add_argument(
+        "--budget", type=commands.positive_float, default=600.0, help="wall s for all runs"
+    )
     p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
     _add_force(p, ", and replace an existing --plot")
 
