@@ -28,6 +28,7 @@ from sanpath.results.latency import (
     latency_dict,
     tail_note,
 )
+from sanpath.results.recording import Journey, Recording
 from sanpath.results.run import RunResult
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
@@ -55,8 +56,10 @@ __all__ = [
     "DeviceFigures",
     "GroupFigures",
     "HeadroomResult",
+    "Journey",
     "Layer",
     "NotAResultError",
+    "Recording",
     "RunResult",
     "SimulatedPoint",
     "Slo",

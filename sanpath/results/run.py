@@ -21,6 +21,7 @@ from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite, tail_note
+from sanpath.results.recording import Recording
 from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
@@ -104,6 +105,9 @@ class RunResult:
     """The profile numbers the run used that no document gives: each ``{"where", "profile",
     "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
     ``sanpath.spec.assumptions``)."""
+
+    recording: Recording | None = field(default=None, compare=False, repr=False)
+    """What the run recorded for its animation (``run.animate``; :meth:`animate`)."""
 
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
