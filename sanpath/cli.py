@@ -126,6 +126,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also print every percentile and layer, every kind of component, the counters "
         "and every station that carried traffic (text output)",
     )
+    p.add_argument(
+        "--animate",
+        default=None,
+        metavar="FILE",
+        help="also write an animation of the run (.html, .gif or .mp4; the window of "
+        "run.animate, or its defaults)",
+    )
     _add_force(p)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
@@ -266,6 +273,31 @@ def _parser() -> argparse.ArgumentParser:
         help="what grows for the headroom (as sanpath headroom --grow)",
     )
     _add_set(p, "change a field before running, e.g. hosts.0.count=32")
+    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    _add_force(p, ", and replace an existing --out")
+
+    p = sub.add_parser(
+        "animate",
+        help="a window of a run as an animation of its path: HTML player, GIF or MP4",
+    )
+    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="the animation to write: .html, .gif or .mp4"
+    )
+    _add_set(p, "change a field before running, e.g. hosts.0.qfull.throttle=none")
+    p.add_argument(
+        "--start", type=_start_time, default=None, help="simulated time the window starts (0)"
+    )
+    p.add_argument(
+        "--duration",
+        type=_positive_duration,
+        default=None,
+        help="simulated time the window lasts (default: until 2,000 I/Os completed in it)",
+    )
+    p.add_argument("--frames", type=_positive_int, default=None, help="frames (default 96)")
+    p.add_argument(
+        "--fps", type=_positive_int, default=None, help="frames per second of playback (8)"
+    )
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     _add_force(p, ", and replace an existing --out")
 
@@ -446,6 +478,19 @@ def _positive_duration(text: str) -> float:
     return value
 
 
+def _start_time(text: str) -> float:
+    """A simulated time from the start of the run (s): zero or more."""
+    from sanpath.units import UnitError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, got {text!r}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -480,6 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "calibrate": commands.cmd_calibrate,
         "headroom": commands.cmd_headroom,
         "report": commands.cmd_report,
+        "animate": commands.cmd_animate,
         "schema": commands.cmd_schema,
         "profiles": commands.cmd_profiles,
         "check": commands.cmd_check,

@@ -13,6 +13,8 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
 * :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
+* :mod:`~sanpath.cli_commands.animate`: ``animate`` (a window of a run as an animation of its
+  path);
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
   escaped (a name cannot drive the terminal).
 
@@ -20,6 +22,7 @@ Each command imports what it needs when it runs, so that ``sanpath --help`` stay
 """
 
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.animate import cmd_animate
 from sanpath.cli_commands.compare_runs import cmd_diff
 from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.headroom import cmd_headroom
@@ -33,6 +36,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
+    "cmd_animate",
     "cmd_calibrate",
     "cmd_check",
     "cmd_compare",

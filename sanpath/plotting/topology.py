@@ -223,9 +223,9 @@ def path_layout(
     for box in boxes.values():
         per_column.setdefault(box.column, []).append(box)
     tallest = max(len(v) for v in per_column.values())
-    for members in per_column.values():
-        n = len(members)
-        for i, box in enumerate(members):
+    for column in per_column.values():
+        n = len(column)
+        for i, box in enumerate(column):
             box.y = (tallest - 1) / 2 - (n - 1) / 2 + i
     return PathLayout(boxes, drawn, tallest)
 

@@ -102,7 +102,8 @@ class Recording:
         """(frames,) application I/Os per simulated second over the interval ending at each
         frame (the first frame: 0)."""
         dt = np.diff(self.t, prepend=self.t[:1])
-        return np.divide(self.completed, dt, out=np.zeros(len(self.t)), where=dt > 0)
+        out: np.ndarray = np.divide(self.completed, dt, out=np.zeros(len(self.t)), where=dt > 0)
+        return out
 
     def place(self, name: str) -> int:
         """The column of place ``name`` in :attr:`held`, :attr:`waiting` and :attr:`capacity`.

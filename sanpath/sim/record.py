@@ -18,8 +18,9 @@ Memory is bounded by the frames: with a ``duration`` the frames are spaced evenl
 window; without one the recorder keeps twice the frames asked for and, when they are
 full, keeps every other one and samples half as often, until :data:`sanpath.spec.AUTO_IOS`
 application I/Os have completed in the window (every quantity kept is a level or a running
-total, so thinning loses nothing but resolution). The tracked journeys are thinned the same
-way: every ``stride``-th completed I/O, the stride doubled when the list is full.
+total, so thinning loses nothing but resolution). The tracked journeys are thinned the same way: the
+first issued in each slot of time (of those completed), the slots twice as wide when
+there are twice as many as asked for.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ _HOST_ROLES = {"host_queue": "queue", "queue_pairs": "queue", "hba_slots": "hba"
 """The gates of a host's routes a host's places count, by station role."""
 
 _ORDER = [LAYERS.index(layer) for layer in PATH_ORDER]
+
+
+def _issued(journey: Journey) -> float:
+    return journey.issued
 
 
 class Counts(Protocol):
@@ -116,9 +121,7 @@ class Recorder:
         self.start = spec.start
         self.end = math.inf if spec.duration is None else spec.start + spec.duration
         self.rows = spec.frames if spec.duration is not None else 2 * spec.frames
-        self.dt = (
-            spec.duration / (spec.frames - 1) if spec.duration is not None else FIRST_INTERVAL
-        )
+        self.dt = spec.duration / (spec.frames - 1) if spec.duration is not None else FIRST_INTERVAL
         roles = station_roles(scenario)
         self.role = {name: roles[name].name for name in topology.stations}
         hosts = topology.hosts
@@ -144,9 +147,14 @@ class Recorder:
         self.done = 0
         self.latency_sum = 0.0
         self.split_ios = 0
-        self.journeys: list[Journey] = []
-        self.stride = 1
-        self.seen = 0
+        self.journeys: dict[int, Journey] = {}
+        """The tracked I/Os: the first issued in each slot of time, of those completed."""
+        self.slot = (
+            spec.duration / (2 * spec.tracked)
+            if spec.duration is not None and spec.tracked
+            else FIRST_INTERVAL
+        )
+        """Seconds of a slot of :attr:`journeys` (doubled when there are too many)."""
         self.finished = False
         self._last_window = -1.0
         self._last_busy = np.zeros(s)
@@ -155,7 +163,7 @@ class Recorder:
         self._run_refused = np.zeros(p, dtype=np.int64)
         self._last_qfull = np.zeros(h, dtype=np.int64)
         self._run_qfull = np.zeros(h, dtype=np.int64)
-        env.timeout(self.start).callbacks.append(self._sample)  # type: ignore[union-attr]
+        env.timeout(self.start).callbacks.append(self._sample)
 
     # -- what happens --------------------------------------------------------------------------
 
@@ -180,13 +188,17 @@ class Recorder:
             self.split_ios += 1
         if self.spec.tracked == 0:
             return
-        self.seen += 1
-        if self.seen % self.stride:
+        slot = int((t_issue - self.start) / self.slot)
+        known = self.journeys.get(slot)
+        if known is not None and known.issued <= t_issue:
             return
-        self.journeys.append(self._journey(now, t_issue, host, lun, size, parts, layers))
-        if len(self.journeys) >= 2 * self.spec.tracked:
-            del self.journeys[1::2]
-            self.stride *= 2
+        self.journeys[slot] = self._journey(now, t_issue, host, lun, size, parts, layers)
+        if len(self.journeys) > 2 * self.spec.tracked:  # wider slots: the first of each
+            self.slot *= 2
+            kept: dict[int, Journey] = {}
+            for journey in sorted(self.journeys.values(), key=_issued):
+                kept.setdefault(int((journey.issued - self.start) / self.slot), journey)
+            self.journeys = kept
 
     def _journey(
         self,
@@ -229,14 +241,12 @@ class Recorder:
         self._counters(k, now)
         self.totals[k] = (self.done, self.latency_sum, self.split_ios)
         self.count = k + 1
-        last = (
-            self.count == self.rows if self.spec.duration is not None else self.done >= AUTO_IOS
-        )
+        last = self.count == self.rows if self.spec.duration is not None else self.done >= AUTO_IOS
         if last:
             self.finished = True
             return
         due = self.start + self.count * self.dt
-        self.env.timeout(max(due - now, 0.0)).callbacks.append(self._sample)  # type: ignore[union-attr]
+        self.env.timeout(max(due - now, 0.0)).callbacks.append(self._sample)
 
     def _thin(self) -> None:
         """Keep every other frame and sample half as often."""
@@ -344,7 +354,7 @@ class Recorder:
             )
             busy = per_interval(self.busy[rows]) / dt[:, None] / servers[None, :]
         busy = np.nan_to_num(np.clip(busy, 0.0, 1.0), nan=0.0)
-        tracked = self.journeys
+        tracked = sorted(self.journeys.values(), key=_issued)
         if len(tracked) > self.spec.tracked:
             keep = np.linspace(0, len(tracked) - 1, self.spec.tracked).round().astype(int)
             tracked = [tracked[i] for i in keep]
