@@ -94,7 +94,7 @@ class PathAnimation:
         self.scenario = scenario
         self.layout = path_layout(scenario, each_host=each_host)
         tallest = self.layout.tallest
-        height = 0.85 * tallest + 1.6
+        height = max(0.85 * tallest + 1.6, 4.5)
         self.fig = Figure(figsize=(17, height), dpi=dpi)
         top = 1 - 0.9 / height  # room for the title and the subtitle, inches
         self.ax = self.fig.add_axes((0.005, 0.01, 0.75, top - 0.01))
