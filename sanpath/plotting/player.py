@@ -106,7 +106,7 @@ def player_html(
     times = [f"t = {duration(float(recording.t[i]))}" for i in chosen]
     player = f"sanpath-player-{next(_ids)}"
     options = "".join(
-        f'<option value="{s}"{" selected" if s == 1.0 else ""}>{s:g}x</option>' for s in SPEEDS
+        f'<option value="{s:g}"{" selected" if s == 1.0 else ""}>{s:g}x</option>' for s in SPEEDS
     )
     quoted = '["' + '","'.join(images) + '"]'
     return (
