@@ -140,7 +140,8 @@ class Player:
         return self._html
 
     def save(self, path: str | Path) -> Path:
-        """Write the animation to ``path`` (.html, .gif or .mp4: :func:`sanpath.plotting.write_animation`)."""
+        """Write the animation to ``path``: .html, .gif or .mp4
+        (:func:`sanpath.plotting.write_animation`)."""
         return write_animation(self.recording, path, self.frames, self.dpi)
 
 
@@ -157,7 +158,8 @@ def write_animation(
     progress: Callable[[int, int], None] | None = None,
 ) -> Path:
     """Write ``recording``'s animation to ``path``: an HTML page, a GIF or an MP4 by its
-    suffix (:data:`sanpath.plotting.ANIMATION_FORMATS`), with ``frames`` of its frames (all for None).
+    suffix (:data:`sanpath.plotting.ANIMATION_FORMATS`), with ``frames`` of its frames (all
+    for None).
 
     Raises
     ------

@@ -25,8 +25,8 @@ class Journey:
     """One tracked application I/O: where it was when (simulated seconds).
 
     ``stages`` lists, in path order, each layer of the latency breakdown (a key of
-    ``breakdown_ms``) it spent time in and when it entered it (the last command's, for an I/O split into ``parts``
-    commands); it completed at ``done``.
+    ``breakdown_ms``) it spent time in and when it entered it (the last command's, for an
+    I/O split into ``parts`` commands); it completed at ``done``.
     """
 
     host: str

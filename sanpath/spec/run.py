@@ -44,8 +44,8 @@ class AnimateSpec(Spec):
     """What a run records for its animation (``sanpath animate``): a window of simulated time.
 
     ``start`` and ``duration`` are simulated seconds; ``duration: null`` ends the window once
-    :data:`sanpath.spec.AUTO_IOS` application I/Os have completed in it (or at the end of the run). The
-    recording keeps ``frames`` instants of the window, each station's occupancy at every one,
+    :data:`sanpath.spec.AUTO_IOS` application I/Os have completed in it (or at the end of
+    the run). The recording keeps ``frames`` instants of the window, each station's occupancy at every one,
     and the journeys of ``tracked`` application I/Os spread over it; it plays at ``fps``
     frames per second. Its memory is bounded by ``frames`` and the path's size, whatever the
     run's length; without ``run.animate`` nothing is recorded.

@@ -73,7 +73,7 @@ def test_unknown_suffix_and_mp4_without_ffmpeg_are_refused(
 
 def test_result_animate_needs_a_window() -> None:
     plain = run(load_scenario(STORM, {"run.ios": 300, "run.animate": None}))
-    with pytest.raises(ValueError, match="set run.animate"):
+    with pytest.raises(ValueError, match=r"set run\.animate"):
         plain.animate()
 
 
