@@ -45,10 +45,10 @@ class AnimateSpec(Spec):
 
     ``start`` and ``duration`` are simulated seconds; ``duration: null`` ends the window once
     :data:`sanpath.spec.AUTO_IOS` application I/Os have completed in it (or at the end of
-    the run). The recording keeps ``frames`` instants of the window, each station's occupancy at every one,
-    and the journeys of ``tracked`` application I/Os spread over it; it plays at ``fps``
-    frames per second. Its memory is bounded by ``frames`` and the path's size, whatever the
-    run's length; without ``run.animate`` nothing is recorded.
+    the run). The recording keeps ``frames`` instants of the window, each station's
+    occupancy at every one, and the journeys of ``tracked`` application I/Os spread over it;
+    it plays at ``fps`` frames per second. Its memory is bounded by ``frames`` and the
+    path's size, whatever the run's length; without ``run.animate`` nothing is recorded.
     """
 
     start: Duration = 0.0

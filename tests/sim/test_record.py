@@ -28,9 +28,7 @@ def _figures(result: RunResult) -> dict[str, Any]:
 
 
 def _without(scenario: Scenario) -> Scenario:
-    return scenario.model_copy(
-        update={"run": scenario.run.model_copy(update={"animate": None})}
-    )
+    return scenario.model_copy(update={"run": scenario.run.model_copy(update={"animate": None})})
 
 
 def test_recording_leaves_every_figure_as_it_was() -> None:
