@@ -3,32 +3,46 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 CORE := $(VENV)/.core-compiled
 CORE_SOURCES := $(shell $(PYTHON) sanpath/compiled.py --sources)
 DEMO_OUT ?= out/demo
+# cache (default): executed notebooks are reused while they and sanpath's sources are
+# unchanged (docs/conf.py); force: every notebook runs (CI builds so).
+DOCS_EXECUTE ?= cache
 
 .PHONY: demo test quick lint unit notebooks docs bench validation core clean help
 
 help:
-	@echo "make demo   - install into .venv and run the quickstart scenario (tables in $(DEMO_OUT))"
+	@echo "make demo   - install the package into .venv and run the quickstart scenario (tables in"
+	@echo "              $(DEMO_OUT)); the test, docs and dev extras come with the other targets"
 	@echo "make test   - install with test extras, lint (ruff, mypy, imports, vulture) and run every test"
 	@echo "make quick  - the fast tests (not slow, not build) on two workers, stop at the first failure"
 	@echo "              (keeps pytest's cache: make quick ARGS=--lf reruns what failed last)"
 	@echo "make bench  - speed and memory benchmarks (prints figures and ratios)"
 	@echo "make validation - compare the published experiments, the twin and the profiles' datasheets with the model (docs/validation.md)"
-	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors)"
+	@echo "make docs   - build the documentation site into docs/_build/html (warnings are errors;"
+	@echo "              executed notebooks cached; DOCS_EXECUTE=force runs every one, as CI)"
 	@echo "make core   - compile the simulation core with mypyc (every target above does it first)"
 
-$(STAMP): setup.cfg pyproject.toml
+# The demo needs only the package (and the compiled core its install builds; mypy, in the
+# range of pyproject.toml's build requirements, lets make core compile it again after an
+# edit); every other target installs the test, dev, distributed, notebook and docs extras on
+# top of it.
+$(DEMO_STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e . "mypy>=2.4,<2.5"
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP) setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,distributed,notebook,docs]"
 	touch $(STAMP)
 
 # The simulation core compiled in place with mypyc (sanpath/compiled.py, setup.py): the
 # editable install above compiles it already; this rebuilds it when a core source changes.
 # Without a C compiler sanpath runs the same core as pure Python.
-$(CORE): $(STAMP) sanpath/compiled.py $(CORE_SOURCES)
+$(CORE): $(DEMO_STAMP) sanpath/compiled.py $(CORE_SOURCES)
 	$(BIN)/python sanpath/compiled.py
 	touch $(CORE)
 
@@ -72,28 +86,29 @@ lint: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/vulture
 
-unit: $(CORE)
+unit: $(STAMP) $(CORE)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -p no:cacheprovider
 
 # The inner loop: every test not marked slow or build, two xdist workers, stop at the first
 # failure; pytest's cache stays on so ARGS=--lf (last failed) or ARGS=--ff work.
-quick: $(CORE)
+quick: $(STAMP) $(CORE)
 	$(BIN)/python -m pytest -q -x -n 2 -m "not slow and not build" $(ARGS)
 
-notebooks: $(CORE)
+notebooks: $(STAMP) $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
 	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
 
 # The site is built, then checked as a reader sees it: the numbers its executed pages state
 # against their runs, and every page in headless Chromium at 1280 px (screenshots and
 # widths in build/test-artifacts/docs/).
-docs: $(CORE)
-	$(BIN)/python -m sphinx -b html --fail-on-warning --nitpicky -q docs docs/_build/html
+docs: $(STAMP) $(CORE)
+	SANPATH_DOCS_EXECUTE=$(DOCS_EXECUTE) $(BIN)/python -m sphinx -b html --fail-on-warning \
+		--nitpicky -q docs docs/_build/html
 	SANPATH_DOCS_SITE=docs/_build $(BIN)/python -m pytest -q -p no:cacheprovider tests/docs/site
 
 test: lint unit notebooks docs
 
-bench: $(CORE)
+bench: $(STAMP) $(CORE)
 	$(BIN)/python tests/benchmarks/bench.py --json docs/benchmarks.json
 
 clean:
@@ -101,7 +116,7 @@ clean:
 	rm -rf $(VENV) out build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis \
 		docs/_build docs/notebooks
 
-validation: $(CORE)
+validation: $(STAMP) $(CORE)
 	$(BIN)/python -c "import glob; from sanpath.experiments.reference import write_report; \
 	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
 	$(BIN)/python -c "import glob; from sanpath.experiments.twin_accuracy import \

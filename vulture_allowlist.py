@@ -37,6 +37,8 @@ little_residual  # results.station.StationStats (read in tests and by asdict)
 namespace  # argparse.Action.__call__
 option_string  # argparse.Action.__call__
 _.find_spec  # importlib meta path finder
+__getattr__  # module attributes on first use (PEP 562): sanpath/__init__.py
+__dir__  # dir() of a module (PEP 562): sanpath/__init__.py
 mypyc_extensions  # setup.py
 _._repr_html_  # Jupyter
 _.continuous_update  # ipywidgets

@@ -9,6 +9,8 @@ The build is offline: no intersphinx, no remote fonts, icons or scripts.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -50,9 +52,26 @@ exclude_patterns = [
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 
+
+
+def _sources_digest() -> str:
+    """A digest of sanpath's sources and the shipped scenarios, which the notebooks run."""
+    digest = hashlib.sha256()
+    root = DOCS.parent
+    for path in sorted([*root.glob("sanpath/**/*.py"), *root.glob("scenarios/**/*.yaml")]):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 # Notebooks are committed without outputs; the build runs them so the pages show their
-# tables and plots (CI also runs them with nbmake).
-nb_execution_mode = "force"
+# tables and plots (CI also runs them with nbmake). Executed notebooks are cached (MyST-NB's
+# cache mode, jupyter-cache): a notebook runs again when it changes, and the cache lives under
+# a digest of sanpath's sources and scenarios, so a change to either runs every notebook
+# again. SANPATH_DOCS_EXECUTE=force (make docs DOCS_EXECUTE=force, as CI builds) executes
+# every notebook whatever the cache holds.
+nb_execution_mode = os.environ.get("SANPATH_DOCS_EXECUTE") or "cache"
+nb_execution_cache_path = str(DOCS / "_build" / "jupyter_cache" / _sources_digest())
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 suppress_warnings = ["mystnb.unknown_mime_type"]

@@ -1,16 +1,11 @@
-"""The ``sanpath`` command line: a thin face over the Python API.
+"""The ``sanpath`` command line: a thin face over the Python API; it builds the parser and
+dispatches to ``sanpath.cli_commands`` (one module per job).
 
 Exit codes: 0 success, 1 a check failed (``check --fail-on``, ``calibrate --fail-above``), 2
-bad input (a scenario that does not validate, a file that does not exist, a malformed
-``--set``, a run estimated beyond the memory or time limits without ``--force``, an ``--out``
-that cannot or may not be written: an existing ``--out`` or ``--plot`` is refused without
-``--force``, except a sweep table the same sweep wrote). Bad input never prints a
-traceback: the message names the file, line, column and field, and is given before any
-simulation starts.
-
-This module builds the parser and dispatches; the subcommands themselves live in
-``sanpath.cli_commands``, one module per job (simulate, scenarios, analysis, ingest,
-compare_runs).
+bad input: a scenario that does not validate, a missing file, a malformed ``--set``, a run
+estimated beyond the limits without ``--force``, an ``--out`` that cannot or may not be
+written (an existing one is refused without ``--force``, but a sweep table the same sweep
+wrote). The message names the file, line, column and field, before any simulation starts.
 """
 
 from __future__ import annotations
@@ -59,13 +54,6 @@ def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
     )
 
 
-def _fraction(text: str) -> float:
-    try:
-        return _positive_float(text)
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.1, got {text!r}") from None
-
-
 class _Version(argparse.Action):
     """``--version``: the version and the core that runs, on one line (argparse's own
     version action wraps it to the terminal's width)."""
@@ -82,7 +70,7 @@ class _Version(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from sanpath.ingest import FORMATS
+    from sanpath.formats import FORMATS
 
     parser = _Parser(
         prog="sanpath",
@@ -134,6 +122,8 @@ def _parser() -> argparse.ArgumentParser:
         "run.animate, or its defaults)",
     )
     _add_force(p)
+
+    commands.add_predict_parser(sub)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
     p.add_argument("file", metavar="FILE")
@@ -203,7 +193,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the fit as JSON")
     p.add_argument(
         "--fail-above",
-        type=_fraction,
+        type=commands.fraction,
         default=None,
         metavar="FRACTION",
         help="exit 1 when the fit's rms relative error is above this, e.g. 0.1",
@@ -242,10 +232,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--precision",
-        type=_fraction,
+        type=commands.fraction,
         default=0.03,
         metavar="FRACTION",
         help="relative half-width of each run's 95%% interval (default 0.03)",
+    )
+    p.add_argument(
+        "--budget", type=commands.positive_float, default=600.0, help="wall s for all runs"
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
     _add_force(p, ", and replace an existing --plot")
@@ -276,30 +269,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     _add_force(p, ", and replace an existing --out")
 
-    p = sub.add_parser(
-        "animate",
-        help="a window of a run as an animation of its path: HTML player, GIF or MP4",
-    )
-    p.add_argument("file", metavar="SCENARIO")
-    p.add_argument(
-        "--out", required=True, metavar="FILE", help="the animation to write: .html, .gif or .mp4"
-    )
-    _add_set(p, "change a field before running, e.g. hosts.0.qfull.throttle=none")
-    p.add_argument(
-        "--start", type=_start_time, default=None, help="simulated time the window starts (0)"
-    )
-    p.add_argument(
-        "--duration",
-        type=_positive_duration,
-        default=None,
-        help="simulated time the window lasts (default: until 2,000 I/Os completed in it)",
-    )
-    p.add_argument("--frames", type=_positive_int, default=None, help="frames (default 96)")
-    p.add_argument(
-        "--fps", type=_positive_int, default=None, help="frames per second of playback (8)"
-    )
-    p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    _add_force(p, ", and replace an existing --out")
+    commands.add_animate_parser(sub)
 
     p = sub.add_parser(
         "check",
@@ -316,7 +286,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--latency-target",
-        type=_positive_duration,
+        type=commands.positive_duration,
         default=None,
         metavar="TIME",
         help="flag queue depths whose estimated array latency exceeds this, e.g. 10ms",
@@ -328,7 +298,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--ios",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="measured I/Os per simulated run (default 20000, at most the scenario's own)",
@@ -377,14 +347,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--hue", default=None, metavar="KEY", help="dotted key telling lines apart")
     p.add_argument(
         "--port-queue-depth",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="fan-in: the array port queue (draws the limit line)",
     )
     p.add_argument(
         "--commands-per-host",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="fan-in: commands each host can have outstanding (LUNs x queue depth)",
@@ -431,14 +401,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--speed",
-        type=_positive_float,
+        type=commands.positive_float,
         default=1.0,
         metavar="X",
         help="a trace: replay X times as fast (trace.speed; default 1)",
     )
     p.add_argument(
         "--outstanding",
-        type=_positive_int,
+        type=commands.positive_int,
         default=None,
         metavar="N",
         help="a trace: replay closed loop, N I/Os in flight per LUN in trace order",
@@ -466,60 +436,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_duration(text: str) -> float:
-    from sanpath.units import UnitError, parse_duration
-
-    try:
-        value = parse_duration(text)
-    except UnitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-    return value
-
-
-def _start_time(text: str) -> float:
-    """A simulated time from the start of the run (s): zero or more."""
-    from sanpath.units import UnitError, parse_duration
-
-    try:
-        value = parse_duration(text)
-    except UnitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be zero or more, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    from sanpath.spec import ScenarioError
-
     parser = _parser()
     args = parser.parse_args(argv)
     handlers = {
         "validate": commands.cmd_validate,
         "run": commands.cmd_run,
+        "predict": commands.cmd_predict,
         "sweep": commands.cmd_sweep,
         "compare": commands.cmd_compare,
         "calibrate": commands.cmd_calibrate,
@@ -536,11 +460,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with commands.escaped_output():
             return handlers[args.command](args)
-    except ScenarioError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_BAD_INPUT
     except ValueError as exc:
-        print(f"sanpath: error: {exc}", file=sys.stderr)
+        from sanpath.spec import ScenarioError  # loaded already when one was raised
+
+        print(
+            str(exc) if isinstance(exc, ScenarioError) else f"sanpath: error: {exc}",
+            file=sys.stderr,
+        )
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("sanpath: interrupted", file=sys.stderr)

@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sanpath.plotting import set_titles, subtitle
 from sanpath.spec import Scenario, load_line, load_scenario
 
 KNOBS: dict[str, str] = {
@@ -146,6 +145,8 @@ class WhatIf:
 
     def _draw_curve(self, ax: Any) -> Any:
         """The twin's curve, the current point and the simulated points on ``ax``."""
+        from sanpath.plotting import set_titles, subtitle
+
         iops, latency, current = self.predict()
         ax.plot(iops, latency, "-o", color="#1f77b4", ms=3, label="analytic twin")
         ax.plot(

@@ -23,9 +23,10 @@ import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "Table",
@@ -379,6 +380,8 @@ def table(
     percent_columns
         Columns holding shares (1.0 is 100%), written as whole percentages.
     """
+    import pandas as pd
+
     data = frame.reset_index() if frame.index.name is not None else frame.reset_index(drop=True)
     columns = [str(c) for c in data.columns]
     data.columns = pd.Index(columns)

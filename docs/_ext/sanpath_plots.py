@@ -108,8 +108,9 @@ class SanpathPlot(SphinxDirective):
                     if into is not None:
                         (work / into).write_text(printed)
             argv, _ = _argv(command)
-            _run(argv, work)
             picture = work / _output(argv)
+            picture.unlink(missing_ok=True)  # drawn again: sanpath refuses to overwrite a file
+            _run(argv, work)
         except (RuntimeError, ValueError) as exc:
             raise self.error(str(exc)) from None
         digest = hashlib.sha256("\n".join([*setup, command]).encode()).hexdigest()[:12]

@@ -284,11 +284,25 @@ def queue_depth_key(s: Scenario, g: int) -> str:
     return f"hosts.{g}.lun_queue_depth"
 
 
+def storport(s: Scenario, g: int) -> bool:
+    """True when host group ``g`` is a Windows host (its QUEUE FULL throttle is Storport's):
+    its per-LUN depth is the HBA miniport's QueueDepth, with no separate LUN setting."""
+    return s.hosts[g].qfull.throttle == "storport"
+
+
 def cap_fix(s: Scenario, groups: Iterable[int], q: int) -> dict[str, Any]:
-    """Overrides lowering the per-LUN queue depth of the host groups above ``q`` to ``q``."""
+    """Overrides lowering the per-LUN queue depth of the host groups above ``q`` to ``q``:
+    ``lun_queue_depth`` (``iscsi.cmd_per_lun`` on iSCSI), or on a Windows (Storport) host
+    the HBA QueueDepth of each HBA that counts per LUN."""
     fix: dict[str, Any] = {}
     for g in sorted(set(groups)):
-        current = s.hosts[g].lun_queue_depth
+        host = s.hosts[g]
+        if storport(s, g) and host.lun_queue_depth is None:
+            for j, hba in enumerate(host.hbas):
+                if hba.queue_target == "lun" and (hba.queue_depth is None or hba.queue_depth > q):
+                    fix[f"hosts.{g}.hbas.{j}.queue_depth"] = q
+            continue
+        current = host.lun_queue_depth
         if current is None or current > q:
             fix[queue_depth_key(s, g)] = q
     return fix

@@ -68,7 +68,9 @@ class Rule:
     an error whose simulated fix shows no clear difference, what the simulation could not
     see (the error then stays an error, with that explanation); without it, or when it
     returns None, such an error is reported as a warning
-    (``sanpath.advice.second_opinion.agree_severity``).
+    (``sanpath.advice.second_opinion.agree_severity``). ``trade`` says why a fix that costs
+    the application IOPS or latency is still right (e.g. a latency target met by holding
+    commands in the host); without it such a fix disagrees.
     """
 
     id: str
@@ -80,6 +82,7 @@ class Rule:
     better: Literal["higher", "lower"]
     simulate: bool
     missed: MissedFunc | None = None
+    trade: str | None = None
 
     @property
     def doc(self) -> str:
@@ -118,6 +121,7 @@ def rule(
     better: Literal["higher", "lower"] = "higher",
     simulate: bool = True,
     missed: MissedFunc | None = None,
+    trade: str | None = None,
 ) -> Callable[[RuleFunc], RuleFunc]:
     """Register a rule function under ``rule_id``, citing ``source`` in every finding."""
 
@@ -135,6 +139,7 @@ def rule(
                 better=better,
                 simulate=simulate,
                 missed=missed,
+                trade=trade,
             )
         )
         RULES.sort(key=lambda r: r.id)  # whatever order the rule modules load in

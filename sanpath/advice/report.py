@@ -282,6 +282,36 @@ def try_command(report: CheckReport, finding: Finding, source: str | None) -> st
     return f"sanpath run {source or 'PROPOSAL.yaml'} {set_args({**given, **finding.fix})}"
 
 
+APPLICATION_TOLERANCE = 0.05
+"""Relative fall in IOPS, or rise in mean latency, beyond which a fix costs the application."""
+
+
+def unfinished(values: Mapping[str, float], ios: int) -> bool:
+    """True when the run behind ``values`` measured fewer than ``ios`` I/Os: the time cap
+    (:data:`FIX_TIME_LIMIT`) stopped it, so its figures are of what completed."""
+    return ios > 0 and values.get("ios", float(ios)) < ios
+
+
+def application_cost(before: Mapping[str, float], after: Mapping[str, float]) -> str:
+    """What a fix cost the application, in words (empty when nothing): IOPS that fell or a
+    mean latency that rose by more than :data:`APPLICATION_TOLERANCE`, with 95% intervals
+    that do not overlap where both runs have them."""
+    worse = []
+    for key, label, better in (
+        ("iops", "IOPS", "higher"),
+        ("latency_ms_mean", "mean latency (ms)", "lower"),
+    ):
+        b, a = before.get(key, math.nan), after.get(key, math.nan)
+        if not (math.isfinite(b) and math.isfinite(a)) or max(abs(b), abs(a)) == 0:
+            continue
+        change = (a - b) / max(abs(b), abs(a))
+        loss = -change if better == "higher" else change
+        apart = not intervals_overlap(metric_interval(before, key), metric_interval(after, key))
+        if loss > APPLICATION_TOLERANCE and apart:
+            worse.append(f"{label} {figure(b)} -> {figure(a)}")
+    return "; ".join(worse)
+
+
 def metric_value(key: str, value: float) -> str:
     """A second opinion's figure for people: counts whole, the rest to three significant
     digits."""
@@ -313,7 +343,12 @@ def opinion_table(op: SecondOpinion) -> OpinionTable:
     rows = tuple(
         (
             label,
-            tuple(metric_value(key, values.get(key, math.nan)) for _, values in columns),
+            tuple(
+                "unfinished"
+                if unfinished(values, op.ios)
+                else metric_value(key, values.get(key, math.nan))
+                for _, values in columns
+            ),
             key == op.metric,
         )
         for key, label in METRIC_LABELS.items()
@@ -321,11 +356,14 @@ def opinion_table(op: SecondOpinion) -> OpinionTable:
     notes = []
     for name, values in columns[1:]:
         done = values.get("ios", float(op.ios))
-        if done < op.ios:
+        if unfinished(values, op.ios):
             notes.append(
-                f"({name}: stopped at {FIX_TIME_LIMIT:g}x the proposal's simulated time after "
-                f"{done:,.0f} of {op.ios:,} I/Os)"
+                f"({name}: unfinished, stopped at {FIX_TIME_LIMIT:g}x the proposal's simulated "
+                f"time after {done:,.0f} of {op.ios:,} I/Os; it does not vote)"
             )
+    cost = application_cost(op.before, op.after)
+    if cost and not unfinished(op.after, op.ios):
+        notes.append(f"the application got worse with this fix: {cost}")
     if op.metric is not None:
         what = f"{METRIC_LABELS.get(op.metric, op.metric)} ({op.better} is better)"
         if step is None:
@@ -347,6 +385,12 @@ def effect(op: SecondOpinion) -> str:
     -> 0 (agrees); p99 latency 284 -> 242 ms; IOPS 27,000 -> 26,900``)."""
     if op.error is not None:
         return f"the fixed scenario does not run: {op.error}"
+    if unfinished(op.after, op.ios):
+        done = op.after.get("ios", 0.0)
+        return (
+            f"simulated: unfinished, stopped at {FIX_TIME_LIMIT:g}x the proposal's simulated "
+            f"time after {done:,.0f} of {op.ios:,} I/Os (not judged)"
+        )
     keys = [k for k in (op.metric, "latency_ms_p99", "iops") if k is not None]
     parts = []
     for key in dict.fromkeys(keys):
@@ -360,6 +404,9 @@ def effect(op: SecondOpinion) -> str:
             part += f" ({op.verdict})"
         parts.append(part)
     text = "simulated: " + "; ".join(parts)
+    cost = application_cost(op.before, op.after)
+    if cost:
+        text += f"; the application got worse: {cost}"
     if op.with_earlier is not None:
         text += f"; on top of the fixes listed before it: {op.with_earlier.verdict}"
     return text

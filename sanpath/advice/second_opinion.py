@@ -27,9 +27,11 @@ from sanpath.advice.report import (
     Finding,
     SecondOpinion,
     Step,
+    application_cost,
     interval_text,
     jsonable,
     metric_interval,
+    unfinished,
 )
 from sanpath.results import intervals_overlap
 from sanpath.spec import Scenario, ScenarioError
@@ -73,17 +75,26 @@ def verdict(
     before: Mapping[str, float],
     after: Mapping[str, float],
     ios: int = 0,
+    trade: bool = False,
 ) -> Literal["agrees", "no clear difference", "disagrees", "not judged"]:
-    """Did the fix move ``metric`` the way the finding predicts?
+    """Did the fix move ``metric`` the way the finding predicts, without the application
+    paying for it?
 
     "agrees" or "disagrees" needs a change beyond the noise band (:data:`VERDICT_TOLERANCE`)
     and, where both runs give a 95% interval for the metric (``<metric>_ci_lo``/``_hi``:
     IOPS and mean latency), intervals that do not overlap; otherwise "no clear difference".
+    A fix that moves its metric the right way while the application's IOPS fall or its mean
+    latency rises (:func:`sanpath.advice.report.application_cost`) "disagrees", unless
+    ``trade`` (the rule says why that trade is right, ``Rule.trade``). A run that
+    did not finish (fewer measured I/Os than ``ios``: the time cap stopped it) is "not
+    judged": it does not vote.
     """
     if metric is None or metric not in before or metric not in after:
         return "not judged"
     b, a = before[metric], after[metric]
     if not (math.isfinite(b) and math.isfinite(a)) or after.get("ios", 1.0) == 0:
+        return "not judged"
+    if unfinished(after, ios) or unfinished(before, ios):
         return "not judged"
     scale = max(abs(b), abs(a))
     if metric.endswith("qfull"):
@@ -95,7 +106,7 @@ def verdict(
     if intervals_overlap(metric_interval(before, metric), metric_interval(after, metric)):
         return "no clear difference"
     if gain > VERDICT_TOLERANCE:
-        return "agrees"
+        return "disagrees" if application_cost(before, after) and not trade else "agrees"
     if gain < -VERDICT_TOLERANCE:
         return "disagrees"
     return "no clear difference"
@@ -227,7 +238,11 @@ def with_second_opinions(
             out.append(f)
             continue
         after, error = simulate_fix(fix)
-        judged = verdict(r.metric, r.better, before, after, n_ios) if error is None else None
+        judged = (
+            verdict(r.metric, r.better, before, after, n_ios, r.trade is not None)
+            if error is None
+            else None
+        )
         step = None
         if steps and error is None:
             merged = merge_fixes([state_fix, fix])
@@ -236,7 +251,7 @@ def with_second_opinions(
             else:
                 cum, cum_error = simulate_fix(merged)
             if cum_error is None:
-                cum_verdict = verdict(r.metric, r.better, state, cum, n_ios)
+                cum_verdict = verdict(r.metric, r.better, state, cum, n_ios, r.trade is not None)
                 step = Step(before=state, after=cum, fix=merged, verdict=cum_verdict)
                 state_fix, state = merged, cum
         elif error is None:

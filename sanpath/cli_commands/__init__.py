@@ -12,9 +12,12 @@ function of the parsed arguments that prints its output and returns the exit cod
   scenario out);
 * :mod:`~sanpath.cli_commands.compare_runs`: ``diff`` (two results side by side);
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
+* :mod:`~sanpath.cli_commands.predict`: ``predict`` (the analytic twin alone);
 * :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
 * :mod:`~sanpath.cli_commands.animate`: ``animate`` (a window of a run as an animation of its
   path);
+* :mod:`~sanpath.cli_commands.argtypes`: what a number, fraction or duration on the command
+  line must be;
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
   escaped (a name cannot drive the terminal).
 
@@ -22,11 +25,18 @@ Each command imports what it needs when it runs, so that ``sanpath --help`` stay
 """
 
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
-from sanpath.cli_commands.animate import cmd_animate
+from sanpath.cli_commands.animate import add_animate_parser, cmd_animate
+from sanpath.cli_commands.argtypes import (
+    fraction,
+    positive_duration,
+    positive_float,
+    positive_int,
+)
 from sanpath.cli_commands.compare_runs import cmd_diff
 from sanpath.cli_commands.exits import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from sanpath.cli_commands.headroom import cmd_headroom
 from sanpath.cli_commands.ingest import cmd_import
+from sanpath.cli_commands.predict import add_predict_parser, cmd_predict
 from sanpath.cli_commands.report import cmd_report
 from sanpath.cli_commands.scenarios import cmd_profiles, cmd_schema, cmd_validate
 from sanpath.cli_commands.simulate import cmd_compare, cmd_run, cmd_sweep
@@ -36,6 +46,8 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
+    "add_animate_parser",
+    "add_predict_parser",
     "cmd_animate",
     "cmd_calibrate",
     "cmd_check",
@@ -44,6 +56,7 @@ __all__ = [
     "cmd_headroom",
     "cmd_import",
     "cmd_plot",
+    "cmd_predict",
     "cmd_profiles",
     "cmd_report",
     "cmd_run",
@@ -51,4 +64,8 @@ __all__ = [
     "cmd_sweep",
     "cmd_validate",
     "escaped_output",
+    "fraction",
+    "positive_duration",
+    "positive_float",
+    "positive_int",
 ]

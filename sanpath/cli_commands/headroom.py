@@ -33,6 +33,7 @@ def cmd_headroom(args: argparse.Namespace) -> int:
             precision=args.precision,
             force=args.force,
             progress=None,
+            budget=args.budget,
         )
     except ScenarioError as exc:
         raise exc.in_file(args.file) from None

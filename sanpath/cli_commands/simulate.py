@@ -107,7 +107,7 @@ def output_format(args: argparse.Namespace) -> str:
     return str(output)
 
 
-def _parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
+def parse_vary(items: Sequence[str]) -> dict[Any, list[Any]]:
     """``key=v1,v2`` -> {key: [v1, v2]}; ``k1,k2=a1:b1,a2:b2`` -> {(k1, k2): [(a1, b1), ...]}.
 
     A value of one key may be a range, ``4..64`` (doubling), ``4..64:+4`` (steps) or
@@ -172,7 +172,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from sanpath.spec import ScenarioError, load_scenario
 
     scenario = load_scenario(args.file, parse_overrides(args.overrides))
-    grid = _parse_vary(args.vary) or None
+    grid = parse_vary(args.vary) or None
     if grid is None and scenario.sweep is None:
         raise ValueError(f"{args.file}: no --vary given and the scenario has no sweep section")
     fio = output_format(args) == "fio-json"
@@ -232,7 +232,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     ]
     if not result.table.empty:
         shown = result.table[[c for c in columns if c in result.table.columns]]
-        settings = {k: (lambda x: f"{x:,g}") for k in result.keys if k in shown.columns}
+        settings = {k: _setting for k in result.keys if k in shown.columns}
         print(shown.to_string(index=False, float_format=figure, formatters=settings))
         _warn_unsteady(result.table, result.keys)
     if args.out:
@@ -241,6 +241,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print("sweep interrupted: the table holds the points finished so far", file=sys.stderr)
         return 130
     return EXIT_OK
+
+
+def _setting(value: object) -> str:
+    """A swept setting as the table shows it: a number with separators, anything else as
+    written (``1MiB``, ``round-robin``, null)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:,g}"
+    return str(value)
 
 
 def _show_warnings(caught: Sequence[warnings.WarningMessage], ours: type[Warning]) -> None:

@@ -19,6 +19,7 @@ from sanpath.spec import MAX_HOSTS, Scenario
 from sanpath.theory.twin import TwinPrediction, predict_many
 
 __all__ = [
+    "SATURATION",
     "TAIL_FACTOR",
     "Growth",
     "TwinCurve",

@@ -29,6 +29,13 @@ which every SLO holds.
    the answer is not resolved: it is the bracket between them (``upper``), with the number
    of bisections that would narrow it (``to_resolve``).
 
+The runs are bounded (:mod:`sanpath.experiments.headroom_search`): a wall-time ``budget``
+shared among them, each run checked against the memory and time limits before it starts,
+and, with an open loop, no factor at which the busiest station would be more than 95% busy
+(the twin's figure, then the simulation's own); a run that finds the loop unstable fails
+every SLO. A twin with no headroom at all is checked by a simulation at x1. An SLO may
+name one workload (``oltp:p99<2ms``): its figure is then that workload's I/Os alone.
+
 Two more figures come from the twin's curve. The **knee** is the growth factor at which
 the power, IOPS divided by mean latency (Kleinrock's measure), is largest: below it more
 load buys proportionally more throughput than latency, above it latency grows faster than
@@ -54,6 +61,7 @@ from sanpath.experiments.growth import (
     knee,
     predicted_ms,
 )
+from sanpath.experiments.headroom_search import BUDGET_SECONDS, Budget, refine
 from sanpath.layout import station_roles
 from sanpath.results import (
     KIND_OF_LAYER,
@@ -66,7 +74,6 @@ from sanpath.results import (
     parse_slo,
     rank_bottlenecks,
     status,
-    verdict,
 )
 from sanpath.spec import Scenario, load_scenario
 from sanpath.theory.twin import TwinPrediction
@@ -74,48 +81,15 @@ from sanpath.theory.twin import TwinPrediction
 __all__ = ["headroom"]
 
 
-def _simulate(
-    scenario: Scenario,
-    growth: Growth,
-    g: float,
-    slos: Sequence[Slo],
-    seed: int | None,
-    precision: float,
-    force: bool,
-    progress: bool | None,
-) -> tuple[SimulatedPoint, RunResult]:
-    """Run the simulator at ``g`` until every SLO metric is known to ``precision``."""
-    from sanpath.sim import run
-
-    keys = sorted({s.key for s in slos if s.metric != "max"}) or ["latency_ms_mean"]
-    spec = scenario.with_overrides(
-        {**growth.overrides(g), "run.precision": {"metric": keys, "half_width": precision}}
-    )
-    result = run(spec, seed=seed, force=force, progress=progress)
-    reached = result.run_info.get("precision", {})
-    ci: dict[str, tuple[float, float]] = {}
+def _check_workloads(spec: Scenario, slos: Sequence[Slo]) -> None:
+    """Refuse an SLO that names a workload the scenario does not have."""
+    names = [w.name for w in spec.workloads]
     for s in slos:
-        value = result.latency_ms[s.metric]
-        if s.metric == "mean":
-            ci["mean"] = result.ci95["latency_ms_mean"]
-        elif s.key in reached and math.isfinite(reached[s.key]):
-            w = float(reached[s.key])
-            ci[s.metric] = (value * (1.0 - w), value * (1.0 + w))
-    verdicts = {s.text: verdict(s, result.latency_ms[s.metric], ci.get(s.metric)) for s in slos}
-    top = rank_bottlenecks(result.stations)
-    point = SimulatedPoint(
-        growth=growth.realised(g),
-        iops=result.iops,
-        latency_ms=dict(result.latency_ms),
-        ci95=ci,
-        verdict=verdicts,
-        meets=all(s.met(result.latency_ms[s.metric]) for s in slos),
-        ios=result.ios,
-        bottleneck=(
-            f"{top[0].kind}: {top[0].station} ({100 * top[0].utilization:.0f}%)" if top else ""
-        ),
-    )
-    return point, result
+        if s.workload is not None and s.workload not in names:
+            raise SloError(
+                f"SLO {s.text!r}: the scenario has no workload {s.workload!r}; its workloads "
+                f"are {', '.join(names)}"
+            )
 
 
 def _as_slos(slo: str | Slo | Sequence[str | Slo]) -> tuple[Slo, ...]:
@@ -137,6 +111,7 @@ def headroom(
     tolerance: float = 0.02,
     force: bool = False,
     progress: bool | None = False,
+    budget: float = BUDGET_SECONDS,
 ) -> HeadroomResult:
     """The largest growth of the load that still meets every SLO (see the module docstring).
 
@@ -146,7 +121,7 @@ def headroom(
         A Scenario, a YAML path or a dict.
     slo
         One target or several, e.g. ``"p99<20ms"`` or ``["p99<20ms", "mean<5ms"]``; every
-        one must hold (see :func:`sanpath.results.headroom.parse_slo`).
+        one must hold (see :func:`sanpath.results.slo.parse_slo`).
     grow
         ``rate`` (open-loop arrival rates), ``hosts`` (host counts) or ``outstanding``
         (closed-loop outstanding I/Os per thread per LUN).
@@ -165,6 +140,11 @@ def headroom(
         Simulate even runs estimated beyond the memory or time limits.
     progress
         Progress bar for each run on standard error (see :func:`sanpath.run`).
+    budget
+        Wall seconds the simulated runs may take together (default ten minutes): each run
+        is capped at its share (``run.max_ios``, and ``run.max_time`` for open loops) and
+        checked against the memory and time limits before it starts; when the budget is
+        spent the answer is the bracket found so far.
 
     Raises
     ------
@@ -178,17 +158,24 @@ def headroom(
         raise ValueError(f"simulations must be 0 or more, not {simulations}")
     if not 0.0 < precision < 1.0:
         raise ValueError(f"precision must be a fraction between 0 and 1, not {precision}")
+    if not budget > 0.0:
+        raise ValueError(f"budget must be a positive number of seconds, not {budget}")
     spec = load_scenario(scenario, overrides)
+    _check_workloads(spec, slos)
     notes: list[str] = []
     if spec.schedule:
         notes.append("schedule ignored: the headroom is for the settings at time zero")
     spec = spec.model_copy(update={"sweep": None, "schedule": ()})
     growth = growth_of(spec, grow)
     twin = TwinCurve(spec, growth)
-    if any(s.metric != "mean" for s in slos):
+    tails = any(s.metric != "mean" or s.workload is not None for s in slos)
+    if tails:
         notes.append(
-            "the twin predicts mean latencies: its percentiles use the exponential-tail rule "
-            "p_q = mean x ln(1/(1-q)) (max as p99.9); the simulation checks them"
+            "the twin predicts the mean latency of all I/Os: before a simulation its "
+            "percentiles use the exponential-tail rule p_q = mean x ln(1/(1-q)) (max as "
+            "p99.9) and a workload's figures the mean of all; each simulation scales the "
+            "twin by what it found (a twin with no headroom at all is checked at the "
+            "scenario's own load)"
         )
     g_twin = boundary(
         lambda g: twin.passes(g, slos, {}), growth, score=lambda g: twin.excess(g, slos, {})
@@ -201,12 +188,15 @@ def headroom(
     results: dict[float, RunResult] = {}
     correction: dict[str, float] = {}
     bracket = Bracket()
-    if simulations and 0.0 < g_twin < growth.limit:
-        answer, points, results, correction = _refine(
-            spec, growth, twin, slos, g_twin, seed, simulations, precision, tolerance, force,
-            progress, notes,
+    if simulations and g_twin < growth.limit:
+        start = g_twin if g_twin > 0.0 else growth.realised(1.0)
+        answer, points, results, correction, capped = refine(
+            spec, growth, twin, slos, start, g_twin, seed, simulations, precision, tolerance,
+            force, progress, notes, Budget(budget),
         )  # fmt: skip
         bracket = _bracket(answer, points, slos, growth, tolerance)
+        if capped and not bracket.resolved:  # more runs would go where none is safe
+            bracket = Bracket(bracket.upper, False, 0)
         if not bracket.resolved:
             notes.append(bracket.note(answer))
     elif g_twin >= growth.limit:
@@ -280,10 +270,14 @@ class Bracket:
                 f"not resolved: x{answer:.4g} met every SLO and no larger factor was "
                 "simulated, so the answer is at least that"
             )
+        more = (
+            f"about {self.to_resolve} more simulation(s) would narrow it (--simulations)"
+            if self.to_resolve
+            else "the simulations stop short of saturation, so it stays a bracket"
+        )
         return (
             f"not resolved: the answer lies between x{answer:.4g} (met) and x{self.upper:.4g} "
-            f"(broke); about {self.to_resolve} more simulation(s) would narrow it "
-            "(--simulations)"
+            f"(broke); {more}"
         )
 
 
@@ -316,119 +310,6 @@ def _bracket(
     return Bracket(upper, False, max(steps, 1))
 
 
-def _refine(
-    spec: Scenario,
-    growth: Growth,
-    twin: TwinCurve,
-    slos: Sequence[Slo],
-    g_twin: float,
-    seed: int | None,
-    simulations: int,
-    precision: float,
-    tolerance: float,
-    force: bool,
-    progress: bool | None,
-    notes: list[str],
-) -> tuple[float, list[SimulatedPoint], dict[float, RunResult], dict[str, float]]:
-    """Simulate at the twin's answer and refine with the corrected twin; see the module doc."""
-    points: list[SimulatedPoint] = []
-    results: dict[float, RunResult] = {}
-    passed: float | None = None
-    failed: float | None = None
-    edge: float | None = None
-    correction: dict[str, float] = {}
-    g = g_twin
-    for _ in range(simulations):
-        point, result = _simulate(spec, growth, g, slos, seed, precision, force, progress)
-        points.append(point)
-        results[point.growth] = result
-        state = status(point, slos)
-        if state == "at the limit":
-            edge = point.growth
-            break
-        if state == "meets":
-            passed = point.growth if passed is None else max(passed, point.growth)
-        else:
-            failed = point.growth if failed is None else min(failed, point.growth)
-        if passed is not None and failed is not None and failed / passed - 1.0 <= tolerance:
-            break
-        p = twin.at(g)
-        for s in slos:
-            predicted = predicted_ms(p, s)
-            simulated = point.latency_ms.get(s.metric, math.nan)
-            if math.isfinite(predicted) and predicted > 0 and math.isfinite(simulated):
-                correction[s.text] = simulated / predicted
-        proposal = boundary(
-            lambda x: twin.passes(x, slos, correction),
-            growth,
-            start=g,
-            score=lambda x: twin.excess(x, slos, correction),
-        )
-        g = growth.realised(_next_factor(proposal, passed, failed, points, slos))
-        tried = [q.growth for q in points]
-        if growth.integer and any(math.isclose(g, t, rel_tol=1e-12) for t in tried):
-            assert passed is not None or failed is not None
-            g = growth.realised(
-                math.sqrt(passed * failed)
-                if passed is not None and failed is not None
-                else (passed * 2.0 if passed is not None else (failed or 0.0) / 2.0)
-            )
-        if g <= 0.0 or any(math.isclose(g, t, rel_tol=1e-12) for t in tried):
-            break  # whole numbers next to each other: nothing left between them
-    if edge is not None:
-        answer = edge
-        notes.append(
-            f"simulation at x{edge:.4g}: the 95% interval contains the SLO limit, so this "
-            "is the answer as closely as the simulation can tell"
-        )
-    elif passed is not None:
-        answer = passed
-    elif any(math.isclose(g, q.growth, rel_tol=1e-12) for q in points):
-        answer = 0.0  # every whole-number load down to the smallest missed an SLO
-        notes.append("the SLOs fail in simulation even at the smallest load: no headroom")
-    else:
-        answer = max(g, 0.0)
-        notes.append(
-            "not confirmed: every simulated factor missed an SLO; the answer is the twin's, "
-            "corrected by the last simulation, and was not simulated"
-        )
-    return answer, points, results, correction
-
-
-def _next_factor(
-    proposal: float,
-    passed: float | None,
-    failed: float | None,
-    points: Sequence[SimulatedPoint],
-    slos: Sequence[Slo],
-) -> float:
-    """The next factor to simulate: inside the bracket, or at most a doubling beyond it.
-
-    With a bracket (a passing and a failing factor), the simulated latencies are
-    interpolated linearly to each failing SLO's limit and the smallest such factor is taken,
-    kept a tenth of the bracket away from its ends; without one, the corrected twin's
-    ``proposal``, at most three times (a third of) the factor simulated.
-    """
-    if passed is not None and failed is not None:
-        below = next(q for q in points if q.growth == passed)
-        above = next(q for q in points if q.growth == failed)
-        guesses = []
-        for s in slos:
-            v1 = below.latency_ms.get(s.metric, math.nan)
-            v2 = above.latency_ms.get(s.metric, math.nan)
-            if math.isfinite(v1) and math.isfinite(v2) and v2 > v1 and not s.met(v2):
-                guesses.append(passed + (s.limit_ms - v1) * (failed - passed) / (v2 - v1))
-        guess = min(guesses) if guesses else proposal
-        if not passed < guess < failed:
-            guess = math.sqrt(passed * failed)
-        margin = 0.1 * (failed - passed)
-        return min(max(guess, passed + margin), failed - margin)
-    if passed is not None:
-        return min(max(proposal, 1.1 * passed), 3.0 * passed)
-    assert failed is not None
-    return max(min(proposal, failed / 1.1), failed / 3.0)
-
-
 def _binding(
     slos: Sequence[Slo],
     p: TwinPrediction,
@@ -439,7 +320,7 @@ def _binding(
 
     def ratio(s: Slo) -> float:
         if confirmed is not None:
-            value = confirmed.latency_ms.get(s.metric, math.nan)
+            value = confirmed.value(s)
         else:
             value = predicted_ms(p, s) * correction.get(s.text, 1.0)
         return value / s.limit_ms if math.isfinite(value) else math.inf

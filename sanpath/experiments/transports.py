@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from sanpath.files import write_text
-from sanpath.sim.runner import run
-from sanpath.theory.textbook import free_path
+from sanpath.sim import run
+from sanpath.theory import textbook
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Comparison:
 def _host(transport: str, cpus: int | None = 1, **host: Any) -> dict[str, Any]:
     """A scenario of one host on ``transport`` whose only cost is the transport's, against
     an array that answers from cache at no cost."""
-    data = free_path("transport", ios=20_000, warmup_ios=2_000)
+    data = textbook.free_path("transport", ios=20_000, warmup_ios=2_000)
     nic = "100GbE" if transport in ("nvme-tcp", "nvme-roce", "iscsi") else "32GFC"
     spec: dict[str, Any] = {
         "name": "host",

@@ -6,9 +6,10 @@ One reader per format (:mod:`~sanpath.ingest.perfmon`, :mod:`~sanpath.ingest.ios
 and builds workloads and measured reference points from it.
 """
 
+from sanpath.formats import FORMATS
 from sanpath.ingest.fio_json import parse as parse_fio_json
 from sanpath.ingest.load import import_files, import_scenario, load, summary
-from sanpath.ingest.model import FORMATS, JobSpec, Measured, Sample, bad_file
+from sanpath.ingest.model import JobSpec, Measured, Sample, bad_file
 from sanpath.ingest.points import MeasuredRow, read_points
 from sanpath.ingest.text import read_text
 from sanpath.ingest.trace import TraceOptions, parse_columns

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sanpath.formats import FORMATS, TRACE_FORMATS
 from sanpath.ingest.interval import Chosen, choose
-from sanpath.ingest.model import ADAPTER_PREFIX, FORMATS, TRACE_FORMATS, Measured, bad_file
+from sanpath.ingest.model import ADAPTER_PREFIX, Measured, bad_file
 from sanpath.ingest.scenario import (
     assign,
     base_facts,
@@ -150,7 +151,7 @@ def load(paths: Inputs, format: str = "auto") -> Measured:
 
     A :class:`Measured` given among ``paths`` is taken as already read.
 
-    ``format`` is ``auto`` (detect each file) or one of :data:`~sanpath.ingest.model.FORMATS`.
+    ``format`` is ``auto`` (detect each file) or one of :data:`~sanpath.formats.FORMATS`.
     Several files are read side by side: their devices are concatenated (a device name seen
     in an earlier file is prefixed with its file's name), their intervals line up by time
     from each file's first sample.
@@ -337,10 +338,10 @@ def import_files(
     ----------
     paths
         Measurement files (perfmon, iostat, esxtop CSV/text, fio JSON or job files), or one
-        block trace (:data:`~sanpath.ingest.model.TRACE_FORMATS`), or files already read
+        block trace (:data:`~sanpath.formats.TRACE_FORMATS`), or files already read
         (:class:`~sanpath.ingest.model.Measured`).
     format
-        ``auto`` or one of :data:`~sanpath.ingest.model.FORMATS`.
+        ``auto`` or one of :data:`~sanpath.formats.FORMATS`.
     into
         A base scenario whose topology and comments are kept (else a placeholder topology).
     interval

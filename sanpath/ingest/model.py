@@ -14,13 +14,6 @@ from typing import Any
 
 from sanpath.spec import Problem, ScenarioError
 
-COUNTER_FORMATS = ("perfmon", "iostat", "esxtop", "fio-json", "fio-job")
-"""Measured counters and fio jobs or results (:func:`sanpath.ingest.load` reads them)."""
-TRACE_FORMATS = ("fio-iolog", "blkparse", "msr", "spc", "alibaba", "tencent", "csv")
-"""Block traces (read by ``sanpath.traces``; imported as a scenario that replays them)."""
-FORMATS = COUNTER_FORMATS + TRACE_FORMATS
-"""Formats ``sanpath import`` reads (``--format``)."""
-
 ADAPTER_PREFIX = "adapter:"
 """Device-name prefix of an HBA's counters (esxtop's Physical Disk Adapter object): they are
 read, but not turned into workloads (their load is their disks')."""

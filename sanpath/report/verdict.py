@@ -60,12 +60,13 @@ def _saturating(result: RunResult) -> tuple[str, str, float] | None:
 
 def _against_slo(result: RunResult, h: HeadroomResult) -> tuple[Level, str]:
     slos = " and ".join(s.text for s in h.slos)
-    broken = [s for s in h.slos if not s.met(result.latency_ms.get(s.metric, math.nan))]
+    per_workload = {n: g.latency_ms for n, g in result.groups.get("workloads", {}).items()}
+    broken = [s for s in h.slos if not s.met(s.read(result.latency_ms, per_workload))]
     first = f"the {h.bottleneck} saturates first" if h.bottleneck else ""
     if broken or h.growth < 1.0:
         shown = broken or list(h.slos)
         values = ", ".join(
-            f"{s.metric} {figure(result.latency_ms.get(s.metric, math.nan))} ms" for s in shown
+            f"{s.measure} {figure(s.read(result.latency_ms, per_workload))} ms" for s in shown
         )
         return "fails", (
             f"Fails {slos} at its own load ({values})" + (f"; {first}" if first else "") + "."
@@ -79,7 +80,7 @@ def _against_slo(result: RunResult, h: HeadroomResult) -> tuple[Level, str]:
         head = "Meets" if level == "meets" else "At risk: meets"
         more = (
             f" (about {h.to_resolve} more simulation(s) would resolve it)"
-            if h.upper is not None
+            if h.upper is not None and h.to_resolve
             else ""
         )
         return level, f"{head} {slos} today; the load can grow {grow} before {breaks}{more}."

@@ -10,16 +10,7 @@ from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
-from sanpath.results.headroom import (
-    GROWTH_KINDS,
-    HeadroomResult,
-    SimulatedPoint,
-    Slo,
-    SloError,
-    parse_slo,
-    status,
-    verdict,
-)
+from sanpath.results.headroom import GROWTH_KINDS, HeadroomResult, SimulatedPoint, status
 from sanpath.results.latency import (
     MIN_TAIL_IOS,
     PERCENTILES,
@@ -30,6 +21,7 @@ from sanpath.results.latency import (
 )
 from sanpath.results.recording import Journey, Recording
 from sanpath.results.run import RunResult
+from sanpath.results.slo import Slo, SloError, parse_slo, verdict
 from sanpath.results.starvation import Starving, starvation_warning, starving
 from sanpath.results.station import (
     KIND_OF_LAYER,

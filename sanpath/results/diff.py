@@ -26,11 +26,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from sanpath.results.station import LAYERS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SIGNIFICANT = "significant"
 """The two 95% intervals do not overlap."""
@@ -59,6 +60,8 @@ GROUP_TEXT = ("iops", "mb_per_s", "latency_ms.mean", "latency_ms.p99", "qfull")
 REQUIRED = ("iops", "mb_per_s", "latency_ms", "ci95", "breakdown_ms", "stations")
 """Keys every sanpath run result has (what :func:`check_result` asks for)."""
 
+Interval = tuple[float, float]
+
 
 class NotAResultError(ValueError):
     """A mapping that is not a sanpath run result."""
@@ -71,10 +74,8 @@ def check_result(data: Any) -> Mapping[str, Any]:
         raise NotAResultError(f"not a sanpath run result: the JSON holds {kind}, not an object")
     missing = [key for key in REQUIRED if key not in data]
     if missing:
-        hint = ""
-        if "rows" in data and "keys" in data:
-            hint = " (it looks like a sweep table)"
-        elif "findings" in data:
+        hint = " (it looks like a sweep table)" if "rows" in data and "keys" in data else ""
+        if "findings" in data and not hint:
             hint = " (it looks like a sanpath check report)"
         raise NotAResultError(
             f"not a sanpath run result{hint}: it has no {', '.join(repr(k) for k in missing)}; "
@@ -83,9 +84,6 @@ def check_result(data: Any) -> Mapping[str, Any]:
     if not isinstance(data["latency_ms"], Mapping) or not isinstance(data["ci95"], Mapping):
         raise NotAResultError("not a sanpath run result: 'latency_ms' and 'ci95' must be objects")
     return data
-
-
-Interval = tuple[float, float]
 
 
 def _number(value: Any) -> float | None:
@@ -115,8 +113,7 @@ def intervals_overlap(a: Interval | None, b: Interval | None) -> bool | None:
 
 def significance(a: Interval | None, b: Interval | None) -> str:
     """:data:`SIGNIFICANT`, :data:`OVERLAP` or :data:`NO_INTERVAL` for two 95% intervals."""
-    overlap = intervals_overlap(a, b)
-    if overlap is None:
+    if (overlap := intervals_overlap(a, b)) is None:
         return NO_INTERVAL
     return OVERLAP if overlap else SIGNIFICANT
 
@@ -360,6 +357,8 @@ class RunDiff:
     def to_frame(self) -> pd.DataFrame:
         """One row per figure: section, item, metric, a, b, change, relative_change, the
         intervals (``a_ci_lo`` ... ``b_ci_hi``) and significance."""
+        import pandas as pd
+
         rows = []
         for c in self.changes:
             row = c.to_dict()
@@ -416,8 +415,7 @@ class RunDiff:
                 f"per host, workload and LUN: {', '.join(GROUP_TEXT)} shown; --all "
                 "(full=True) or --json for every figure",
             ]
-        for note in self.skipped:
-            lines.append(f"not compared: {note}")
+        lines += [f"not compared: {note}" for note in self.skipped]
         return "\n".join(lines)
 
 
@@ -463,6 +461,8 @@ def _table(changes: Sequence[Change], section: str) -> str:
                 "significance": c.significance,
             }
         )
+    import pandas as pd
+
     return pd.DataFrame(rows).to_string(index=False)
 
 

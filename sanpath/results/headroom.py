@@ -1,6 +1,7 @@
 """How much more load fits: latency targets (SLOs) and the headroom answer, as pure data.
 
-:func:`parse_slo` reads a latency target such as ``p99<20ms``; :class:`HeadroomResult` is what
+:func:`~sanpath.results.slo.parse_slo` reads a latency target such as ``p99<20ms``;
+:class:`HeadroomResult` is what
 :func:`sanpath.headroom` found (the growth factor, the knee, the component that saturates
 first, the twin's curve and the simulated points), readable back from its own JSON so that
 ``sanpath plot --kind headroom`` can draw it. Latencies are in milliseconds; growth factors
@@ -10,126 +11,22 @@ are plain multiples of the scenario's own load (1 = the load as written).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sanpath.readable import number
+from sanpath.results.slo import Slo
 
 __all__ = [
     "GROWTH_KINDS",
-    "SLO_METRICS",
     "HeadroomResult",
     "SimulatedPoint",
-    "Slo",
-    "SloError",
-    "parse_slo",
     "status",
-    "verdict",
 ]
-
-SLO_METRICS = ("mean", "p50", "p90", "p99", "p99_9", "max")
-"""Latency figures an SLO can name (the keys of ``RunResult.latency_ms``)."""
 
 GROWTH_KINDS = ("rate", "hosts", "outstanding")
 """What grows: open-loop arrival rates, host counts, or closed-loop outstanding I/Os."""
-
-_UNITS_MS = {"s": 1e3, "ms": 1.0, "us": 1e-3, "µs": 1e-3}
-_SLO = re.compile(r"^\s*([A-Za-z0-9_.]+)\s*(<=|<|>=|>|=+)?\s*(.*?)\s*$")
-_NUMBER = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)$")
-_GRAMMAR = "write METRIC<LIMIT or METRIC<=LIMIT, e.g. p99<20ms or mean<=5ms"
-
-
-class SloError(ValueError):
-    """A latency target that cannot be read; the message says what is wrong and the grammar."""
-
-
-@dataclass(frozen=True)
-class Slo:
-    """A latency target: ``metric op limit_ms``, e.g. p99 below 20 ms.
-
-    Attributes
-    ----------
-    metric
-        One of ``SLO_METRICS``.
-    op
-        ``<`` (strictly below) or ``<=``.
-    limit_ms
-        The limit in milliseconds.
-    """
-
-    metric: str
-    op: str
-    limit_ms: float
-
-    @property
-    def text(self) -> str:
-        """The target as written back, e.g. ``p99<20ms``."""
-        return f"{self.metric}{self.op}{self.limit_ms:g}ms"
-
-    @property
-    def key(self) -> str:
-        """The sweep-table column of the metric, e.g. ``latency_ms_p99``."""
-        return f"latency_ms_{self.metric}"
-
-    def met(self, value_ms: float) -> bool:
-        """True when a latency of ``value_ms`` milliseconds meets the target."""
-        if not math.isfinite(value_ms):
-            return False
-        return value_ms < self.limit_ms if self.op == "<" else value_ms <= self.limit_ms
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"slo", "metric", "op", "limit_ms"}``."""
-        return {"slo": self.text, "metric": self.metric, "op": self.op, "limit_ms": self.limit_ms}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Slo:
-        """The inverse of :meth:`to_dict`."""
-        return cls(str(data["metric"]), str(data["op"]), float(data["limit_ms"]))
-
-
-def parse_slo(text: str) -> Slo:
-    """Read a latency target: ``METRIC<LIMIT`` or ``METRIC<=LIMIT``.
-
-    ``METRIC`` is one of ``mean, p50, p90, p99, p99_9, max`` (``p99.9`` is read as
-    ``p99_9``); ``LIMIT`` is a positive number with a unit, ``ms``, ``us`` or ``s``:
-    ``p99<20ms``, ``mean<=500us``, ``max < 0.1s``.
-
-    Raises
-    ------
-    SloError
-        Saying what is wrong with ``text``.
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise SloError(f"empty SLO: {_GRAMMAR}")
-    match = _SLO.match(text)
-    if match is None:  # pragma: no cover - the pattern matches any text
-        raise SloError(f"cannot read SLO {text!r}: {_GRAMMAR}")
-    metric, op, rest = match.group(1), match.group(2), match.group(3)
-    metric = metric.lower()
-    metric = "p99_9" if metric == "p99.9" else metric
-    if metric not in SLO_METRICS:
-        raise SloError(
-            f"SLO {text!r}: unknown metric {metric!r}; use one of {', '.join(SLO_METRICS)}"
-        )
-    if op is None:
-        raise SloError(f"SLO {text!r}: no comparison; {_GRAMMAR}")
-    if op not in ("<", "<="):
-        raise SloError(
-            f"SLO {text!r}: {op!r} is not allowed: a latency target is an upper limit, use < or <="
-        )
-    number = _NUMBER.match(rest)
-    if number is None:
-        raise SloError(f"SLO {text!r}: cannot read the limit {rest!r}; {_GRAMMAR}")
-    unit = number.group(2)
-    if unit not in _UNITS_MS:
-        said = f"unknown unit {unit!r}" if unit else "the limit has no unit"
-        raise SloError(f"SLO {text!r}: {said}; give ms, us or s, e.g. {metric}<20ms")
-    limit = float(number.group(1)) * _UNITS_MS[unit]
-    if not (math.isfinite(limit) and limit > 0):
-        raise SloError(f"SLO {text!r}: the limit must be a positive number of ms, us or s")
-    return Slo(metric, op, limit)
 
 
 @dataclass(frozen=True)
@@ -145,7 +42,8 @@ class SimulatedPoint:
     latency_ms
         Simulated latency (ms): ``mean, p50, p90, p99, p99_9, max``.
     ci95
-        95% interval (ms) of each SLO metric that has one (``max`` has none).
+        95% interval (ms) of each SLO measure that has one (keyed by ``Slo.measure``:
+        ``p99``, or ``oltp:p99`` for one workload's; ``max`` has none).
     verdict
         Per SLO text: ``meets``, ``fails``, or ``at the limit`` when the 95% interval
         contains the limit (see ``verdict``).
@@ -155,6 +53,15 @@ class SimulatedPoint:
         Measured application I/Os.
     bottleneck
         The run's first bottleneck, ``kind: station (utilization)``.
+    workloads
+        Simulated latency (ms) of each workload an SLO names: name -> ``mean, p50, ...``.
+    stopped_by
+        What ended the run (``precision``, ``max_ios``, ``max_time``, ``unstable``, ...): a
+        run cut short by the search's budget did not reach its precision (``finished``
+        is False); an ``unstable`` one found an open loop the path cannot carry, so it fails
+        every SLO (its figures are of the I/Os that completed, not a steady latency).
+    utilization
+        The simulated utilization of the busiest server station (fraction; NaN unknown).
     """
 
     growth: float
@@ -165,6 +72,19 @@ class SimulatedPoint:
     meets: bool
     ios: int
     bottleneck: str = ""
+    workloads: dict[str, dict[str, float]] = field(default_factory=dict)
+    stopped_by: str = ""
+    utilization: float = math.nan
+
+    @property
+    def finished(self) -> bool:
+        """False when the budget cut the run short of its precision (``max_ios`` or
+        ``max_time``): its figures are then rougher than asked for."""
+        return self.stopped_by not in ("max_ios", "max_time")
+
+    def value(self, slo: Slo) -> float:
+        """The simulated figure ``slo`` is about (ms; NaN when not simulated)."""
+        return slo.read(self.latency_ms, self.workloads)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict."""
@@ -177,6 +97,12 @@ class SimulatedPoint:
             "meets": self.meets,
             "ios": self.ios,
             "bottleneck": self.bottleneck,
+            "workloads": {
+                w: {k: _finite(v) for k, v in values.items()}
+                for w, values in self.workloads.items()
+            },
+            "stopped_by": self.stopped_by,
+            "utilization": _finite(self.utilization),
         }
 
     @classmethod
@@ -191,6 +117,12 @@ class SimulatedPoint:
             meets=bool(data["meets"]),
             ios=int(data.get("ios", 0)),
             bottleneck=str(data.get("bottleneck", "")),
+            workloads={
+                w: {k: _num(v) for k, v in values.items()}
+                for w, values in data.get("workloads", {}).items()
+            },
+            stopped_by=str(data.get("stopped_by", "")),
+            utilization=_num(data.get("utilization")),
         )
 
 
@@ -378,7 +310,7 @@ class HeadroomResult:
         upper = None if self.resolved else self.upper
         knobs = _knobs(self.base, self.realised, upper)
         lines.append(f"  answer      {self.answer_text}  ({knobs})")
-        if not self.resolved and self.upper is not None:
+        if not self.resolved and self.upper is not None and self.to_resolve:
             lines.append(
                 f"              about {self.to_resolve} more simulation(s) would narrow it "
                 "(--simulations)"
@@ -410,10 +342,10 @@ class HeadroomResult:
             lines.append("  simulated points")
             for p in sorted(self.simulated, key=lambda q: q.growth):
                 state = status(p, self.slos)
-                values = ", ".join(
-                    f"{s.metric} {p.latency_ms.get(s.metric, math.nan):.4g} ms" for s in self.slos
-                )
-                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os)")
+                values = ", ".join(f"{s.measure} {p.value(s):.4g} ms" for s in self.slos)
+                cut = "" if p.finished else f", cut short by {p.stopped_by}"
+                cut = ", unstable: the queue grows" if p.stopped_by == "unstable" else cut
+                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os{cut})")
         if self.notes:
             lines.append("  notes")
             lines += [f"    - {n}" for n in self.notes]
@@ -445,10 +377,10 @@ def _knobs(
 
 
 def _point_line(p: SimulatedPoint, slo: Slo) -> str:
-    value = p.latency_ms.get(slo.metric, math.nan)
-    ci = p.ci95.get(slo.metric)
+    value = p.value(slo)
+    ci = p.ci95.get(slo.measure)
     interval = f" 95% CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci is not None else " (no interval)"
-    return f"{slo.text:<14} {slo.metric} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
+    return f"{slo.text:<14} {slo.measure} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
 
 
 def _finite(value: float | None) -> float | None:
@@ -460,11 +392,14 @@ def _num(value: Any) -> float:
 
 
 def status(point: SimulatedPoint, slos: Sequence[Slo]) -> str:
-    """``meets``, ``fails``, or ``at the limit`` (an interval contains a limit, none fails)."""
+    """``meets``, ``fails``, or ``at the limit`` (an interval contains a limit, none fails);
+    a run that found its open loop unstable fails whatever its figures."""
+    if point.stopped_by == "unstable":
+        return "fails"  # an open loop it cannot carry: the latency grows without bound
     states = []
     for s in slos:
-        value = point.latency_ms.get(s.metric, math.nan)
-        ci = point.ci95.get(s.metric)
+        value = point.value(s)
+        ci = point.ci95.get(s.measure)
         if ci is not None and ci[0] <= s.limit_ms <= ci[1]:
             states.append("at the limit")
         else:
@@ -472,11 +407,3 @@ def status(point: SimulatedPoint, slos: Sequence[Slo]) -> str:
     if "fails" in states:
         return "fails"
     return "at the limit" if "at the limit" in states else "meets"
-
-
-def verdict(slo: Slo, value: float, interval: Sequence[float] | None) -> str:
-    """``meets``, ``fails``, or ``at the limit`` when the 95% interval contains the limit."""
-    if interval is not None and interval[0] <= slo.limit_ms <= interval[1]:
-        side = "below" if slo.met(value) else "above"
-        return f"at the limit (the 95% interval contains it; the estimate is {side})"
-    return "meets" if slo.met(value) else "fails"

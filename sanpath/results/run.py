@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
@@ -27,6 +26,8 @@ from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from sanpath.results.diff import RunDiff
 
 
@@ -153,6 +154,8 @@ class RunResult:
         return diff_results(self.to_dict(), other.to_dict(), labels)
 
     def _frame(self, kind: str) -> pd.DataFrame:
+        import pandas as pd
+
         rows = [g.flat() for g in self.groups.get(kind, {}).values()]
         return pd.DataFrame(rows).set_index("name") if rows else pd.DataFrame()
 
@@ -179,6 +182,8 @@ class RunResult:
     @property
     def by_device(self) -> pd.DataFrame:
         """One row per host and LUN, with iostat's and esxtop's fields for that device."""
+        import pandas as pd
+
         return pd.DataFrame([d.flat() for d in self.devices])
 
     @property
@@ -279,6 +284,8 @@ class RunResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row of headline figures (the shape a sweep table uses)."""
+        import pandas as pd
+
         return pd.DataFrame([self.flat()])
 
     def flat(self) -> dict[str, Any]:
@@ -310,6 +317,8 @@ class RunResult:
 
     def stations_frame(self) -> pd.DataFrame:
         """One row per station."""
+        import pandas as pd
+
         return pd.DataFrame([st.to_dict() for st in self.stations])
 
     def summary(self, detail: bool = False) -> str:

@@ -11,10 +11,9 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from sanpath.files import (
     atomic_path,
@@ -26,6 +25,9 @@ from sanpath.files import (
     write_text,
 )
 from sanpath.stats import mean_ci
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 METRICS = (
     "iops",
@@ -98,6 +100,8 @@ class SweepResult:
 
     def summary(self, confidence: float = 0.95) -> pd.DataFrame:
         """Mean and interval over replicates for each point (``<metric>_lo/_hi`` columns)."""
+        import pandas as pd
+
         metrics = [m for m in METRICS if m in self.table.columns]
         if not self.keys:
             groups: Iterator[tuple[Any, pd.DataFrame]] = iter([((), self.table)])
@@ -134,6 +138,8 @@ class SweepResult:
         """Each host's figures at each point, one row per point, replicate and host (the
         varied keys, ``replicate``, ``host``, ``iops``, ``latency_ms_mean``,
         ``latency_ms_p99``, ``qfull``), from the table's ``hosts`` column; None without it."""
+        import pandas as pd
+
         if "hosts" not in self.table.columns:
             return None
         rows = []
@@ -216,6 +222,8 @@ class SweepResult:
             For a path that is missing, not a regular file, or larger than
             :data:`sanpath.files.MAX_INPUT_BYTES`.
         """
+        import pandas as pd
+
         path = check_input(path, "sweep table")
         if path.suffix == ".json":
             payload = json.loads(read_input(path, "sweep table"))

@@ -50,15 +50,18 @@ from sanpath.sim.seeds import (
 )
 from sanpath.spec import DistSpec
 
-_BLOCK = 2048
-"""Draws a stream takes from its generator at once, at most."""
+_BLOCK = 256
+"""Draws a stream takes from its generator at once, at most: a stream holds at most this
+many numbers (about 10 KiB), so a run with tens of thousands of streams (a thousand hosts,
+each with its own) keeps its memory whatever its length; a refill every 256 draws costs
+little against the draws themselves."""
 _FIRST_BLOCK = 16
 """Draws of a stream's first refill; each refill doubles it, up to :data:`_BLOCK`.
 
 A numpy generator gives the same numbers whatever the block sizes it is asked for (every draw
 consumes its bit stream in order), so the values a stream yields do not depend on them; a
 source that draws only a few numbers (one host of a thousand on one LUN) holds a few numbers
-rather than a block of 2,048 (64 KiB as a list)."""
+rather than a full block."""
 
 _EAGER = 16
 """Draws a uniform stream on a :class:`Substream` takes one at a time by integer

@@ -7,7 +7,8 @@ handful of Python operations. Times and latencies are float seconds unless a nam
 otherwise (``*_ms`` milliseconds, ``*_ns`` integer nanoseconds).
 
 * :mod:`~sanpath.stats.histogram` - log-linear latency histogram (fio's buckets);
-* :mod:`~sanpath.stats.intervals` - Student-t and sectioning intervals, lag-1 autocorrelation;
+* :mod:`~sanpath.stats.intervals` - Student-t and sectioning intervals, the t quantile, lag-1
+  autocorrelation;
 * :mod:`~sanpath.stats.batches` - batch means over completions;
 * :mod:`~sanpath.stats.timeseries` - per-interval figures for dashboards;
 * :mod:`~sanpath.stats.steady` - MSER warm-up, trend tests, doubts about an interval.
@@ -15,7 +16,7 @@ otherwise (``*_ms`` milliseconds, ``*_ns`` integer nanoseconds).
 
 from sanpath.stats.batches import BatchMeans, BatchValues
 from sanpath.stats.histogram import DEFAULT_BITS, FLUSH_EVERY, MAX_NS_BITS, LatencyHistogram
-from sanpath.stats.intervals import lag1_autocorrelation, mean_ci, section_ci
+from sanpath.stats.intervals import lag1_autocorrelation, mean_ci, section_ci, t_quantile
 from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
 from sanpath.stats.timeseries import TimeSeries
 
@@ -33,5 +34,6 @@ __all__ = [
     "relative_half_width",
     "section_ci",
     "settled",
+    "t_quantile",
     "trend",
 ]

@@ -23,7 +23,7 @@ both are kept:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -38,6 +38,7 @@ __all__ = [
     "log_convolve",
     "log_multiserver_factor",
     "log_power",
+    "rising_root",
     "schweitzer",
 ]
 
@@ -180,6 +181,40 @@ def birth_death(rate: float, demand: FloatArray) -> tuple[float, FloatArray]:
     return mean / total, p
 
 
+def rising_root(f: Callable[[float], float], low: float, high: float, rtol: float = 1e-13) -> float:
+    """The root of an increasing ``f`` between ``low`` (``f < 0``) and ``high`` (``f > 0``).
+
+    Regula falsi with the Illinois modification (the end that stays has its value halved),
+    which converges superlinearly, and a bisection step whenever the bracket does not shrink
+    by half in two steps; stops when the bracket is within ``rtol`` of its ends.
+    """
+    f_low, f_high = f(low), f(high)
+    side = 0
+    width, steps = high - low, 0
+    while high - low > rtol * max(abs(low), abs(high)):
+        steps += 1
+        x = 0.5 * (low + high)
+        if (steps <= 2 or high - low <= 0.5 * width) and f_high != f_low:
+            secant = high - f_high * (high - low) / (f_high - f_low)
+            x = secant if low < secant < high else x
+        if steps > 2:
+            width, steps = high - low, 0
+        fx = f(x)
+        if fx == 0.0:
+            return x
+        if fx < 0.0:
+            low, f_low = x, fx
+            if side == -1:
+                f_high *= 0.5
+            side = -1
+        else:
+            high, f_high = x, fx
+            if side == 1:
+                f_low *= 0.5
+            side = 1
+    return high if abs(f_high) < abs(f_low) else low
+
+
 def schweitzer(
     n: int,
     delay: float,
@@ -202,12 +237,10 @@ def schweitzer(
     member is taken the same way: the customer finds the queue of the member fed alone at
     ``X'`` (its birth-death chain), so ``R = E[N(X')] / X'``, which is the single-server rule
     when the rate does not depend on the load. The throughput solves
-    ``n = X (delay + sum_k count_k R_k(X'))`` (one unknown, increasing: Brent's method).
+    ``n = X (delay + sum_k count_k R_k(X'))`` (one unknown, increasing: :func:`rising_root`).
     Exact at ``n = 1``; the error in throughput is a few percent at worst and shrinks as
     ``n`` grows past the bottleneck's saturation ([LZGS84]_ section 6.4.2).
     """
-    from scipy.optimize import brentq
-
     scale = (n - 1) / n
 
     def residences(x: float) -> tuple[float, list[float], list[float]]:
@@ -241,7 +274,7 @@ def schweitzer(
             return x * residences(x)[0] - n
 
         if excess(high) > 0.0:
-            x = float(brentq(excess, 0.0, high, xtol=1e-300, rtol=1e-13))
+            x = rising_root(excess, 0.0, high)
         else:
             x = high
     _, r_fixed, r_ld = residences(x)

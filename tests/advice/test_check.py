@@ -272,6 +272,16 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     "SP019-nvme-io-queues": ({**NVME, "hosts.0.cpus": 16, "hosts.0.nvme.io_queues": 4}, {}, "info"),
     "SP020-nvme-tcp-mtu": (TCP_STREAM, {}, "warning"),
     "SP021-fcp-nvme-shared-port": (fcp_and_nvme(), {}, "warning"),
+    # one LUN (owned by controller 0) and a slow controller: it is full, its peer idle
+    "SP022-controller-balance": (
+        {
+            "array.controllers": 2,
+            "array.luns.0.count": 1,
+            "array.controller": {"cores": 1, "io_time": "2ms"},
+        },
+        {},
+        "warning",
+    ),
 }
 
 # rule -> compliant variants (changes, check() keyword arguments): the rule stays quiet
@@ -354,6 +364,11 @@ COMPLIANT: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
     "SP021-fcp-nvme-shared-port": [
         ({}, {}),
         ({**fcp_and_nvme(), "array.port_queue_depth": None}, {}),
+    ],
+    "SP022-controller-balance": [
+        ({}, {}),
+        # four LUNs alternate owners: each controller carries half
+        ({"array.controllers": 2, "array.controller": {"cores": 1, "io_time": "2ms"}}, {}),
     ],
 }
 

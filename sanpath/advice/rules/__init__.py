@@ -11,14 +11,26 @@
   the refusal cost SP001 and SP002 state);
 * :mod:`~sanpath.advice.rules.nvme`: SP017 round-robin over unequal paths, SP018 queue pairs
   too few, SP019 fewer I/O queues than processors, SP020 NVMe/TCP on a 1,500-byte MTU,
-  SP021 FCP and FC-NVMe on one array port.
+  SP021 FCP and FC-NVMe on one array port;
+* :mod:`~sanpath.advice.rules.controllers`: SP022 controller balance.
 """
 
-from sanpath.advice.rules import depth, host, nvme, paths, qfull, queues, raid, transfer
+from sanpath.advice.rules import (
+    controllers,
+    depth,
+    host,
+    nvme,
+    paths,
+    qfull,
+    queues,
+    raid,
+    transfer,
+)
 from sanpath.advice.rules.paths import port_balance
 from sanpath.advice.rules.queues import safe_host_queue_depth
 
 __all__ = [
+    "controllers",
     "depth",
     "host",
     "nvme",

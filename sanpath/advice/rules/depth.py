@@ -19,7 +19,11 @@ from sanpath.advice.analysis import (
 from sanpath.advice.costs import estimate_latency, pair_loads, parallel_units, pool_mix
 from sanpath.advice.fmt import num
 from sanpath.advice.registry import CheckOptions, Found, rule
-from sanpath.spec import Scenario
+from sanpath.spec import HddSpec, Scenario, TextbookDriveSpec
+from sanpath.theory.twin import predict
+
+FLASH_BUSY = 0.5
+"""Utilization of a flash pool's drives (the twin's) below which SP010 does not speak."""
 
 SRC_SHALLOW = (
     "Linchi Shea, 'The QueueDepth setting of an HBA' (sqlblog.com, 2007): setting it too low "
@@ -81,11 +85,19 @@ def check_shallow(s: Scenario, options: CheckOptions) -> list[Found]:
     commands their host and HBA queue depths admit, times the read misses and uncached
     writes, times the drives each command touches) against the drives' parallel units.
     Warning when fewer, and only when a host or HBA depth, not the workload itself, is the
-    bound.
+    bound. A flash pool is left out while the analytic twin has its drives less than
+    ``FLASH_BUSY`` busy: a flash drive does not reorder seeks, so its many units idle
+    without cost when the load is light.
     """
     pa = options.paths(s)
     findings = []
+    twin_busy: dict[str, float] | None = None
     for pi, pool in enumerate(s.array.pools):
+        if not isinstance(pool.drive, HddSpec | TextbookDriveSpec):
+            if twin_busy is None:
+                twin_busy = predict(s).utilization
+            if twin_busy.get(f"array.{pool.name}.drives", 0.0) < FLASH_BUSY:
+                continue  # flash drives with little to do: more depth buys nothing
         u = parallel_units(pool)
         n, ops = _overlap(pa, pi, Limits(full_load=False))
         if n <= 0:
@@ -165,6 +177,10 @@ def check_shallow(s: Scenario, options: CheckOptions) -> list[Found]:
     metric="latency_ms_exchange",
     better="lower",
     source=SRC_LATENCY,
+    trade=(
+        "the target is on the time past the HBA: capping the depth holds the extra commands "
+        "in the host, so the application's own latency and IOPS pay for the array's target"
+    ),
 )
 def check_latency_target(s: Scenario, options: CheckOptions) -> list[Found]:
     """Commands queued in the array past what a latency target allows (Little's law).

@@ -34,7 +34,9 @@ pipelined link transfers, write-back destage (background load), read-ahead, seve
 workloads (aggregated into one class), non-exponential service in MVA.
 
 Entry points: :func:`predict` for one scenario and :func:`predict_many` for a sweep (it maps
-the scenario once and re-solves only what the varied keys change).
+the scenario once and re-solves only what the varied keys change); :func:`caveats` says where
+a prediction may be off by a factor, and :func:`phases` cuts a scheduled scenario into the
+settings of each phase (:mod:`~sanpath.theory.twin.limits`).
 
 The package is cut by job, each part importing only the parts listed after it:
 ``api`` (the entry points, destage modes), :mod:`~sanpath.theory.twin.solve` (closed and
@@ -45,6 +47,7 @@ recursions are in ``sanpath.theory.kernels``.
 """
 
 from sanpath.theory.twin.api import predict, predict_many
+from sanpath.theory.twin.limits import Phase, caveats, phases
 from sanpath.theory.twin.prediction import TwinPrediction
 
-__all__ = ["TwinPrediction", "predict", "predict_many"]
+__all__ = ["Phase", "TwinPrediction", "caveats", "phases", "predict", "predict_many"]

@@ -147,6 +147,10 @@ def _with_destage(
                     utilization=util,
                     population=p1.population,
                     notes=notes,
+                    breakdown_ms={
+                        k: (n0 * v + n1 * p1.breakdown_ms.get(k, 0.0)) / measured
+                        for k, v in p0.breakdown_ms.items()
+                    },
                 )
             )
     return out

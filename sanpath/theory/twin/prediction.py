@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["TwinPrediction", "note_once", "with_note"]
@@ -33,6 +34,10 @@ class TwinPrediction:
         limits) that the MVA was solved for; None for an open loop.
     notes
         Every approximation applied, in words.
+    breakdown_ms
+        Mean milliseconds per I/O in each layer of :data:`sanpath.results.LAYERS` (path
+        order), as ``breakdown_ms`` of a run; they sum to ``latency_ms_mean``. Empty where the
+        latency is infinite.
     """
 
     iops: float
@@ -42,6 +47,7 @@ class TwinPrediction:
     utilization: dict[str, float]
     population: int | None
     notes: tuple[str, ...]
+    breakdown_ms: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-friendly dict (infinite latency becomes None)."""
@@ -56,6 +62,7 @@ class TwinPrediction:
             "bottleneck": self.bottleneck,
             "utilization": {k: finite(v) for k, v in self.utilization.items()},
             "population": self.population,
+            "breakdown_ms": {k: finite(v) for k, v in self.breakdown_ms.items()},
             "notes": list(self.notes),
         }
 
@@ -86,12 +93,4 @@ def with_note(p: TwinPrediction, note: str) -> TwinPrediction:
     """``p`` with ``note`` added to its notes (unless it is there already)."""
     if note in p.notes:
         return p
-    return TwinPrediction(
-        p.iops,
-        p.mb_per_s,
-        p.latency_ms_mean,
-        p.bottleneck,
-        p.utilization,
-        p.population,
-        (*p.notes, note),
-    )
+    return dataclasses.replace(p, notes=(*p.notes, note))

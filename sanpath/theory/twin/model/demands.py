@@ -153,7 +153,7 @@ def fill_class(
                 if forward > 0.0:
                     for li, fr in enumerate(lun_fractions):
                         if port_controller(a) != owners[li][1]:
-                            c.delay += v * fr[r] / n_luns * forward
+                            _delay(c, "controller", v * fr[r] / n_luns * forward)
                 for part in children:
                     pf = f / len(children)
                     wire = framing.wire_bytes(part)
@@ -187,7 +187,7 @@ def fill_class(
                 key = member(station_name("controller_bandwidth"), 0, 1, 1)
                 setup = s.array.controller.transfer_setup
                 _add(_get(c, key), v, mean_cmd / bandwidth + setup)
-            c.delay += v * hs.io_time.mean_s  # the host's I/O stack: a pure delay
+            _delay(c, "host", v * hs.io_time.mean_s)  # the host's I/O stack: a pure delay
             if hs.cpus is not None:  # its processor time: a queue with ``cpus`` servers
                 cpu_mean, cpu_var = dist(hs.cpu_time)
                 _add(
@@ -197,19 +197,19 @@ def fill_class(
                     vf=cpu_var,
                 )
             else:
-                c.delay += v * cpu_extra
-            c.delay += v * stack_delay  # the transport's stack: a pure delay
-            c.delay += v * one_way * (4 if write else 2)
+                _delay(c, "host", v * cpu_extra)
+            _delay(c, "host", v * stack_delay)  # the transport's stack: a pure delay
+            _delay(c, "fabric", v * one_way * (4 if write else 2))
             if not write:
                 v_random = v
                 if read_ahead:
                     # the sequential share is served by read-ahead, the random jumps are not
                     v_seq = v * (1.0 - r_share)
                     v_random = v - v_seq
-                    c.delay += v_seq * cache.hit_time
+                    _delay(c, "cache", v_seq * cache.hit_time)
                     c.prefetch[pool_id] = c.prefetch.get(pool_id, 0.0) + v_seq * mean_cmd
                 if v_random > 0.0:
-                    c.delay += v_random * hit * cache.hit_time
+                    _delay(c, "cache", v_random * hit * cache.hit_time)
                     ops = [("random", 1.0)] if read_ahead else modes
                     for m, x in ops:
                         fg, _ = _drive_work(pool, model, base, size, limit, False, "read", m, 0)
@@ -226,9 +226,8 @@ def fill_class(
                     for part in children
                 )
                 if absorbed:
-                    c.delay += v * (
-                        cache.hit_time if cache.write_time is None else cache.write_time
-                    )
+                    landing = cache.hit_time if cache.write_time is None else cache.write_time
+                    _delay(c, "cache", v * landing)
                     group_write_hit = s.array.luns[c.lun_group].write_hit
                     write_hit = cache.write_hit if group_write_hit is None else group_write_hit
                     v_miss = v * (1.0 - write_hit)  # write hits take no room, no destage
@@ -275,6 +274,13 @@ def _size_directions(
     ]
     out += [(size, weight, ((True, 1.0 - rf),)) for size, weight in w.write_sizes]
     return out
+
+
+def _delay(c: _Class, layer: str, seconds: float) -> None:
+    """Add a pure delay of ``seconds`` per command, charged to ``layer`` (of
+    :data:`sanpath.results.LAYERS`)."""
+    c.delay += seconds
+    c.delays[layer] = c.delays.get(layer, 0.0) + seconds
 
 
 def _get(c: _Class, key: tuple[str, int]) -> _Work:

@@ -46,6 +46,7 @@ class Class:
     work: dict[tuple[str, int], Work] = field(default_factory=dict)
     background: dict[tuple[str, int], Work] = field(default_factory=dict)
     delay: float = 0.0  # per command (think time included)
+    delays: dict[str, float] = field(default_factory=dict)  # per layer, think time not
     think: float = 0.0  # closed loops: mean think time per cycle (s), part of ``delay``
     overlap: float = 0.0  # per command: link service hidden by pipelining
     absorbed_bytes: float = 0.0  # per command, written into write-back cache

@@ -10,7 +10,7 @@ stations. Demands in seconds per customer.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,7 @@ class Arrays:
     delay: float
     parallel: float  # customers (branches) per command: parallel drive operations
     open_util: FloatArray | None = None  # per member: utilisation taken by refused commands
+    delays: dict[str, float] = field(default_factory=dict)  # per layer, per command (s)
 
     @property
     def reorder(self) -> list[int]:
@@ -126,12 +127,15 @@ def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) ->
     fixed, pos, bgf, bgp = np.zeros(n_k), np.zeros(n_k), np.zeros(n_k), np.zeros(n_k)
     second, visits = np.zeros(n_k), np.zeros(n_k)
     delay = overlap = 0.0
+    delays: dict[str, float] = {}
     ops = phases = 0.0
     for c, share in zip(net.classes, mix, strict=True):
         if share <= 0:
             continue
         delay += share * c.delay
         overlap += share * c.overlap
+        for layer, seconds in c.delays.items():
+            delays[layer] = delays.get(layer, 0.0) + share * seconds
         for key, acc in c.work.items():
             k = index[key]
             fixed[k] += share * acc[F1]
@@ -171,4 +175,5 @@ def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) ->
         visits=visits / count / parallel,
         delay=delay - overlap / parallel,
         parallel=parallel,
+        delays={**delays, "fabric": delays.get("fabric", 0.0) - overlap / parallel},
     )

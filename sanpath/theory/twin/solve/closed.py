@@ -18,6 +18,7 @@ from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
 from sanpath.theory.twin.model import F1, P1, Knobs, Network, populations
 from sanpath.theory.twin.prediction import TwinPrediction, note_once
 from sanpath.theory.twin.solve.aggregate import Arrays, arrays
+from sanpath.theory.twin.solve.layers import closed_layers
 from sanpath.theory.twin.solve.mva import ClosedSolution, solve_closed
 from sanpath.theory.twin.solve.notes import exponential_note, group_utilization, model_notes
 
@@ -221,6 +222,8 @@ def _closed_result(
         share * x_cmd / c.cmds_per_io * c.think for c, share in zip(cls, mix, strict=True)
     )
     latency = (n_io - thinking) / x_io if x_io > 0 else math.inf
+    # inside the path: the commands within the queue-depth limits over their throughput
+    in_path = sum(pops) / x_cmd - thinking / x_io if x_cmd > 0 else math.inf
     model_notes(net, arr, notes, closed=True)
     if sol.cache_full:
         note_once(
@@ -239,4 +242,9 @@ def _closed_result(
         utilization=util,
         population=round(sum(pops)),
         notes=tuple(notes),
+        breakdown_ms=closed_layers(
+            net, arr, x_cmd, sol.util, sol.queue, min(in_path, latency), latency
+        )
+        if math.isfinite(latency)
+        else {},
     )

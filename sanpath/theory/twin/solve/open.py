@@ -17,6 +17,7 @@ from sanpath.theory.kernels import FloatArray
 from sanpath.theory.twin.model import Knobs, Network
 from sanpath.theory.twin.prediction import TwinPrediction, note_once
 from sanpath.theory.twin.solve.aggregate import arrays
+from sanpath.theory.twin.solve.layers import open_layers
 from sanpath.theory.twin.solve.notes import group_utilization, model_notes
 
 
@@ -122,9 +123,11 @@ def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> Tw
         harmonic = sum(1.0 / i for i in range(1, lo + 1)) + (p - lo) / (lo + 1)
         fork = harmonic  # parallel branches: the largest of p residence times
     latency = arr.delay
+    per_member = []
     for k in range(n_k):
-        share = residence[k] * arr.count[k]
-        latency += share * (fork if k in drive_members else arr.parallel)
+        share = float(residence[k] * arr.count[k]) * (fork if k in drive_members else arr.parallel)
+        per_member.append(share)
+        latency += share
     u_groups, bottleneck = group_utilization(net, arr, util)
     model_notes(net, arr, notes, closed=False)
     if not stable:
@@ -162,6 +165,7 @@ def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> Tw
         utilization=u_groups,
         population=None,
         notes=tuple(notes),
+        breakdown_ms=open_layers(net, arr, per_member),
     )
 
 

@@ -1,0 +1,107 @@
+"""Where the twin's figures cannot be trusted, and a schedule cut into its phases.
+
+The twin is a mean-value model of one steady setting. :func:`caveats` names the cases where
+its figure can be off by a factor rather than a few percent, so that a caller says so beside
+the figure (and sends the question to the simulator) instead of printing it as an answer:
+
+* a QUEUE FULL storm: hosts keep more commands than the array's queues accept, and the
+  refused commands' retries and the hosts' throttling are a dynamic the twin only bounds;
+* open-loop workloads next to closed ones: the closed-loop solution leaves the open load out;
+* copy jobs: only their reads are modelled;
+* a saturated pool of SPTF hard disks that also destages a write-back cache, or whose
+  sequential streams the twin treats as random: near saturation the drives' queue-dependent
+  speed-up (``g(j)``) decides the throughput, and the twin's is an approximation.
+
+A scenario with a ``schedule`` changes its settings while it runs: :func:`phases` gives one
+scenario per phase (the settings in force from each change on), each predicted on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sanpath.layout import station_name
+from sanpath.spec import HddSpec, Scenario
+from sanpath.theory.twin.prediction import TwinPrediction
+
+__all__ = ["DESTAGE_NOTE", "SATURATED", "Phase", "caveats", "phases"]
+
+SATURATED = 0.95
+"""Utilisation of a pool of SPTF hard disks from which its figures are flagged (with destage
+load or shared sequential streams on it)."""
+
+DESTAGE_NOTE = "write-back destage treated as background load"
+"""How the twin's note on a write-back cache's destage begins."""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The settings in force from ``start_s`` (seconds of simulated time) on."""
+
+    start_s: float
+    changes: dict[str, Any]
+    """Every scheduled change made by then (dotted key -> value)."""
+    scenario: Scenario
+    """The scenario with those changes and no schedule."""
+
+
+def phases(scenario: Scenario) -> list[Phase]:
+    """The scenario's phases in time order: the first at 0 s with no change; one phase
+    without a schedule."""
+    changes: dict[str, Any] = {}
+    out = [Phase(0.0, {}, scenario.with_overrides({"schedule": []}))]
+    for change in sorted(scenario.schedule, key=lambda c: float(c.at)):
+        changes = {**changes, **change.set}
+        out.append(
+            Phase(float(change.at), changes, scenario.with_overrides({**changes, "schedule": []}))
+        )
+    return out
+
+
+def _saturated_pools(scenario: Scenario, prediction: TwinPrediction) -> list[str]:
+    out = []
+    for pool in scenario.array.pools:
+        drive = pool.drive
+        if not isinstance(drive, HddSpec) or drive.scheduler != "sptf":
+            continue
+        busy = prediction.utilization.get(station_name("drives", pool=pool.name), 0.0)
+        shared = f"sequential streams share the drives of pool {pool.name}"
+        why = [
+            text
+            for text, prefix in (
+                ("their destage is background load", DESTAGE_NOTE),
+                ("sequential streams on them are treated as random", shared),
+            )
+            if any(note.startswith(prefix) for note in prediction.notes)
+        ]
+        if busy >= SATURATED and why:
+            out.append(
+                f"saturated SPTF pool: the drives of pool {pool.name} are {busy:.0%} busy and "
+                f"{' and '.join(why)}; there the drives' queue-dependent speed-up decides the "
+                "throughput and the twin's is an approximation"
+            )
+    return out
+
+
+def caveats(scenario: Scenario, prediction: TwinPrediction) -> list[str]:
+    """Why ``prediction`` of ``scenario`` may be off by a factor (empty: it applies)."""
+    out = []
+    if any(note.startswith("QUEUE FULL") for note in prediction.notes):
+        out.append(
+            "QUEUE FULL storm: hosts keep more commands than the array's queues accept; the "
+            "twin bounds the population at the limits, the simulator follows the refusals, "
+            "retries and throttling"
+        )
+    if {w.closed for w in scenario.workloads} == {True, False}:
+        out.append(
+            "open-loop workloads (rate) next to closed ones (outstanding): the closed-loop "
+            "solution leaves the open load out"
+        )
+    copies = [w.name for w in scenario.workloads if w.copy_to is not None]
+    if copies:
+        out.append(
+            f"copy jobs ({', '.join(copies)}): only their reads are modelled, not the writes "
+            "that empty their buffers"
+        )
+    return out + _saturated_pools(scenario, prediction)
