@@ -34,10 +34,18 @@ def test_frames_show_the_queues_and_the_hosts_one_by_one(recording: Recording) -
     assert len(hosts) == 8
     assert [len(b.members) for b in hosts] == [1] * 7 + [9]
     assert hosts[-1].label.startswith("9 more hosts esx")
-    anim.draw(5)
-    port = next(bar for bar in anim.bars if bar.places == [recording.place("port:0")])
-    assert port.text.get_text().startswith("1,600/1,600 slots")  # the port queue is full
-    assert port.fill.get_facecolor()[:3] == pytest.approx((0.753, 0.224, 0.169), abs=0.01)
+    column = recording.place("port:0")
+    i = int(recording.held[:, column].argmax())
+    anim.draw(i)
+    port = next(bar for bar in anim.bars if bar.places == [column])
+    text = port.text.get_text()
+    assert text.startswith(f"{recording.held[i, column]:,}/1,600 slots")  # (nearly) full
+    assert (f"{recording.refused[i, column]:,} QUEUE FULL" in text) == bool(
+        recording.refused[i, column]
+    )
+    assert port.fill.get_width() > 0.7 * 0.72
+    if recording.held[i, column] == 1600:  # red when every slot is taken
+        assert port.fill.get_facecolor()[:3] == pytest.approx((0.753, 0.224, 0.169), abs=0.01)
     anim.draw(0)
     assert port.text.get_text().startswith("0/1,600")
     assert "frame 1/6" in anim.title.get_text()
