@@ -75,7 +75,9 @@ demo: $(CORE)
 		--out $(DEMO_OUT)/exchange_dashboard.png
 	$(BIN)/sanpath plot $(DEMO_OUT)/quickstart.json $(DEMO_OUT)/vi_dashboard.json --kind cdf \
 		--out $(DEMO_OUT)/latency_cdf.png
-	@echo "demo tables and plots written to $(DEMO_OUT)/"
+	$(BIN)/sanpath animate scenarios/animations/qfull_storm.yaml --force \
+		--out $(DEMO_OUT)/qfull_storm.html
+	@echo "demo tables, plots and an animation written to $(DEMO_OUT)/"
 
 lint: $(STAMP)
 	$(BIN)/ruff check sanpath tests

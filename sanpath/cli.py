@@ -114,6 +114,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also print every percentile and layer, every kind of component, the counters "
         "and every station that carried traffic (text output)",
     )
+    p.add_argument(
+        "--animate",
+        default=None,
+        metavar="FILE",
+        help="also write an animation of the run (.html, .gif or .mp4; the window of "
+        "run.animate, or its defaults)",
+    )
     _add_force(p)
 
     commands.add_predict_parser(sub)
@@ -261,6 +268,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_set(p, "change a field before running, e.g. hosts.0.count=32")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     _add_force(p, ", and replace an existing --out")
+
+    commands.add_animate_parser(sub)
 
     p = sub.add_parser(
         "check",
@@ -440,6 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "calibrate": commands.cmd_calibrate,
         "headroom": commands.cmd_headroom,
         "report": commands.cmd_report,
+        "animate": commands.cmd_animate,
         "schema": commands.cmd_schema,
         "profiles": commands.cmd_profiles,
         "check": commands.cmd_check,

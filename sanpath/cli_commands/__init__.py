@@ -14,6 +14,8 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.headroom`: ``headroom`` (how much more load fits);
 * :mod:`~sanpath.cli_commands.predict`: ``predict`` (the analytic twin alone);
 * :mod:`~sanpath.cli_commands.report`: ``report`` (one HTML page to hand over);
+* :mod:`~sanpath.cli_commands.animate`: ``animate`` (a window of a run as an animation of its
+  path);
 * :mod:`~sanpath.cli_commands.argtypes`: what a number, fraction or duration on the command
   line must be;
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
@@ -23,6 +25,7 @@ Each command imports what it needs when it runs, so that ``sanpath --help`` stay
 """
 
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
+from sanpath.cli_commands.animate import add_animate_parser, cmd_animate
 from sanpath.cli_commands.argtypes import (
     fraction,
     positive_duration,
@@ -43,7 +46,9 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
+    "add_animate_parser",
     "add_predict_parser",
+    "cmd_animate",
     "cmd_calibrate",
     "cmd_check",
     "cmd_compare",

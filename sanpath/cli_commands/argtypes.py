@@ -27,6 +27,19 @@ def positive_duration(text: str) -> float:
     return value
 
 
+def start_time(text: str) -> float:
+    """A simulated time from the start of a run (``0``, ``20ms``), in seconds: zero or more."""
+    from sanpath.units import UnitError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be zero or more, got {text!r}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """A positive, finite number."""
     try:

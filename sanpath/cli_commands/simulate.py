@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import sys
@@ -42,9 +43,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     output = output_format(args)
     overrides = parse_overrides(args.overrides)
     scenario = load_scenario(args.file, overrides)
+    if args.animate is not None:
+        from sanpath.cli_commands.animation import animated
+        from sanpath.files import check_output
+        from sanpath.plotting import ANIMATION_FORMATS
+
+        check_output(args.animate, ANIMATION_FORMATS, "animation", force=args.force)
+        scenario = animated(scenario)
     if not args.force:
         budget.check(scenario, source=args.file)
     result = run(scenario, seed=args.seed, replicate=args.replicate, force=True, progress=None)
+    if args.animate is not None:
+        from sanpath.cli_commands.animation import write_run_animation
+
+        with contextlib.redirect_stdout(sys.stderr):  # the run's output stays as it was
+            write_run_animation(result, args.animate)
     result = explain(scenario, result)  # run() recorded the seed and the --set overrides
     twin = None
     if args.analytic:

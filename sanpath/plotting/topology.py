@@ -27,9 +27,9 @@ from sanpath.layout import Wiring, nvme_queues, station_name
 from sanpath.plotting.style import set_titles, subtitle
 from sanpath.readable import duration, percent, rate, size
 from sanpath.results import RunResult
-from sanpath.spec import TRANSPORTS, Scenario, load_line
+from sanpath.spec import TRANSPORTS, Scenario, expand_names, load_line
 
-__all__ = ["topology"]
+__all__ = ["PathBox", "PathLayout", "draw_box", "path_layout", "topology"]
 
 COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", "pools")
 """The columns of the diagram, left to right, as a command travels."""
@@ -63,8 +63,14 @@ PART: dict[str, str] = {
 """What each station role is called inside its box (``busiest: queue 99%``)."""
 
 
+HBA_ROLES = ("hba_slots", "hba_cpu", "pcie_down", "pcie_up", "host_link_out", "host_link_in")
+"""The station roles of a host's HBA port box."""
+
+
 @dataclass
-class _Box:
+class PathBox:
+    """One box of the path picture: its column (:data:`COLUMNS`), text and place."""
+
     column: int
     label: str
     utilization: float | None = None
@@ -73,6 +79,18 @@ class _Box:
     y: float = 0.0
     stack: int = 1
     """How many like parts the box stands for (a host group's hosts), drawn as a stack."""
+    members: tuple[str, ...] = ()
+    """The host instances a host or HBA port box stands for."""
+
+
+@dataclass
+class PathLayout:
+    """The placed boxes of the path picture, by key, and its lines: (from key, to key,
+    solid); ``tallest`` is the number of boxes in the fullest column."""
+
+    boxes: dict[tuple[str, object], PathBox]
+    lines: set[tuple[tuple[str, object], tuple[str, object], bool]]
+    tallest: int
 
 
 def _depth(value: object) -> str:
@@ -97,16 +115,20 @@ def _busiest(
     return max(found, key=lambda x: x[0])
 
 
-def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
-    """The scenario's I/O path as boxes and lines (a new Figure), titled with the scenario
-    and its load; with ``result``, the busy shares of the run on the array's parts."""
+def path_layout(
+    scenario: Scenario, util: Mapping[str, float] | None = None, each_host: int = 0
+) -> PathLayout:
+    """The boxes and lines of ``scenario``'s path picture, placed; ``util`` (station name ->
+    utilization) names each box's busiest station. ``each_host``: a host group of several
+    hosts is drawn as one stack (0), or host by host, up to ``each_host`` boxes (the last a
+    stack of the hosts left over, with their count)."""
     wiring = Wiring(scenario)
-    util = {st.name: st.utilization for st in result.stations} if result is not None else {}
-    boxes: dict[tuple[str, object], _Box] = {}
+    util = {} if util is None else util
+    boxes: dict[tuple[str, object], PathBox] = {}
     nvme = [TRANSPORTS[host.transport].nvme for host in scenario.hosts]
+    shown = {g: _shown(host.name, host.count, each_host) for g, host in enumerate(scenario.hosts)}
     for g, host in enumerate(scenario.hosts):
         who = {"host": host.name}
-        hosts = f"{host.count} hosts {host.name}" if host.count > 1 else f"host {host.name}"
         if nvme[g]:
             io_queues, queue_size = nvme_queues(scenario, g)
             queues = (
@@ -115,40 +137,31 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         else:
             scsi = "" if host.transport == "fcp" else f"{host.transport}, "
             queues = f"{scsi}{host.multipath}\nLUN queue {_depth(host.lun_queue_depth)}"
-        boxes["host", g] = _Box(
-            0,
-            f"{hosts}, {queues}",
-            *_busiest(util, [("host_queue", who), ("queue_pairs", who), ("host_cpu", who)]),
-            stack=host.count,
-        )
-        for hp in wiring.host_ports[g]:
-            hba = host.hbas[hp.hba]
-            boxes["port", (g, hp.index)] = _Box(
-                1,
-                f"{host.name} HBA{hp.card} port {hp.port}\n{rate(hba.speed)}"
-                + ("" if nvme[g] else f", queue {_depth(hba.queue_depth)}"),
-                *_busiest(
-                    util,
-                    [
-                        (role, who)
-                        for role in (
-                            "hba_slots",
-                            "hba_cpu",
-                            "pcie_down",
-                            "pcie_up",
-                            "host_link_out",
-                            "host_link_in",
-                        )
-                    ],
-                ),
-                stack=host.count,
+        for k, (hosts, members) in enumerate(shown[g]):
+            boxes["host", (g, k)] = PathBox(
+                0,
+                f"{hosts}, {queues}",
+                *_busiest(util, [("host_queue", who), ("queue_pairs", who), ("host_cpu", who)]),
+                stack=len(members),
+                members=members,
             )
+            name = members[0] if len(members) == 1 and host.count > 1 else host.name
+            for hp in wiring.host_ports[g]:
+                hba = host.hbas[hp.hba]
+                boxes["port", (g, k, hp.index)] = PathBox(
+                    1,
+                    f"{name} HBA{hp.card} port {hp.port}\n{rate(hba.speed)}"
+                    + ("" if nvme[g] else f", queue {_depth(hba.queue_depth)}"),
+                    *_busiest(util, [(role, who) for role in HBA_ROLES]),
+                    stack=len(members),
+                    members=members,
+                )
     fabric = scenario.fabric
-    boxes["fabric", 0] = _Box(2, f"fabric\n{duration(fabric.one_way_latency)} one way")
+    boxes["fabric", 0] = PathBox(2, f"fabric\n{duration(fabric.one_way_latency)} one way")
     array = scenario.array
     for a in range(array.ports):
         port = {"port": a}
-        boxes["array", a] = _Box(
+        boxes["array", a] = PathBox(
             3,
             f"port {a}\n{rate(array.port_speed)}"
             + ("" if all(nvme) else f", queue {_depth(array.port_queue_depth)}"),
@@ -158,7 +171,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         )
     cache = array.cache
     write_back = "no write cache" if not cache.write_back else size(cache.write_back)
-    boxes["controller", 0] = _Box(
+    boxes["controller", 0] = PathBox(
         4,
         (
             f"controller x{array.controller.cores}"
@@ -173,7 +186,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         ),
     )
     for group in array.luns:
-        boxes["lun", group.name] = _Box(
+        boxes["lun", group.name] = PathBox(
             5,
             f"{group.name} x{group.count}"
             + ("" if all(nvme) else f"\nqueue {_depth(group.queue_depth)}"),
@@ -181,7 +194,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         )
     for pool in array.pools:
         drive = _drive_label(pool.drive)
-        boxes["pool", pool.name] = _Box(
+        boxes["pool", pool.name] = PathBox(
             6,
             f"{pool.name}: {pool.raid}\n{pool.drives * pool.groups} x {drive}",
             *_busiest(util, [("drives", {"pool": pool.name})]),
@@ -189,9 +202,10 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
 
     lines: set[tuple[tuple[str, object], tuple[str, object], bool]] = set()
     for g in range(len(scenario.hosts)):
-        for hp in wiring.host_ports[g]:
-            lines.add((("host", g), ("port", (g, hp.index)), True))
-            lines.add((("port", (g, hp.index)), ("fabric", 0), True))
+        for k in range(len(shown[g])):
+            for hp in wiring.host_ports[g]:
+                lines.add((("host", (g, k)), ("port", (g, k, hp.index)), True))
+                lines.add((("port", (g, k, hp.index)), ("fabric", 0), True))
     for paths in wiring.paths.values():
         for p in paths:
             lines.add((("fabric", 0), ("array", p.array_port), p.active))
@@ -205,14 +219,37 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     solid = {(a, b) for a, b, active in lines if active}
     drawn = {(a, b, (a, b) in solid) for a, b, _ in lines}
 
-    per_column: dict[int, list[_Box]] = {}
+    per_column: dict[int, list[PathBox]] = {}
     for box in boxes.values():
         per_column.setdefault(box.column, []).append(box)
     tallest = max(len(v) for v in per_column.values())
-    for members in per_column.values():
-        n = len(members)
-        for i, box in enumerate(members):
+    for column in per_column.values():
+        n = len(column)
+        for i, box in enumerate(column):
             box.y = (tallest - 1) / 2 - (n - 1) / 2 + i
+    return PathLayout(boxes, drawn, tallest)
+
+
+def _shown(name: str, count: int, each_host: int) -> list[tuple[str, tuple[str, ...]]]:
+    """The host boxes of a group ``name`` of ``count`` hosts: (label, host instances)."""
+    instances = tuple(expand_names(name, count))
+    if count == 1:
+        return [(f"host {name}", instances)]
+    if each_host <= 0:
+        return [(f"{count} hosts {name}", instances)]
+    if count <= each_host:
+        return [(f"host {member}", (member,)) for member in instances]
+    own = [(f"host {member}", (member,)) for member in instances[: each_host - 1]]
+    rest = instances[each_host - 1 :]
+    return [*own, (f"{len(rest)} more hosts {name}", rest)]
+
+
+def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
+    """The scenario's I/O path as boxes and lines (a new Figure), titled with the scenario
+    and its load; with ``result``, the busy shares of the run on the array's parts."""
+    util = {st.name: st.utilization for st in result.stations} if result is not None else {}
+    layout = path_layout(scenario, util)
+    boxes, drawn, tallest = layout.boxes, layout.lines, layout.tallest
     fig = Figure(figsize=(16, 1.15 * tallest + 1.4), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
@@ -226,7 +263,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
             zorder=1,
         )
     for box in boxes.values():
-        _draw_box(ax, box)
+        draw_box(ax, box)
     for c, name in enumerate(COLUMNS):
         ax.text(c, -0.42, name, ha="center", va="bottom", fontsize=FONT_SIZE, weight="bold")
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
@@ -256,7 +293,8 @@ def _drive_label(drive: object) -> str:
     return "textbook drive" if model == "textbook" else "drive"
 
 
-def _draw_box(ax: Axes, box: _Box) -> None:
+def draw_box(ax: Axes, box: PathBox) -> None:
+    """Draw ``box`` on ``ax`` (a stack for several hosts; red from :data:`HOT` busy)."""
     hot = box.utilization is not None and box.utilization >= HOT
     face = "#f4c7c3" if hot else "#e8eef7"
     edge = "#c0392b" if hot else "#4477aa"

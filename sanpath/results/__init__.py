@@ -19,6 +19,7 @@ from sanpath.results.latency import (
     latency_dict,
     tail_note,
 )
+from sanpath.results.recording import Journey, Recording
 from sanpath.results.run import RunResult
 from sanpath.results.slo import Slo, SloError, parse_slo, verdict
 from sanpath.results.starvation import Starving, starvation_warning, starving
@@ -47,8 +48,10 @@ __all__ = [
     "DeviceFigures",
     "GroupFigures",
     "HeadroomResult",
+    "Journey",
     "Layer",
     "NotAResultError",
+    "Recording",
     "RunResult",
     "SimulatedPoint",
     "Slo",

@@ -20,6 +20,7 @@ from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite, tail_note
+from sanpath.results.recording import Recording
 from sanpath.results.starvation import STARVE_SHARE, Starving
 from sanpath.results.station import StationStats
 from sanpath.stats import LatencyHistogram
@@ -106,9 +107,32 @@ class RunResult:
     "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
     ``sanpath.spec.assumptions``)."""
 
+    recording: Recording | None = field(default=None, compare=False, repr=False)
+    """What the run recorded for its animation (``run.animate``; :meth:`animate`)."""
+
     def with_extra(self, **values: Any) -> RunResult:
         """A copy with more entries in ``extra``."""
         return dataclasses.replace(self, extra={**self.extra, **values})
+
+    def animate(self, frames: int | None = None, dpi: int = 72) -> Any:
+        """The animation of the run's window (``run.animate``): in a notebook its output is
+        the player; ``.save(path)`` writes an HTML page, a GIF or an MP4
+        (:class:`sanpath.plotting.Player`). ``frames``: how many of the recorded frames (all
+        for None).
+
+        Raises
+        ------
+        ValueError
+            When the run recorded no window (the scenario had no ``run.animate``).
+        """
+        if self.recording is None:
+            raise ValueError(
+                "the run recorded no animation window: set run.animate in the scenario, "
+                "e.g. with_overrides({'run.animate': {'start': 0.0}}), and run it again"
+            )
+        from sanpath.plotting import Player
+
+        return Player(self.recording, frames, dpi)
 
     def _assumptions_line(self) -> str:
         """One line: how many profile numbers are assumed or fitted, counted by profile."""

@@ -63,6 +63,7 @@ from sanpath.sim.kernel import Kernel
 from sanpath.sim.load import Command, Load
 from sanpath.sim.measure import Measurement
 from sanpath.sim.precondition import Preconditioner
+from sanpath.sim.record import Recorder
 from sanpath.sim.schedule import Schedule
 from sanpath.sim.station import CACHE, DRIVE, FABRIC, LUN_QUEUE
 from sanpath.sim.streams import Streams
@@ -97,6 +98,10 @@ class Simulation:
         self.preconditioner = Preconditioner(scenario, self.topology, self.streams)
         self.measure = Measurement(self.env, scenario, self.topology, self.preconditioner.settle)
         """The run's statistics, its measurement window and when it stops."""
+        if scenario.run.animate is not None:  # the animation's window (sanpath.sim.record)
+            self.measure.recorder = Recorder(
+                self.env, scenario, self.topology, scenario.run.animate, self.measure
+            )
         self.load = Load(
             self.env, scenario, self.topology, self.streams, self.io, self.measure.end_of_trace
         )

@@ -33,6 +33,7 @@ from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.record import Recorder
 from sanpath.sim.replay import trace_notes, trace_run
 from sanpath.sim.topology import Topology
 from sanpath.spec import Scenario
@@ -107,6 +108,8 @@ class Measurement:
         """Called at every batch boundary (warm-up and measured) when set: a progress bar."""
         self.timeseries: TimeSeries | None = None
         self.exchanges: TimeSeries | None = None
+        self.recorder: Recorder | None = None
+        """The animation window's recorder (``run.animate``; :mod:`sanpath.sim.record`)."""
         """Per-interval exchange completion times (commands, as a switch probe sees them)."""
         self.breakdown = [0.0] * len(LAYERS)
         self.completed = 0
@@ -199,6 +202,8 @@ class Measurement:
         self.ios_completed += 1
         self.bytes_completed += size
         del self.in_flight[key]
+        if self.recorder is not None:
+            self.recorder.complete(now, t_issue, host, lun, size, layers)
         if self.stopped:
             return  # the run is over; I/Os finishing at the same instant are not measured
         self.completed += 1
@@ -363,6 +368,7 @@ class Measurement:
             devices=devices,
             demand=host_demand(scenario),
             starving=hungry,
+            recording=self.recorder.recording() if self.recorder is not None else None,
         )
 
     def _device_figures(self, now: float, span: float) -> tuple[DeviceFigures, ...]:

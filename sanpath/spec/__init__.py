@@ -47,7 +47,7 @@ from sanpath.spec.host import HbaSpec, HostSpec, PcieSpec, QfullSpec
 from sanpath.spec.keys import is_range, parse_assignment, parse_range, set_dotted
 from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
 from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
-from sanpath.spec.run import PrecisionSpec, RunSpec
+from sanpath.spec.run import AUTO_IOS, AnimateSpec, PrecisionSpec, RunSpec
 from sanpath.spec.scenario import (
     Scenario,
     expand_names,
@@ -71,6 +71,7 @@ from sanpath.spec.workload import ChangeSpec, CopySpec, WorkloadSpec
 
 __all__ = [
     "ARRAY_PROFILES",
+    "AUTO_IOS",
     "DRIVE_PROFILES",
     "HBA_PROFILES",
     "KNOBS",
@@ -79,6 +80,7 @@ __all__ = [
     "SCHEDULABLE",
     "TRANSPORTS",
     "AccessSpec",
+    "AnimateSpec",
     "ArrayNvmeSpec",
     "ArraySpec",
     "Assumption",

@@ -40,6 +40,30 @@ class PrecisionSpec(Spec):
         return (self.metric,) if isinstance(self.metric, str) else tuple(self.metric)
 
 
+class AnimateSpec(Spec):
+    """What a run records for its animation (``sanpath animate``): a window of simulated time.
+
+    ``start`` and ``duration`` are simulated seconds; ``duration: null`` ends the window once
+    :data:`sanpath.spec.AUTO_IOS` application I/Os have completed in it (or at the end of
+    the run). The recording keeps ``frames`` instants of the window, each station's
+    occupancy at every one, and the journeys of ``tracked`` application I/Os spread over it;
+    it plays at ``fps`` frames per second. Its memory is bounded by ``frames`` and the
+    path's size, whatever the run's length; without ``run.animate`` nothing is recorded.
+    """
+
+    start: Duration = 0.0
+    duration: (
+        Annotated[float, BeforeValidator(as_duration), Field(gt=0), DURATION_SCHEMA] | None
+    ) = None
+    fps: Annotated[int, Field(ge=1, le=60)] = 8
+    frames: Annotated[int, Field(ge=2, le=2_000)] = 96
+    tracked: Annotated[int, Field(ge=0, le=200)] = 12
+
+
+AUTO_IOS = 2_000
+"""Application I/Os completed in an animation window without a ``duration`` (its end)."""
+
+
 class RunSpec(Spec):
     """How long to simulate, and what counts as warm-up.
 
@@ -76,6 +100,8 @@ class RunSpec(Spec):
     record_interval: (
         Annotated[float, BeforeValidator(as_duration), Field(gt=0), DURATION_SCHEMA] | None
     ) = None
+    animate: AnimateSpec | None = None
+    """Record a window of the run for an animation (:class:`AnimateSpec`); None: nothing."""
 
     @model_validator(mode="after")
     def _check_length(self) -> RunSpec:
