@@ -100,7 +100,7 @@ nitpick_ignore_regex = [
     # the standard library: Sequence, Mapping, Path, Executor
     (r"py:class", r"(collections\.abc|concurrent\.futures|pathlib)\..*|Path"),
     # third-party types: arrays, DataFrames, Matplotlib Axes and Figures
-    (r"py:class", r"(numpy|pandas|matplotlib)\..*"),
+    (r"py:class", r"(numpy|pandas|matplotlib)\..*|pd\.DataFrame"),
     # words of numpydoc type phrases ("sequence of float, optional", "ndarray of float64,
     # shape (N, K)") that napoleon turns into cross-references
     (r"py:class", r"optional|sequence|shape|int64|float64|N|K|array_like|default .*"),

@@ -38,7 +38,7 @@ class Journey:
     size: int
     """Bytes."""
     parts: int
-    """Commands it became (more than one: split by the host's maximum transfer size)."""
+    """Commands it became; more than one when split by the host's maximum transfer size."""
     issued: float
     done: float
     stages: tuple[tuple[str, float], ...]
@@ -86,7 +86,7 @@ class Recording:
     completed: np.ndarray
     """(frames,) application I/Os completed in the interval ending at the frame."""
     latency_ms: np.ndarray
-    """(frames,) their mean latency (NaN: none completed)."""
+    """(frames,) their mean latency, NaN where none completed."""
     splits: np.ndarray
     """(frames,) of them, those split into several commands."""
     journeys: tuple[Journey, ...]

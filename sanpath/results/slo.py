@@ -60,7 +60,7 @@ class Slo:
 
     @property
     def measure(self) -> str:
-        """What the target measures: the metric, or ``workload:metric`` (e.g. ``oltp:p99``)."""
+        """What the target measures, the metric or ``workload:metric`` (e.g. ``oltp:p99``)."""
         return self.metric if self.workload is None else f"{self.workload}:{self.metric}"
 
     def read(

@@ -35,7 +35,7 @@ class TwinPrediction:
     notes
         Every approximation applied, in words.
     breakdown_ms
-        Mean milliseconds per I/O in each layer of :data:`sanpath.results.LAYERS` (path
+        Mean milliseconds per I/O in each layer of ``sanpath.results.LAYERS`` (path
         order), as ``breakdown_ms`` of a run; they sum to ``latency_ms_mean``. Empty where the
         latency is infinite.
     """
