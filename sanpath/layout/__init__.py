@@ -32,6 +32,7 @@ from sanpath.layout.stations import ROLES, Role, station_name, station_roles
 from sanpath.layout.transport import (
     DEFAULT_CPUS,
     host_framing,
+    nvme_io_time,
     nvme_queues,
     target_time,
     transport_cpu_time,
@@ -84,6 +85,7 @@ __all__ = [
     "hot_mass",
     "lun_owner",
     "merge",
+    "nvme_io_time",
     "nvme_queues",
     "port_controller",
     "queue_gain",

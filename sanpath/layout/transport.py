@@ -8,8 +8,8 @@ One place for the figures the simulator, the twin and the checks read alike
   after the array's caps;
 * :func:`transport_cpu_time` - the host's processor time per command for the transport;
 * :func:`transport_delay` - what a command waits in the transport's stack besides;
-* :func:`target_time` - the array's processor time per command for a host's transport, on
-  top of the controller's own time per command.
+* :func:`nvme_io_time` and :func:`target_time` - the controller's time per command of a
+  host's transport, and the array's processor time for the transport on top of it.
 
 Times are seconds, sizes bytes.
 """
@@ -64,6 +64,13 @@ def transport_delay(scenario: Scenario, group: int) -> float:
     """Seconds a command of host group ``group`` waits in its transport's stack beyond
     processor time (a pure delay: interrupts, wake-ups, socket hand-offs)."""
     return TRANSPORTS[scenario.hosts[group].transport].stack_delay
+
+
+def nvme_io_time(scenario: Scenario, transport: str) -> float | None:
+    """The controller's own time per command of ``transport`` when it differs from
+    ``controller.io_time`` (``array.nvme.io_time`` for an NVMe transport), seconds; None:
+    the controller's time."""
+    return scenario.array.nvme.io_time if TRANSPORTS[transport].nvme else None
 
 
 def target_time(scenario: Scenario, transport: str) -> float:

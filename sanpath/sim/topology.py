@@ -23,6 +23,7 @@ import simpy
 
 from sanpath.layout import (
     Wiring,
+    nvme_io_time,
     nvme_queues,
     port_controller,
     station_name,
@@ -431,9 +432,9 @@ def _controllers(
     made: dict[tuple[str, int], Server] = {}
     for transport in ["fcp", *sorted({host.transport for host in scenario.hosts} - {"fcp"})]:
         reads, writes = read_time, write_time
-        nvme_time = scenario.array.nvme.io_time
-        if TRANSPORTS[transport].nvme and nvme_time is not None:
-            reads = writes = constant(nvme_time)
+        own = nvme_io_time(scenario, transport)
+        if own is not None:
+            reads = writes = constant(own)
         extra = target_time(scenario, transport)
         if extra > 0.0:
             reads, writes = _plus(reads, extra), _plus(writes, extra)

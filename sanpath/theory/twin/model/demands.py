@@ -13,6 +13,7 @@ from typing import Any
 
 from sanpath.layout import (
     host_framing,
+    nvme_io_time,
     port_controller,
     read_hit,
     split_sizes,
@@ -21,7 +22,7 @@ from sanpath.layout import (
     transport_cpu_time,
     transport_delay,
 )
-from sanpath.spec import TRANSPORTS, DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
+from sanpath.spec import DistSpec, HostSpec, PoolSpec, Scenario, WorkloadSpec
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
 from sanpath.theory.twin.model.drives import Work as _Work
 from sanpath.theory.twin.model.drives import add_work as _add
@@ -251,9 +252,9 @@ def _transport_times(
 ) -> tuple[tuple[float, float], tuple[float, float]]:
     """The controller's (mean, variance) per read and write command for ``transport``: NVMe's
     own time when given, plus the transport's processor time on the array."""
-    nvme_time = s.array.nvme.io_time
-    if TRANSPORTS[transport].nvme and nvme_time is not None:
-        ctrl = ((nvme_time, 0.0), (nvme_time, 0.0))
+    own = nvme_io_time(s, transport)
+    if own is not None:
+        ctrl = ((own, 0.0), (own, 0.0))
     extra = target_time(s, transport)
     return (ctrl[0][0] + extra, ctrl[0][1]), (ctrl[1][0] + extra, ctrl[1][1])
 
