@@ -414,36 +414,32 @@ def write_report(
             f"* `{s.name}`: runnable set-up, no published figures attached yet." for s in pending
         ]
         lines.append("")
-    sheets = figures / "datasheets.md"
-    if sheets.is_relative_to(markdown.parent):
-        sheets = sheets.relative_to(markdown.parent)
-    lines += [
-        "## Profiles against their datasheets",
-        "",
+    lines += _included(
+        figures / "datasheets.md",
+        markdown,
+        "Profiles against their datasheets",
         "Each profile of today's hardware alone at its datasheet's conditions "
         "(`sanpath.experiments.datasheets`, written by `make validation`): flash drives' "
         "IOPS, depth-1 latency and sequential MB/s, HBAs' per-port IOPS and MB/s, all-flash "
         "arrays' controller ceilings. `sanpath profiles NAME` gives each figure's origin.",
-        "",
-        f"```{{include}} {sheets.as_posix()}",
-        "```",
-        "",
-    ]
-    transports = figures / "transports.md"
-    if transports.is_relative_to(markdown.parent):
-        transports = transports.relative_to(markdown.parent)
-    lines += [
-        "## Transports against published comparisons",
-        "",
+    )
+    lines += _included(
+        figures / "transports.md",
+        markdown,
+        "Transports against published comparisons",
         "Each published comparison of transports rebuilt as a scenario whose only costs are "
         "the transports' (`sanpath.experiments.transports`, written by `make validation`). "
         "A `fitted` figure is one a default was taken from; a `predicted` one is checked "
         "against its band, and a miss is listed with its cause.",
-        "",
-        f"```{{include}} {transports.as_posix()}",
-        "```",
-        "",
-    ]
+    )
     text = "\n".join(lines)
     write_text(markdown, text)
     return text
+
+
+def _included(table: Path, markdown: Path, title: str, text: str) -> list[str]:
+    """A section of the report titled ``title`` that says ``text`` and includes ``table``
+    (a page ``make validation`` writes), relative to the report where it can be."""
+    if table.is_relative_to(markdown.parent):
+        table = table.relative_to(markdown.parent)
+    return [f"## {title}", "", text, "", f"```{{include}} {table.as_posix()}", "```", ""]
