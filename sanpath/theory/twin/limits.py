@@ -6,7 +6,6 @@ the figure (and sends the question to the simulator) instead of printing it as a
 
 * a QUEUE FULL storm: hosts keep more commands than the array's queues accept, and the
   refused commands' retries and the hosts' throttling are a dynamic the twin only bounds;
-* open-loop workloads next to closed ones: the closed-loop solution leaves the open load out;
 * copy jobs: only their reads are modelled;
 * a saturated pool of SPTF hard disks that also destages a write-back cache, or whose
   sequential streams the twin treats as random: near saturation the drives' queue-dependent
@@ -92,11 +91,6 @@ def caveats(scenario: Scenario, prediction: TwinPrediction) -> list[str]:
             "QUEUE FULL storm: hosts keep more commands than the array's queues accept; the "
             "twin bounds the population at the limits, the simulator follows the refusals, "
             "retries and throttling"
-        )
-    if {w.closed for w in scenario.workloads} == {True, False}:
-        out.append(
-            "open-loop workloads (rate) next to closed ones (outstanding): the closed-loop "
-            "solution leaves the open load out"
         )
     copies = [w.name for w in scenario.workloads if w.copy_to is not None]
     if copies:
