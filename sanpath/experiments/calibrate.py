@@ -30,6 +30,13 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
+from sanpath.experiments.identify import (
+    Ceiling,
+    capacity_cautions,
+    capacity_unknown,
+    ceiling,
+    traded_capacity,
+)
 from sanpath.files import atomic_path, check_output
 from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
@@ -82,6 +89,10 @@ class CalibrationResult:
     singular_values: list[float]
     evaluations: int
     rms_error: float = field(default=math.nan)
+    ceilings: dict[str, Ceiling] = field(default_factory=dict)
+    """The twin's ceiling of the scenario ``before`` and ``after`` the fit."""
+    cautions: list[str] = field(default_factory=list)
+    """What the measured points cannot tell, and what the fit did because of it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +102,8 @@ class CalibrationResult:
             "singular_values": self.singular_values,
             "evaluations": self.evaluations,
             "rms_error": self.rms_error,
+            "ceilings": {k: c.to_dict() for k, c in self.ceilings.items()},
+            "cautions": list(self.cautions),
         }
 
     def text(self) -> str:
@@ -106,6 +119,9 @@ class CalibrationResult:
         lines.append(
             f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
         )
+        before, after = self.ceilings.get("before"), self.ceilings.get("after")
+        if before is not None and after is not None:
+            lines.append(f"ceiling (the twin's): {before.text()} -> {after.text()}")
         return "\n".join(lines)
 
     def worst(self, n: int = WORST_POINTS) -> list[dict[str, Any]]:
@@ -292,6 +308,8 @@ def calibrate(
             except ScenarioError as exc:
                 raise CalibrationError(f"point {point.label}: {exc}") from None
             budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
+    why = capacity_unknown(data, [p.settings for p in measured])
+    cautions = capacity_cautions(data, keys, start, why)
     evaluations = 0
 
     def model(x: np.ndarray) -> np.ndarray:
@@ -366,6 +384,10 @@ def calibrate(
                 "error": math.exp(r) - 1.0,
             }
         )
+    ceilings = {"before": ceiling(base), "after": ceiling(final)}
+    traded = traded_capacity(ceilings["before"], ceilings["after"], why)
+    if traded is not None:
+        cautions.append(traded)
     return CalibrationResult(
         parameters={k: float(v) for k, v in zip(keys, fitted, strict=True)},
         start={k: float(v) for k, v in zip(keys, start, strict=True)},
@@ -374,6 +396,8 @@ def calibrate(
         singular_values=[float(s) for s in singular],
         evaluations=evaluations,
         rms_error=float(np.sqrt(np.mean(np.expm1(residuals) ** 2))),
+        ceilings=ceilings,
+        cautions=cautions,
     )
 
 
