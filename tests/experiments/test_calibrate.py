@@ -99,6 +99,21 @@ def test_points_up_to_saturation_identify_a_capacity_without_caution() -> None:
     assert result.ceilings["after"].iops == pytest.approx(result.ceilings["before"].iops, rel=0.05)
 
 
+def test_the_twin_s_fit_as_the_start_saves_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sanpath.experiments.calibrate as calibration
+
+    measured = measure(path_with(0.5, 1.0), (1, 4, 16))
+    keys = ["array.controller.io_time", "array.pools.0.drive.service"]
+    started = calibrate(path_with(0.2, 3.0), measured, keys)
+    monkeypatch.setattr(calibration, "twin_start", lambda *args: None)
+    cold = calibrate(path_with(0.2, 3.0), measured, keys)
+    for result in (started, cold):
+        assert result.parameters["array.pools.0.drive.service.mean"] == pytest.approx(
+            1e-3, rel=0.02
+        )
+    assert started.evaluations < 0.9 * cold.evaluations  # 51 against 66 simulations
+
+
 def test_refuses_a_parameter_that_moves_nothing() -> None:
     measured = measure(path_with(0.5, 1.0), (1, 8))
     start = path_with(0.5, 1.0)
