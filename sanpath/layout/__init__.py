@@ -14,6 +14,7 @@ from sanpath.layout.access import (
     read_hit,
     read_hits,
 )
+from sanpath.layout.credits import CreditLimit, host_link_credits, host_link_rates
 from sanpath.layout.demand import host_demand
 from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.hops import (
@@ -66,6 +67,7 @@ __all__ = [
     "SPTF_GAMMA",
     "WRITE_PENALTY",
     "AccessModel",
+    "CreditLimit",
     "Hop",
     "HostPort",
     "LunPlace",
@@ -82,6 +84,8 @@ __all__ = [
     "front_hops",
     "host_demand",
     "host_framing",
+    "host_link_credits",
+    "host_link_rates",
     "hot_mass",
     "lun_owner",
     "merge",

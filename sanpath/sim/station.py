@@ -11,7 +11,8 @@ Three shapes cover the whole I/O path:
   command arrives, the server computes at once when the command will leave, so a stage costs
   one SimPy event instead of request/timeout/release.
 * :class:`Link` - a bandwidth server (an FC link direction, a PCIe slot direction): a
-  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served.
+  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served;
+  a :class:`CreditLink` also sends a frame only while it holds a buffer-to-buffer credit.
 
 Each of them feeds a :class:`Station`, which keeps streaming statistics over the measurement
 window: the time-weighted number of commands present (updated at every arrival and
@@ -407,3 +408,85 @@ class Link:
         end = start + self.setup + nbytes / rate
         self.free = end
         return start, end
+
+
+class CreditLink(Link):
+    """One direction of an FC link whose buffer-to-buffer credits bind
+    (:mod:`sanpath.layout.credits`): frame by frame, a frame starts when the link is free
+    and a credit is at hand; its credit is back ``back`` seconds after its last byte left.
+
+    ``returns`` holds when each of the ``credits`` credits is back, oldest first from
+    ``head`` (frames leave in order and every credit is away as long, so the oldest is the
+    next one back). A transfer's wire bytes are cut as :meth:`~sanpath.spec.Framing.wire_bytes`
+    counts them: full frames of ``frame`` bytes, the last data frame's rest, and a status
+    frame of ``overhead`` bytes.
+    """
+
+    __slots__ = ("back", "frame", "head", "overhead", "returns")
+
+    def __init__(
+        self,
+        env: simpy.Environment,
+        rate: float,
+        station: Station,
+        credits: int,
+        frame: int,
+        overhead: int,
+        back: float,
+    ) -> None:
+        super().__init__(env, rate, station)
+        self.frame = frame
+        self.overhead = overhead
+        self.back = back
+        self.returns: list[float] = [0.0] * credits
+        self.head = 0
+
+    def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
+        """Reserve the link at ``now`` for ``nbytes`` on the wire arriving at ``t_arrive``,
+        frame by frame under the credits; (first frame's start, last frame's end)."""
+        station = self.station  # station.arrive(now), written out as in Link.reserve
+        n = station.n
+        station.area += n * (now - station.t_last)
+        station.t_last = now
+        station.n = n + 1
+        station.present_sum += now
+        rate = self.rate
+        assert rate is not None
+        free = self.free
+        t = free if free > t_arrive else t_arrive
+        frame = float(self.frame)
+        overhead = float(self.overhead)
+        back = self.back
+        returns = self.returns
+        credits = len(returns)
+        head = self.head
+        data = nbytes - overhead  # the data frames' bytes, the status frame's aside
+        full = int(data // frame) if data > 0.0 else 0
+        rest = data - full * frame
+        if rest <= 0.0 and full > 0:  # the last data frame is a full one
+            full -= 1
+            rest = frame
+        first = -1.0
+        for i in range(full + 2):
+            if i < full:
+                size = frame
+            elif i == full:
+                size = rest
+            else:
+                size = overhead
+            if size <= 0.0:
+                continue
+            credit = returns[head]
+            start = t if t >= credit else credit
+            if first < 0.0:
+                first = start
+            t = start + size / rate
+            returns[head] = t + back
+            head += 1
+            if head == credits:
+                head = 0
+        self.head = head
+        self.free = t
+        if first < 0.0:
+            first = t
+        return first, t

@@ -22,7 +22,9 @@ import numpy as np
 import simpy
 
 from sanpath.layout import (
+    CreditLimit,
     Wiring,
+    host_link_credits,
     nvme_io_time,
     nvme_queues,
     port_controller,
@@ -45,7 +47,7 @@ from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
 from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
 from sanpath.sim.routes import RouteMaker
-from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
+from sanpath.sim.station import CreditLink, FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (
     TRANSPORTS,
@@ -306,7 +308,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             if hspec.cpus is not None:
                 cpus = hspec.cpus
                 host.cpu = FcfsServer(env, cpus, station(station_name("host_cpu", host=hg), cpus))
-            for hba_spec in hspec.hbas:
+            for hba_index, hba_spec in enumerate(hspec.hbas):
+                credit_limits = host_link_credits(scenario, hi, hba_index)
                 for _card in range(hba_spec.count):
                     cname = f"{iname}.hba{len(host.cards)}"
                     rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
@@ -326,8 +329,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             name=f"{cname}.port{p}",
                             cpu=cpu,
                             command_time=command_time,
-                            link_out=Link(env, hba_spec.speed, station(link_out_name, 1)),
-                            link_in=Link(env, hba_spec.speed, station(link_in_name, 1)),
+                            link_out=_link(
+                                env, hba_spec.speed, station(link_out_name, 1), credit_limits, 0
+                            ),
+                            link_in=_link(
+                                env, hba_spec.speed, station(link_in_name, 1), credit_limits, 1
+                            ),
                         )
                         hba.ports.append(port)
                         host.ports.append(port)
@@ -441,3 +448,19 @@ def _controllers(
         for index, server in enumerate(controllers):
             made[transport, index] = Server(layer, server, reads, writes)
     return made
+
+
+def _link(
+    env: simpy.Environment,
+    rate: float | None,
+    station: Station,
+    limits: tuple[CreditLimit, CreditLimit] | None,
+    direction: int,
+) -> Link:
+    """One direction (``direction`` 0 outwards, 1 inwards) of a host port's link: a
+    :class:`~sanpath.sim.station.CreditLink` where its buffer-to-buffer credits bind, else a
+    plain :class:`~sanpath.sim.station.Link` (the two agree exactly where they do not)."""
+    if rate is None or limits is None or not limits[direction].binds(rate):
+        return Link(env, rate, station)
+    limit = limits[direction]
+    return CreditLink(env, rate, station, limit.credits, limit.frame, limit.overhead, limit.back)

@@ -32,6 +32,7 @@ from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
 from sanpath.spec.fields import MAX_HOSTS, MAX_IO_SIZE, DistSpec, Spec
 from sanpath.spec.hardware import (
+    LIGHT_PER_KM,
     ArraySpec,
     CacheSpec,
     ControllerSpec,
@@ -75,6 +76,7 @@ __all__ = [
     "DRIVE_PROFILES",
     "HBA_PROFILES",
     "KNOBS",
+    "LIGHT_PER_KM",
     "MAX_HOSTS",
     "MAX_IO_SIZE",
     "SCHEDULABLE",

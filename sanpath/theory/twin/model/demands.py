@@ -13,6 +13,7 @@ from typing import Any
 
 from sanpath.layout import (
     host_framing,
+    host_link_rates,
     nvme_io_time,
     port_controller,
     read_hit,
@@ -87,6 +88,8 @@ def fill_class(
     count = hs.count
     cache = s.array.cache
     framing = host_framing(s, c.host_group)
+    # each HBA spec's link rates outwards and inwards, less where its credits bind
+    link_rates = [host_link_rates(s, c.host_group, si) for si in range(len(hs.hbas))]
     n_luns = len(lun_fractions)
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
     # the owner of each LUN, weighted by the LUN's share of the class's commands
@@ -159,7 +162,8 @@ def fill_class(
                     pf = f / len(children)
                     wire = framing.wire_bytes(part)
                     t_pcie = part / hba.pcie.bytes_per_s if hba.pcie is not None else 0.0
-                    t_host = wire / hba.speed if hba.speed is not None else 0.0
+                    host_rate = link_rates[si][0 if write else 1]
+                    t_host = wire / host_rate if host_rate is not None else 0.0
                     t_port = wire / port_speed if port_speed is not None else 0.0
                     direction = ("down", "out", "in") if write else ("up", "in", "out")
                     if t_pcie > 0:
