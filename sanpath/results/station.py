@@ -72,10 +72,15 @@ class StationStats:
     rejected: int
     little_residual: float
     """Relative gap between the time-weighted count and the summed time in station."""
+    credit_starved: float | None = None
+    """Share of the window its links had a frame to send and no buffer-to-buffer credit
+    (each link's time counts once per link, as Brocade's ``tim_txcrd_z``); None: no link of
+    the station is credit-bound."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (milliseconds, None for undefined utilization)."""
-        return {
+        """JSON-friendly dict (milliseconds, None for undefined utilization; ``credit_starved``
+        only for a station with a credit-bound link)."""
+        out: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
             "layer": self.layer,
@@ -89,3 +94,6 @@ class StationStats:
             "completions": self.completions,
             "rejected": self.rejected,
         }
+        if self.credit_starved is not None:  # a credit-bound link's: absent elsewhere
+            out["credit_starved"] = self.credit_starved
+        return out

@@ -61,6 +61,7 @@ class Station:
         "area",
         "busy",
         "completions",
+        "credited",
         "held",
         "held_since",
         "kind",
@@ -74,6 +75,7 @@ class Station:
         "servers",
         "service_sum",
         "sojourn_sum",
+        "starved",
         "t_last",
         "wait_sum",
         "window_start",
@@ -99,6 +101,10 @@ class Station:
         self.sojourn_sum = 0.0
         self.held = -1
         self.held_since = 0.0
+        self.credited = False
+        """Some of its links send under buffer-to-buffer credits (:class:`CreditLink`)."""
+        self.starved = 0.0
+        """Seconds in the window its credit links had a frame to send and no credit."""
         self.mirror = False
         """A slot station no command has waited at: its busy time is its time-weighted
         count (``area``), the same sums in the same order, so ``busy``, ``held`` and
@@ -191,6 +197,7 @@ class Station:
         self.window_start = now
         self.sojourn_sum = 0.0
         self.present_sum = self.n * now
+        self.starved = 0.0
         if self.held >= 0:
             self.held_since = now
 
@@ -228,6 +235,9 @@ class Station:
             completions=done,
             rejected=self.rejected,
             little_residual=abs(area - accounted) / max(area, 1e-300) if area > 0 else 0.0,
+            credit_starved=(
+                self.starved / (span * self.servers) if self.credited and span > 0 else None
+            ),
         )
 
 
@@ -417,7 +427,9 @@ class CreditLink(Link):
 
     ``returns`` holds when each of the ``credits`` credits is back, oldest first from
     ``head`` (frames leave in order and every credit is away as long, so the oldest is the
-    next one back). A transfer's wire bytes are cut as :meth:`~sanpath.spec.Framing.wire_bytes`
+    next one back). The time a frame ready to go waits for its credit counts to the
+    station's credit-starved time (the ``tim_txcrd_z`` counter of Brocade switch ports).
+    A transfer's wire bytes are cut as :meth:`~sanpath.spec.Framing.wire_bytes`
     counts them: full frames of ``frame`` bytes, the last data frame's rest, and a status
     frame of ``overhead`` bytes.
     """
@@ -435,6 +447,7 @@ class CreditLink(Link):
         back: float,
     ) -> None:
         super().__init__(env, rate, station)
+        station.credited = True
         self.frame = frame
         self.overhead = overhead
         self.back = back
@@ -467,6 +480,7 @@ class CreditLink(Link):
             full -= 1
             rest = frame
         first = -1.0
+        starved = 0.0
         for i in range(full + 2):
             if i < full:
                 size = frame
@@ -477,7 +491,11 @@ class CreditLink(Link):
             if size <= 0.0:
                 continue
             credit = returns[head]
-            start = t if t >= credit else credit
+            if credit > t:
+                starved += credit - t
+                start = credit
+            else:
+                start = t
             if first < 0.0:
                 first = start
             t = start + size / rate
@@ -487,6 +505,7 @@ class CreditLink(Link):
                 head = 0
         self.head = head
         self.free = t
+        station.starved += starved
         if first < 0.0:
             first = t
         return first, t

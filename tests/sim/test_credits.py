@@ -67,6 +67,21 @@ def test_credit_bound_link_carries_credits_times_payload_per_round_trip(
     )
 
 
+def test_credit_starved_time_is_the_round_trip_not_covered_by_the_credits() -> None:
+    """The host link's credit-starved share (Brocade's tim_txcrd_z) is the part of each
+    credit cycle the port waits with frames to send: ``1 - credits x frame time / cycle``."""
+    rate = parse_rate("2GFC")
+    km, credits = 50, 8
+    result = sanpath.run(long_link(km, credits))
+    cycle = FRAME / rate + 2 * km * LIGHT_PER_KM
+    starved = result.station("host.link.in").credit_starved
+    assert starved == pytest.approx(1 - credits * FRAME / rate / cycle, rel=0.03)
+    assert result.station("host.link.out").credit_starved == 0.0  # reads: nothing goes out
+    short = sanpath.run(long_link(0, credits)).station("host.link.in")
+    assert short.credit_starved is None
+    assert "credit_starved" not in short.to_dict()
+
+
 @pytest.mark.parametrize("write", [False, True])
 def test_short_link_runs_at_line_rate(write: bool) -> None:
     rate = parse_rate("2GFC")
