@@ -84,6 +84,7 @@ _COLUMNS: dict[str, str] = {
     "completions": "completions",
     "rejected": "rejected",
     "credit_starved": "credit-starved",
+    "frames_discarded": "frames discarded",
     "fairness_jain": "Jain's fairness",
     "fairness_max_min": "busiest / least served",
     "commands_per_io": "commands per I/O",

@@ -16,6 +16,17 @@ from sanpath.layout.access import (
 )
 from sanpath.layout.credits import CreditLimit, host_link_credits, host_link_rates
 from sanpath.layout.demand import host_demand
+from sanpath.layout.fabric import (
+    IslHop,
+    host_switch,
+    isl_credits,
+    isl_hops,
+    isl_label,
+    isl_labels,
+    isl_light,
+    port_switch,
+    reverse,
+)
 from sanpath.layout.geometry import CYLINDERS, SPTF_GAMMA, queue_gain, seek_curve
 from sanpath.layout.hops import (
     DELAY,
@@ -70,6 +81,7 @@ __all__ = [
     "CreditLimit",
     "Hop",
     "HostPort",
+    "IslHop",
     "LunPlace",
     "PathInfo",
     "RaidLayout",
@@ -86,15 +98,23 @@ __all__ = [
     "host_framing",
     "host_link_credits",
     "host_link_rates",
+    "host_switch",
     "hot_mass",
+    "isl_credits",
+    "isl_hops",
+    "isl_label",
+    "isl_labels",
+    "isl_light",
     "lun_owner",
     "merge",
     "nvme_io_time",
     "nvme_queues",
     "port_controller",
+    "port_switch",
     "queue_gain",
     "read_hit",
     "read_hits",
+    "reverse",
     "seek_curve",
     "split_limit",
     "split_sizes",

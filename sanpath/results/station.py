@@ -76,6 +76,9 @@ class StationStats:
     """Share of the window its links had a frame to send and no buffer-to-buffer credit
     (each link's time counts once per link, as Brocade's ``tim_txcrd_z``); None: no link of
     the station is credit-bound."""
+    frames_discarded: int | None = None
+    """Frames its switch ports dropped in the window, held longer than the fabric's
+    ``frame_timeout``; None: no link of the station is credit-bound."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly dict (milliseconds, None for undefined utilization; ``credit_starved``
@@ -96,4 +99,6 @@ class StationStats:
         }
         if self.credit_starved is not None:  # a credit-bound link's: absent elsewhere
             out["credit_starved"] = self.credit_starved
+        if self.frames_discarded is not None:
+            out["frames_discarded"] = self.frames_discarded
         return out

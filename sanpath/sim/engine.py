@@ -86,7 +86,7 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.transfers = Transfers(self.env)
+        self.transfers = Transfers(self.env, fabric.frame_timeout or 0.0, fabric.error_detect)
         """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
@@ -329,7 +329,7 @@ class Simulation:
             start, done = controller.reserve(t, self.qfull_time)
             yield env.sleep(done - t)
             controller.station.depart(env._now, t, start, done)
-        yield env.sleep(self.one_way)
+        yield env.sleep(route.one_way)
         now = env._now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - t_sent, 0)
@@ -354,7 +354,7 @@ class Simulation:
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        one_way = self.one_way
+        one_way = route.one_way
         if one_way > 0:
             yield env.sleep(one_way)
             layers[FABRIC] += one_way

@@ -11,8 +11,8 @@ Three shapes cover the whole I/O path:
   command arrives, the server computes at once when the command will leave, so a stage costs
   one SimPy event instead of request/timeout/release.
 * :class:`Link` - a bandwidth server (an FC link direction, a PCIe slot direction): a
-  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served;
-  a :class:`CreditLink` also sends a frame only while it holds a buffer-to-buffer credit.
+  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served
+  (:mod:`sanpath.sim.credit` adds links under buffer-to-buffer credits).
 
 Each of them feeds a :class:`Station`, which keeps streaming statistics over the measurement
 window: the time-weighted number of commands present (updated at every arrival and
@@ -62,6 +62,7 @@ class Station:
         "busy",
         "completions",
         "credited",
+        "discarded",
         "held",
         "held_since",
         "kind",
@@ -102,9 +103,11 @@ class Station:
         self.held = -1
         self.held_since = 0.0
         self.credited = False
-        """Some of its links send under buffer-to-buffer credits (:class:`CreditLink`)."""
+        """Some of its links send under buffer-to-buffer credits (:mod:`sanpath.sim.credit`)."""
         self.starved = 0.0
         """Seconds in the window its credit links had a frame to send and no credit."""
+        self.discarded = 0
+        """Frames its switch ports dropped in the window, held past the frame timeout."""
         self.mirror = False
         """A slot station no command has waited at: its busy time is its time-weighted
         count (``area``), the same sums in the same order, so ``busy``, ``held`` and
@@ -198,6 +201,7 @@ class Station:
         self.sojourn_sum = 0.0
         self.present_sum = self.n * now
         self.starved = 0.0
+        self.discarded = 0
         if self.held >= 0:
             self.held_since = now
 
@@ -238,6 +242,7 @@ class Station:
             credit_starved=(
                 self.starved / (span * self.servers) if self.credited and span > 0 else None
             ),
+            frames_discarded=self.discarded if self.credited else None,
         )
 
 
@@ -391,7 +396,7 @@ class Link:
     (``setup``: seconds per transfer besides its bytes, e.g. a DMA set-up).
     """
 
-    __slots__ = ("_env", "free", "rate", "setup", "station")
+    __slots__ = ("_env", "free", "holds", "rate", "sent", "setup", "station")
 
     def __init__(
         self, env: simpy.Environment, rate: float | None, station: Station, setup: float = 0.0
@@ -401,6 +406,27 @@ class Link:
         self.setup = setup
         self.free = 0.0
         self.station = station
+        self.holds = False
+        """A switch's port whose credits come back only when the next link of the way has
+        taken the frames (:meth:`handed`): an ISL."""
+        self.sent = 0
+        """Frames of the last transfer (counted by a :class:`CreditLink`)."""
+
+    def handed(self, start: float, end: float) -> None:
+        """The next link of the way sends the frames of the last transfer from ``start`` to
+        ``end`` (a link that :attr:`holds` frees its credits then; a plain link ignores it)."""
+
+    def ready(self, t_arrive: float) -> float:
+        """When a transfer arriving at ``t_arrive`` could start: once the link is free."""
+        free = self.free
+        return free if free > t_arrive else t_arrive
+
+    def sustained(self) -> float:
+        """The rate the link keeps up over a long transfer, bytes/s (its rate; a link of no
+        limit is never asked)."""
+        rate = self.rate
+        assert rate is not None
+        return rate
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""
@@ -418,94 +444,3 @@ class Link:
         end = start + self.setup + nbytes / rate
         self.free = end
         return start, end
-
-
-class CreditLink(Link):
-    """One direction of an FC link whose buffer-to-buffer credits bind
-    (:mod:`sanpath.layout.credits`): frame by frame, a frame starts when the link is free
-    and a credit is at hand; its credit is back ``back`` seconds after its last byte left.
-
-    ``returns`` holds when each of the ``credits`` credits is back, oldest first from
-    ``head`` (frames leave in order and every credit is away as long, so the oldest is the
-    next one back). The time a frame ready to go waits for its credit counts to the
-    station's credit-starved time (the ``tim_txcrd_z`` counter of Brocade switch ports).
-    A transfer's wire bytes are cut as :meth:`~sanpath.spec.Framing.wire_bytes`
-    counts them: full frames of ``frame`` bytes, the last data frame's rest, and a status
-    frame of ``overhead`` bytes.
-    """
-
-    __slots__ = ("back", "frame", "head", "overhead", "returns")
-
-    def __init__(
-        self,
-        env: simpy.Environment,
-        rate: float,
-        station: Station,
-        credits: int,
-        frame: int,
-        overhead: int,
-        back: float,
-    ) -> None:
-        super().__init__(env, rate, station)
-        station.credited = True
-        self.frame = frame
-        self.overhead = overhead
-        self.back = back
-        self.returns: list[float] = [0.0] * credits
-        self.head = 0
-
-    def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
-        """Reserve the link at ``now`` for ``nbytes`` on the wire arriving at ``t_arrive``,
-        frame by frame under the credits; (first frame's start, last frame's end)."""
-        station = self.station  # station.arrive(now), written out as in Link.reserve
-        n = station.n
-        station.area += n * (now - station.t_last)
-        station.t_last = now
-        station.n = n + 1
-        station.present_sum += now
-        rate = self.rate
-        assert rate is not None
-        free = self.free
-        t = free if free > t_arrive else t_arrive
-        frame = float(self.frame)
-        overhead = float(self.overhead)
-        back = self.back
-        returns = self.returns
-        credits = len(returns)
-        head = self.head
-        data = nbytes - overhead  # the data frames' bytes, the status frame's aside
-        full = int(data // frame) if data > 0.0 else 0
-        rest = data - full * frame
-        if rest <= 0.0 and full > 0:  # the last data frame is a full one
-            full -= 1
-            rest = frame
-        first = -1.0
-        starved = 0.0
-        for i in range(full + 2):
-            if i < full:
-                size = frame
-            elif i == full:
-                size = rest
-            else:
-                size = overhead
-            if size <= 0.0:
-                continue
-            credit = returns[head]
-            if credit > t:
-                starved += credit - t
-                start = credit
-            else:
-                start = t
-            if first < 0.0:
-                first = start
-            t = start + size / rate
-            returns[head] = t + back
-            head += 1
-            if head == credits:
-                head = 0
-        self.head = head
-        self.free = t
-        station.starved += starved
-        if first < 0.0:
-            first = t
-        return first, t

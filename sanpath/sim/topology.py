@@ -22,7 +22,6 @@ import numpy as np
 import simpy
 
 from sanpath.layout import (
-    CreditLimit,
     Wiring,
     host_link_credits,
     nvme_io_time,
@@ -43,11 +42,12 @@ from sanpath.sim.components.flash import make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.fabric import host_link, isl_links
 from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
 from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
 from sanpath.sim.routes import RouteMaker
-from sanpath.sim.station import CreditLink, FcfsServer, Link, SlotPool, Station
+from sanpath.sim.station import FcfsServer, Link, SlotPool, Station
 from sanpath.sim.streams import Streams
 from sanpath.spec import (
     TRANSPORTS,
@@ -262,6 +262,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         wiring,
         _controllers(scenario, controllers, controller_time, controller_write_time),
         array.cross_controller.time if array.cross_controller is not None else 0.0,
+        isl_links(env, scenario, station),
     )
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
@@ -329,10 +330,10 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             name=f"{cname}.port{p}",
                             cpu=cpu,
                             command_time=command_time,
-                            link_out=_link(
+                            link_out=host_link(
                                 env, hba_spec.speed, station(link_out_name, 1), credit_limits, 0
                             ),
-                            link_in=_link(
+                            link_in=host_link(
                                 env, hba_spec.speed, station(link_in_name, 1), credit_limits, 1
                             ),
                         )
@@ -448,19 +449,3 @@ def _controllers(
         for index, server in enumerate(controllers):
             made[transport, index] = Server(layer, server, reads, writes)
     return made
-
-
-def _link(
-    env: simpy.Environment,
-    rate: float | None,
-    station: Station,
-    limits: tuple[CreditLimit, CreditLimit] | None,
-    direction: int,
-) -> Link:
-    """One direction (``direction`` 0 outwards, 1 inwards) of a host port's link: a
-    :class:`~sanpath.sim.station.CreditLink` where its buffer-to-buffer credits bind, else a
-    plain :class:`~sanpath.sim.station.Link` (the two agree exactly where they do not)."""
-    if rate is None or limits is None or not limits[direction].binds(rate):
-        return Link(env, rate, station)
-    limit = limits[direction]
-    return CreditLink(env, rate, station, limit.credits, limit.frame, limit.overhead, limit.back)

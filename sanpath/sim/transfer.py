@@ -7,6 +7,12 @@ started sending, so the links work as a pipeline; the data has fully arrived whe
 slowest link has sent it. An FC link (a framed leg) carries the data in frames plus the
 status frame, each with its overhead, as the route's transport frames it
 (:class:`~sanpath.sim.wire.Wire`); the others carry the bare data. Times are seconds, sizes bytes.
+
+A switch's ISL port (a link that :attr:`~sanpath.sim.station.Link.holds`) gets its credits
+back only once the next link has taken the frames, so a slow link behind it holds them. A
+switch drops frames that would wait longer than ``frame_timeout`` for the next link (their
+credits come back then): the transfer is lost, the host notices it after
+``error_detect`` seconds and the data is sent again.
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import simpy
 
 from sanpath.sim.components.host import Leg
 from sanpath.sim.kernel import Kernel
-from sanpath.sim.station import Station
+from sanpath.sim.station import Link, Station
 from sanpath.sim.wire import Wire
 
 RESERVE_AHEAD: Final = 2e-6
@@ -32,10 +38,14 @@ class Transfers:
     """Moves data over the links of a route in ``env``; a framed link carries a transfer's
     bytes on the wire as the route's :class:`~sanpath.sim.wire.Wire` counts them."""
 
-    __slots__ = ("env",)
+    __slots__ = ("env", "error_detect", "frame_timeout")
 
-    def __init__(self, env: Kernel) -> None:
+    def __init__(self, env: Kernel, frame_timeout: float = 0.0, error_detect: float = 0.0) -> None:
         self.env = env
+        self.frame_timeout = frame_timeout
+        """Seconds a switch holds a frame before it drops it (0: never)."""
+        self.error_detect = error_detect
+        """Seconds until the host notices a lost transfer and has the data sent again."""
 
     def move(
         self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float, wire: Wire
@@ -55,6 +65,10 @@ class Transfers:
         prev_start = prev_done = now
         ahead = RESERVE_AHEAD
         booked: list[tuple[Station, float, float, float]] = []
+        holder: Link | None = None  # a switch port waiting to hand its frames on (an ISL)
+        held = (0.0, 0.0)  # when the holder sent the frames
+        timeout = self.frame_timeout
+        lost_layer = -1  # the layer of the link before which a switch dropped the frames
         for link, framed, latency, layer in legs:
             arrive = prev_start + latency
             if arrive - now > ahead:
@@ -63,8 +77,22 @@ class Transfers:
             if link.rate is None:
                 start = end = arrive
             else:
+                if holder is not None and timeout > 0.0:
+                    # the last frame waits at the switch from when the holder sent it until
+                    # this link can have sent everything before it
+                    nbytes = framed_bytes if framed else size
+                    last = link.ready(arrive) + nbytes / link.sustained() - held[1] - latency
+                    if last > timeout:
+                        holder.handed(held[0] + timeout, held[1] + timeout)  # dropped, freed
+                        holder.station.discarded += holder.sent
+                        lost_layer = layer
+                        break
                 start, end = link.reserve(now, arrive, framed_bytes if framed else size)
                 booked.append((link.station, now, start, end))
+                if holder is not None:
+                    holder.handed(start, end)
+                holder = link if link.holds else None
+                held = (start, end)
             reach = prev_done + latency  # the data passes this link no sooner
             done = end if end > reach else reach
             layers[layer] += done - prev_done
@@ -74,4 +102,8 @@ class Transfers:
             now = env._now
         for station, t_booked, start, end in booked:
             station.depart(now, t_booked, start, end)
+        if lost_layer >= 0:  # the host notices, and the data is sent again
+            yield env.sleep(self.error_detect)
+            layers[lost_layer] += env._now - now
+            return (yield from self.move(layers, legs, size, env._now, wire))
         return now

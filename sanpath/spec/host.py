@@ -243,6 +243,9 @@ class HostSpec(Spec):
     cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
     drain_time: Duration = 0.0
+    switch: str | None = None
+    """The switch the host's HBA ports attach to (null: the first of ``fabric.switches``;
+    only with switches)."""
     hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
 
     @model_validator(mode="after")

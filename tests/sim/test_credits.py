@@ -8,7 +8,8 @@ import pytest
 
 import sanpath
 from sanpath.layout import CreditLimit, host_link_credits
-from sanpath.sim.station import CreditLink, Link
+from sanpath.sim.credit import CreditLink
+from sanpath.sim.station import Link
 from sanpath.spec import LIGHT_PER_KM, ScenarioError
 from sanpath.theory import textbook
 from sanpath.theory.twin import predict

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sanpath.layout import Wiring, host_link_rates, split_sizes, station_name
+from sanpath.layout import Wiring, host_link_rates, isl_labels, split_sizes, station_name
 from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
@@ -146,6 +146,8 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
                 len(ports) * hs.count
             )
             group_servers[station_name("host_link_in", host=hs.name)] = float(len(ports) * hs.count)
+    for label, isl in zip(isl_labels(s), (i for i in s.fabric.isls for _ in (0, 1)), strict=True):
+        group_servers[station_name("isl", isl=label)] = float(isl.count)
     if array.controller.bandwidth is not None:
         group_servers[station_name("controller_bandwidth")] = 1.0
 
@@ -264,6 +266,12 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             "credits x frame / credit cycle; a transfer of fewer frames than credits goes "
             "at line rate in the simulator, and a slow-draining host's hold on the fabric "
             "beyond its own link is not modelled"
+        )
+    if any(h.drain_time > 0.0 for h in s.hosts) and s.fabric.isls:
+        notes.append(
+            "slow drain: a host that drains slowly holds the credits of the ISLs its frames "
+            "cross, and the hosts sharing them wait (head-of-line blocking), as do the "
+            "switches' frame drops; the twin models neither, only each link's own rate"
         )
     if any_split:
         notes.append(
