@@ -95,6 +95,16 @@ SEQ_READ = {
 }
 
 
+def edge_core(isl_speed: str) -> dict[str, Any]:
+    """The host on switch ``edge``, the array's ports on ``core``, one ISL between them."""
+    return {
+        "fabric.switches": [{"name": "edge"}, {"name": "core"}],
+        "fabric.isls": [{"between": ["edge", "core"], "speed": isl_speed}],
+        "hosts.0.switch": "edge",
+        "array.port_switches": ["core", "core"],
+    }
+
+
 def two_hosts(web_throttle: str) -> dict[str, Any]:
     """Two host groups on the same LUNs, 2 x 2 paths x 16 = 64 commands per LUN against a
     limit of 16: ``db`` throttles (VMware), ``web`` with ``web_throttle``. Without write-back
@@ -284,6 +294,8 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     ),
     # 50 km on 8 credits: an 8GFC port carries about 34 of its 850 MB/s
     "SP023-link-credits": ({"fabric.distance_km": 50, **SEQ_READ}, {}, "warning"),
+    # two 8GFC host ports behind one 1GFC ISL: 16:1
+    "SP024-isl-fan-in": ({**edge_core("1GFC"), **SEQ_READ}, {}, "warning"),
 }
 
 # rule -> compliant variants (changes, check() keyword arguments): the rule stays quiet
@@ -378,6 +390,7 @@ COMPLIANT: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
         ({"fabric.distance_km": 5, "fabric.credits": 32}, {}),
         ({"fabric.distance_km": 5, "hosts.0.hbas.0.credits": 22}, {}),
     ],
+    "SP024-isl-fan-in": [({}, {}), (edge_core("16GFC"), {})],
 }
 
 SIMULATED = [r.id for r in RULES if r.simulate]

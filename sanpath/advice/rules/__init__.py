@@ -13,7 +13,8 @@
   too few, SP019 fewer I/O queues than processors, SP020 NVMe/TCP on a 1,500-byte MTU,
   SP021 FCP and FC-NVMe on one array port;
 * :mod:`~sanpath.advice.rules.controllers`: SP022 controller balance;
-* :mod:`~sanpath.advice.rules.fabric`: SP023 too few buffer-to-buffer credits.
+* :mod:`~sanpath.advice.rules.fabric`: SP023 too few buffer-to-buffer credits, SP024 ISL
+  fan-in.
 """
 
 from sanpath.advice.rules import (

@@ -1,10 +1,13 @@
-"""Rules on the fabric itself: SP023 links with too few buffer-to-buffer credits."""
+"""Rules on the fabric itself: SP023 links with too few buffer-to-buffer credits, SP024
+ISL fan-in."""
 
 from __future__ import annotations
 
+import math
+
 from sanpath.advice.fmt import host_label, mbps
 from sanpath.advice.registry import CheckOptions, Found, rule
-from sanpath.layout import host_link_credits
+from sanpath.layout import host_link_credits, isl_hops
 from sanpath.spec import Scenario
 
 CREDIT_WARNING = 0.9
@@ -86,4 +89,76 @@ def check_link_credits(s: Scenario, options: CheckOptions) -> list[Found]:
                     ),
                 )
             )
+    return findings
+
+
+ISL_FAN_IN_WARNING = 7.0
+"""Host link bandwidth over ISL bandwidth above this ratio is a warning."""
+
+SRC_ISL = (
+    "IBM, 'Summary of Best Practices for Storage Area Networks' (techdocs, January 2012): "
+    "switch vendors typically advise ISL oversubscription (total host bandwidth over ISL "
+    "bandwidth) of 7:1 to 10:1 for unknown workloads; Brocade 'SAN Design and Best "
+    "Practices' (53-1004781): fan-in expressed as 7:1 for 7 hosts on one ISL."
+)
+
+
+@rule(
+    "SP024-isl-fan-in",
+    "warning",
+    "ISL fan-in above the vendors' guidance",
+    metric="mb_per_s",
+    source=SRC_ISL,
+)
+def check_isl_fan_in(s: Scenario, options: CheckOptions) -> list[Found]:
+    """An ISL direction whose hosts' links together carry more than 7 times what it does.
+
+    Counts, for each ISL direction, the link speed of every host port whose paths cross
+    it (reads come back the other way, so both directions carry the same hosts). Warning
+    above 7:1, the low end of the vendors' 7:1 to 10:1 guidance, with the ISLs that bring
+    it back to 7:1.
+    """
+    pa = options.paths(s)
+    crossing: dict[int, set[tuple[int, int]]] = {}  # ISL -> (host group, host port)
+    for path in pa.routes:
+        if path.active:
+            for hop in isl_hops(s, path.group, path.array_port):
+                crossing.setdefault(hop.isl, set()).add((path.group, path.port))
+    findings = []
+    for i, isl in enumerate(s.fabric.isls):
+        ports = crossing.get(i, set())
+        hosts = sum((pa.host_ports[g][p].speed or 0.0) * s.hosts[g].count for g, p in sorted(ports))
+        capacity = isl.count * isl.speed
+        ratio = hosts / capacity
+        if ratio <= ISL_FAN_IN_WARNING:
+            continue
+        needed = min(64, math.ceil(hosts / (ISL_FAN_IN_WARNING * isl.speed)))
+        a, b = isl.between
+        findings.append(
+            Found(
+                title=f"ISL {a}-{b}: hosts' links {ratio:.1f} times its bandwidth",
+                message=(
+                    f"The host ports whose paths cross ISL {i} ({a}-{b}, {isl.count} x "
+                    f"{mbps(isl.speed)}) carry {mbps(hosts)} together: {ratio:.1f}:1, above "
+                    f"the vendors' {ISL_FAN_IN_WARNING:g}:1."
+                ),
+                mechanism=(
+                    "Every frame between those hosts and the array crosses the ISL: when "
+                    "they are busy together it is the bottleneck, and a single slow-draining "
+                    "host among them holds its credits for all."
+                ),
+                numbers={
+                    "isl": i,
+                    "host_bytes_per_s": hosts,
+                    "isl_bytes_per_s": capacity,
+                    "ratio": ratio,
+                    "isls_needed": needed,
+                },
+                fix={f"fabric.isls.{i}.count": needed} if needed > isl.count else None,
+                fix_text=(
+                    f"Use {needed} parallel links (a trunk) for ISL {i}, or attach the busiest "
+                    "hosts to the array's switch."
+                ),
+            )
+        )
     return findings
