@@ -86,7 +86,9 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.transfers = Transfers(self.env, fabric.frame_timeout or 0.0, fabric.error_detect)
+        self.transfers = Transfers(
+            self.env, fabric.frame_timeout or 0.0, fabric.error_detect, fabric.fence_after or 0
+        )
         """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time

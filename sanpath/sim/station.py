@@ -396,7 +396,7 @@ class Link:
     (``setup``: seconds per transfer besides its bytes, e.g. a DMA set-up).
     """
 
-    __slots__ = ("_env", "free", "holds", "rate", "sent", "setup", "station")
+    __slots__ = ("_env", "dropped", "fenced", "free", "holds", "rate", "sent", "setup", "station")
 
     def __init__(
         self, env: simpy.Environment, rate: float | None, station: Station, setup: float = 0.0
@@ -411,6 +411,10 @@ class Link:
         taken the frames (:meth:`handed`): an ISL."""
         self.sent = 0
         """Frames of the last transfer (counted by a :class:`CreditLink`)."""
+        self.dropped = 0
+        """Frames a switch dropped for this link (its egress port), held past the timeout."""
+        self.fenced = False
+        """The switch has disabled the port this link leaves from (port fencing)."""
 
     def handed(self, start: float, end: float) -> None:
         """The next link of the way sends the frames of the last transfer from ``start`` to

@@ -12,7 +12,9 @@ A switch's ISL port (a link that :attr:`~sanpath.sim.station.Link.holds`) gets i
 back only once the next link has taken the frames, so a slow link behind it holds them. A
 switch drops frames that would wait longer than ``frame_timeout`` for the next link (their
 credits come back then): the transfer is lost, the host notices it after
-``error_detect`` seconds and the data is sent again.
+``error_detect`` seconds and the data is sent again. Once a switch has dropped
+``fence_after`` frames for one egress port it fences the port: every frame for it is
+dropped at once, and its host's I/O goes nowhere.
 """
 
 from __future__ import annotations
@@ -38,10 +40,19 @@ class Transfers:
     """Moves data over the links of a route in ``env``; a framed link carries a transfer's
     bytes on the wire as the route's :class:`~sanpath.sim.wire.Wire` counts them."""
 
-    __slots__ = ("env", "error_detect", "frame_timeout")
+    __slots__ = ("env", "error_detect", "fence_after", "frame_timeout")
 
-    def __init__(self, env: Kernel, frame_timeout: float = 0.0, error_detect: float = 0.0) -> None:
+    def __init__(
+        self,
+        env: Kernel,
+        frame_timeout: float = 0.0,
+        error_detect: float = 0.0,
+        fence_after: int = 0,
+    ) -> None:
         self.env = env
+        self.fence_after = fence_after
+        """Frames dropped for one egress port after which its switch fences it (0: never);
+        a fenced port's frames are dropped as they come."""
         self.frame_timeout = frame_timeout
         """Seconds a switch holds a frame before it drops it (0: never)."""
         self.error_detect = error_detect
@@ -77,14 +88,19 @@ class Transfers:
             if link.rate is None:
                 start = end = arrive
             else:
-                if holder is not None and timeout > 0.0:
+                if holder is not None and (timeout > 0.0 or link.fenced):
                     # the last frame waits at the switch from when the holder sent it until
                     # this link can have sent everything before it
                     nbytes = framed_bytes if framed else size
                     last = link.ready(arrive) + nbytes / link.sustained() - held[1] - latency
-                    if last > timeout:
-                        holder.handed(held[0] + timeout, held[1] + timeout)  # dropped, freed
+                    if link.fenced or last > timeout:
+                        wait = 0.0 if link.fenced else timeout
+                        holder.handed(held[0] + wait, held[1] + wait)  # dropped: freed
                         holder.station.discarded += holder.sent
+                        link.dropped += holder.sent
+                        fence = self.fence_after
+                        if fence > 0 and link.dropped >= fence:
+                            link.fenced = True
                         lost_layer = layer
                         break
                 start, end = link.reserve(now, arrive, framed_bytes if framed else size)

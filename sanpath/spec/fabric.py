@@ -76,6 +76,11 @@ class FabricSpec(Spec):
     Cisco MDS congestion-drop timeout for every port type (Cisco MDS 9000 NX-OS Interfaces
     Configuration Guide, release 8.x, 2018; Cisco recommends no less than 200 ms on edge
     ports)."""
+    fence_after: Annotated[int, Field(ge=1)] | None = None
+    """Frames a switch drops for timeout on one port toward a host before it fences
+    (disables) the port, so that its host's traffic no longer holds anyone's credits; null:
+    no fencing (Brocade MAPS port fencing on C3TX_TO, the frames discarded for timeout; its
+    thresholds are the administrator's, none by default)."""
     error_detect: Duration = 2.0
     """Seconds until a host notices that a switch dropped its frames and has the data sent
     again: E_D_TOV, the Fibre Channel error-detect timeout (FC-FS default 2 s)."""

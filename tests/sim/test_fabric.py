@@ -130,6 +130,22 @@ def test_a_slow_draining_host_blocks_the_hosts_sharing_its_isl() -> None:
     assert restored["h0"][0] < 0.1 * healthy["h0"][0]  # the slow host's reads are lost
 
 
+def test_fencing_the_slow_hosts_port_restores_the_others() -> None:
+    """Port fencing after the first frames dropped for timeout: the slow host's port is
+    disabled, its reads go nowhere, and the others run as if it were not there."""
+    alone = host_figures(sanpath.run(edge_and_core(hosts=4)))["h0"][0]  # four, no slow one
+    data = edge_and_core()
+    data["hosts"][0]["drain_time"] = "2ms"
+    data["fabric"].update(frame_timeout="10ms", fence_after=1)
+    fenced = host_figures(sanpath.run(data))
+    assert fenced["h0"][0] == 0.0
+    for name in ("h1", "h2", "h3", "h4"):
+        assert fenced[name][0] == pytest.approx(alone, rel=0.02)
+    # without drops (the default 500 ms timeout never fires) there is nothing to fence on
+    data["fabric"]["frame_timeout"] = "500ms"
+    assert host_figures(sanpath.run(data))["h1"][0] < 0.1 * alone
+
+
 def test_port_based_routing_keeps_the_victims_on_the_slow_hosts_isl() -> None:
     """Two ISLs, port-based routing: hosts h0, h2, h4 share the slow host h0's ISL, h1 and
     h3 take the other one and keep their speed."""
