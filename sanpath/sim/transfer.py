@@ -77,7 +77,7 @@ class Transfers:
         ahead = RESERVE_AHEAD
         booked: list[tuple[Station, float, float, float]] = []
         holder: Link | None = None  # a switch port waiting to hand its frames on (an ISL)
-        held = (0.0, 0.0)  # when the holder sent the frames
+        held_start = held_end = 0.0  # when the holder sent the frames
         timeout = self.frame_timeout
         lost_layer = -1  # the layer of the link before which a switch dropped the frames
         for link, framed, latency, layer in legs:
@@ -92,10 +92,10 @@ class Transfers:
                     # the last frame waits at the switch from when the holder sent it until
                     # this link can have sent everything before it
                     nbytes = framed_bytes if framed else size
-                    last = link.ready(arrive) + nbytes / link.sustained() - held[1] - latency
+                    last = link.ready(arrive) + nbytes / link.sustained() - held_end - latency
                     if link.fenced or last > timeout:
                         wait = 0.0 if link.fenced else timeout
-                        holder.handed(held[0] + wait, held[1] + wait)  # dropped: freed
+                        holder.handed(held_start + wait, held_end + wait)  # dropped: freed
                         holder.station.discarded += holder.sent
                         link.dropped += holder.sent
                         fence = self.fence_after
@@ -107,8 +107,11 @@ class Transfers:
                 booked.append((link.station, now, start, end))
                 if holder is not None:
                     holder.handed(start, end)
-                holder = link if link.holds else None
-                held = (start, end)
+                if link.holds:
+                    holder = link
+                    held_start, held_end = start, end
+                else:
+                    holder = None
             reach = prev_done + latency  # the data passes this link no sooner
             done = end if end > reach else reach
             layers[layer] += done - prev_done
