@@ -516,6 +516,10 @@ def test_link_credits_names_the_credits_a_long_link_needs() -> None:
     assert found.numbers["credits_needed"] == 203
     assert found.numbers["capped_bytes_per_s"] == pytest.approx(8 * 2108 / 502.48e-6, rel=1e-3)
     assert found.fix == {"hosts.0.hbas.0.credits": 203}
+    # a slow-draining host is the host's fault, not the credits'
+    report = check(variant({"hosts.0.drain_time": "2ms"}), rules=["SP023"])
+    (found,) = report.by_rule("SP023-link-credits")
+    assert "drains slowly" in found.title and found.fix is None
 
 
 def test_fan_in_is_hosts_x_paths_x_luns_x_depth() -> None:

@@ -7,7 +7,7 @@ import math
 
 from sanpath.advice.fmt import host_label, mbps
 from sanpath.advice.registry import CheckOptions, Found, rule
-from sanpath.layout import host_link_credits, isl_hops
+from sanpath.layout import CreditLimit, host_link_credits, isl_hops
 from sanpath.spec import Scenario
 
 CREDIT_WARNING = 0.9
@@ -31,10 +31,11 @@ SRC_CREDITS = (
 def check_link_credits(s: Scenario, options: CheckOptions) -> list[Found]:
     """An FC host link whose buffer-to-buffer credits cap it below its line rate.
 
-    A credit is away for a frame's time on the wire, light both ways (``distance_km``) and
-    the host's ``drain_time``; with too few credits the port waits for R_RDY with frames to
-    send. Warning when the credits leave either direction under 90% of the line rate, with
-    the credits that would keep it at full speed.
+    A credit is away for a frame's time on the wire, light both ways (``distance_km``) and,
+    toward the host, the host's ``drain_time``; with too few credits the port waits for
+    R_RDY with frames to send. Warning when the link's length leaves it under 90% of its
+    line rate, with the credits that keep it at full speed; when the host's drain time does,
+    the fault is the host's (slow drain), not the credits'.
     """
     findings = []
     for g, host in enumerate(s.hosts):
@@ -43,53 +44,86 @@ def check_link_credits(s: Scenario, options: CheckOptions) -> list[Found]:
             speed = hba.speed
             if limits is None or speed is None:
                 continue
-            capped = min(limit.rate(speed) for limit in limits)
-            if capped >= CREDIT_WARNING * speed:
-                continue
-            needed = max(limit.needed(speed) for limit in limits)
-            credits = limits[0].credits
-            findings.append(
-                Found(
-                    title=(
-                        f"{host.name}: HBA {j} links carry {mbps(capped)} of {mbps(speed)} "
-                        f"with {credits} credits"
-                    ),
-                    message=(
-                        f"HBA {j} of {host_label(host)} reaches the array over "
-                        f"{s.fabric.distance_km:g} km"
-                        + (
-                            f" and drains its buffers in {host.drain_time * 1e6:g} us"
-                            if host.drain_time > 0.0
-                            else ""
-                        )
-                        + f": {credits} buffer-to-buffer credits let each port carry at most "
-                        f"{mbps(capped)} of its {mbps(speed)} line rate; {needed} credits "
-                        "keep it at full speed."
-                    ),
-                    mechanism=(
-                        "A port sends a frame only while it holds a credit, and a credit comes "
-                        "back only after its frame has crossed the link, been taken by the "
-                        "receiver and the R_RDY has come back: a link carries at most credits "
-                        "frames per such round trip, whatever its line rate."
-                    ),
-                    numbers={
-                        "host": host.name,
-                        "hba": j,
-                        "distance_km": s.fabric.distance_km,
-                        "credits": credits,
-                        "credits_needed": needed,
-                        "line_bytes_per_s": speed,
-                        "capped_bytes_per_s": capped,
-                    },
-                    fix={f"hosts.{g}.hbas.{j}.credits": needed},
-                    fix_text=(
-                        f"Give the ports {needed} credits (Brocade portCfgLongDistance or "
-                        "portCfgFPortBuffers, Cisco switchport fcrxbbcredit)"
-                        + (", and find why the host drains slowly." if host.drain_time else ".")
-                    ),
-                )
-            )
+            out, inward = limits  # out: the length alone; inward: with the drain time
+            if out.rate(speed) < CREDIT_WARNING * speed:
+                findings.append(_too_few_credits(s, g, j, out, inward.rate(speed)))
+            elif inward.rate(speed) < CREDIT_WARNING * speed:
+                findings.append(_slow_drain(s, g, j, inward))
     return findings
+
+
+def _too_few_credits(s: Scenario, g: int, j: int, out: CreditLimit, capped: float) -> Found:
+    """SP023 for a link too long for its credits."""
+    host = s.hosts[g]
+    speed = host.hbas[j].speed
+    assert speed is not None
+    needed = out.needed(speed)
+    return Found(
+        title=(
+            f"{host.name}: HBA {j} links carry {mbps(capped)} of {mbps(speed)} "
+            f"with {out.credits} credits"
+        ),
+        message=(
+            f"HBA {j} of {host_label(host)} reaches the array over "
+            f"{s.fabric.distance_km:g} km: {out.credits} buffer-to-buffer credits let each "
+            f"port carry at most {mbps(capped)} of its {mbps(speed)} line rate; {needed} "
+            "credits keep it at full speed."
+        ),
+        mechanism=(
+            "A port sends a frame only while it holds a credit, and a credit comes back only "
+            "after its frame has crossed the link, been taken by the receiver and the R_RDY "
+            "has come back: a link carries at most credits frames per such round trip, "
+            "whatever its line rate."
+        ),
+        numbers={
+            "host": host.name,
+            "hba": j,
+            "distance_km": s.fabric.distance_km,
+            "credits": out.credits,
+            "credits_needed": needed,
+            "line_bytes_per_s": speed,
+            "capped_bytes_per_s": capped,
+        },
+        fix={f"hosts.{g}.hbas.{j}.credits": needed},
+        fix_text=(
+            f"Give the ports {needed} credits (Brocade portCfgLongDistance or "
+            "portCfgFPortBuffers, Cisco switchport fcrxbbcredit)."
+        ),
+    )
+
+
+def _slow_drain(s: Scenario, g: int, j: int, inward: CreditLimit) -> Found:
+    """SP023 for a host that frees its receive buffers slowly."""
+    host = s.hosts[g]
+    speed = host.hbas[j].speed
+    assert speed is not None
+    capped = inward.rate(speed)
+    return Found(
+        title=f"{host.name}: drains slowly, its HBA {j} links carry {mbps(capped)}",
+        message=(
+            f"{host_label(host)} takes {host.drain_time * 1e6:g} us to free a receive buffer: "
+            f"with {inward.credits} credits the links toward it carry at most {mbps(capped)} "
+            f"of {mbps(speed)}."
+        ),
+        mechanism=(
+            "A host that returns its buffer-to-buffer credits slowly caps its own reads, and "
+            "the frames it does not take back up into the switch: every host sharing an ISL "
+            "with it waits behind them (slow drain)."
+        ),
+        numbers={
+            "host": host.name,
+            "hba": j,
+            "drain_time_s": host.drain_time,
+            "line_bytes_per_s": speed,
+            "capped_bytes_per_s": capped,
+        },
+        fix=None,
+        fix_text=(
+            "Find why the host frees its buffers slowly (HBA firmware and driver, an "
+            "overloaded host); meanwhile a shorter fabric.frame_timeout and port fencing "
+            "(fabric.fence_after) protect the hosts that share its ISLs."
+        ),
+    )
 
 
 ISL_FAN_IN_WARNING = 7.0
