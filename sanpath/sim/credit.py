@@ -28,9 +28,15 @@ class CreditLink(Link):
     A transfer's wire bytes are cut as :meth:`~sanpath.spec.Framing.wire_bytes`
     counts them: full frames of ``frame`` bytes, the last data frame's rest, and a status
     frame of ``overhead`` bytes.
+
+    A link that :attr:`~sanpath.sim.station.Link.holds` (an ISL) also keeps, per credit,
+    the host whose frame holds it (:attr:`~sanpath.sim.station.Link.owner`) and whether the
+    next link kept it away longer (:meth:`handed`): a frame that waits for such a credit of
+    another host's counts the part of its wait that host's hold caused to the station's
+    ``victims``.
     """
 
-    __slots__ = ("back", "frame", "head", "overhead", "returns", "sent_head")
+    __slots__ = ("back", "extended", "frame", "head", "overhead", "owners", "returns", "seqs")
 
     def __init__(
         self,
@@ -49,8 +55,13 @@ class CreditLink(Link):
         self.back = back
         self.returns: list[float] = [0.0] * credits
         self.head = 0
-        self.sent_head = 0
-        """Where the last transfer's first frame's credit is in ``returns``."""
+        self.seqs: list[int] = [-1] * credits
+        """The number of the frame that holds each credit (frames are numbered from 0, so
+        frame ``n`` holds credit ``n % credits``)."""
+        self.owners: list[int] = [-1] * credits
+        """The host whose frame holds each credit (-1: none)."""
+        self.extended: list[float] = [0.0] * credits
+        """Seconds the next link kept each credit away beyond its own round trip."""
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` on the wire arriving at ``t_arrive``,
@@ -79,7 +90,13 @@ class CreditLink(Link):
             rest = frame
         first = -1.0
         starved = 0.0
-        self.sent_head = head
+        victims = station.victims if self.holds else None
+        owner = self.owner
+        owners = self.owners
+        extended = self.extended
+        self.first = self.first + self.sent  # this transfer's first frame's number
+        seq = self.first
+        seqs = self.seqs
         sent = 0
         for i in range(full + 2):
             if i < full:
@@ -93,9 +110,20 @@ class CreditLink(Link):
             credit = returns[head]
             if credit > t:
                 starved += credit - t
+                held = extended[head]
+                if victims is not None and held > 0.0:
+                    culprit = owners[head]
+                    if culprit >= 0 and culprit != owner:  # the part of the wait it caused
+                        key = (owner, culprit)
+                        wait = credit - t
+                        victims[key] = victims.get(key, 0.0) + (wait if wait < held else held)
                 start = credit
             else:
                 start = t
+            owners[head] = owner
+            extended[head] = 0.0
+            seqs[head] = seq
+            seq += 1
             if first < 0.0:
                 first = start
             t = start + size / rate
@@ -107,6 +135,7 @@ class CreditLink(Link):
         self.head = head
         self.sent = sent
         self.free = t
+        self.starving = starved
         station.starved += starved
         if first < 0.0:
             first = t
@@ -129,22 +158,28 @@ class CreditLink(Link):
         ready = free if free > t_arrive else t_arrive
         return credit if credit > ready else ready
 
-    def handed(self, start: float, end: float) -> None:
+    def handed(self, start: float, end: float, blocked: bool, first: int, sent: int) -> None:
         """The next link takes the last transfer's frames from ``start`` to ``end``, evenly
         spread: each frame's buffer here is free, and its credit comes back (half of
         ``back`` later, light over this link), no sooner than the next link takes it.
-        Only the credits of its last ``credits`` frames are still away."""
-        sent = self.sent
+        Only the credits of its last ``credits`` frames are still away. When the next link
+        was ``blocked`` (short of credits), the extra time the credits stay away is the
+        congestion their host causes others (``extended``)."""
         if sent == 0:
             return
         returns = self.returns
+        seqs = self.seqs
         credits = len(returns)
         light = 0.5 * self.back
         step = (end - start) / sent
         for k in range(max(0, sent - credits), sent):
-            at = (self.sent_head + k) % credits
+            at = (first + k) % credits
+            if seqs[at] != first + k:  # a later frame holds the credit already
+                continue
             freed = start + k * step + light
             if freed > returns[at]:
+                if blocked:
+                    self.extended[at] += freed - returns[at]
                 returns[at] = freed
 
 
@@ -169,9 +204,9 @@ class IslBundle(Link):
         turn += 1
         self.turn = 0 if turn == len(self.members) else turn
         self.last = member
+        member.owner = self.owner
         return member.reserve(now, t_arrive, nbytes)
 
-    def handed(self, start: float, end: float) -> None:
-        """The next link takes the frames of the member that carried the last transfer."""
-        self.last.handed(start, end)
-        self.sent = self.last.sent
+    def carrier(self) -> Link:
+        """The member that carried the last transfer."""
+        return self.last

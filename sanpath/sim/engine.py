@@ -226,7 +226,9 @@ class Simulation:
                 layers[DRIVE] += now - t - wait
             for gate in route.back_end:  # the LUN queue, held since admission
                 gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
-            now = yield from self.transfers.move(layers, route.read_legs, size, now, route.wire)
+            now = yield from self.transfers.move(
+                layers, route.read_legs, size, now, route.wire, cmd.host.index
+            )
         self._complete(cmd, route, trip, t_sent, now, fork, key, t_issue)  # 8.
         return now
 
@@ -361,7 +363,7 @@ class Simulation:
             yield env.sleep(one_way)
             layers[FABRIC] += one_way
         now = t = yield from self.transfers.move(
-            layers, route.write_legs, size, env._now, route.wire
+            layers, route.write_legs, size, env._now, route.wire, cmd.host.index
         )
         if self.cache.absorbs(size):
             self.measure.counters["cached_writes"] += 1

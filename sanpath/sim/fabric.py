@@ -45,6 +45,7 @@ def isl_links(
         limit = isl_credits(scenario, i)
         for direction in (0, 1):
             name = station_name("isl", isl=isl_label(scenario, IslHop(i, direction)))
+            station(name, 0.0).victims = {}  # it counts who waits behind whom
             members: list[Link] = []
             for _ in range(isl.count):
                 link = CreditLink(

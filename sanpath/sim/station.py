@@ -78,6 +78,7 @@ class Station:
         "sojourn_sum",
         "starved",
         "t_last",
+        "victims",
         "wait_sum",
         "window_start",
     )
@@ -108,6 +109,9 @@ class Station:
         """Seconds in the window its credit links had a frame to send and no credit."""
         self.discarded = 0
         """Frames its switch ports dropped in the window, held past the frame timeout."""
+        self.victims: dict[tuple[int, int], float] | None = None
+        """An ISL's: seconds in the window frames of one host waited for credits another
+        host's frames held, by (waiting host, that host) (None: not an ISL)."""
         self.mirror = False
         """A slot station no command has waited at: its busy time is its time-weighted
         count (``area``), the same sums in the same order, so ``busy``, ``held`` and
@@ -202,6 +206,8 @@ class Station:
         self.present_sum = self.n * now
         self.starved = 0.0
         self.discarded = 0
+        if self.victims is not None:
+            self.victims = {}
         if self.held >= 0:
             self.held_since = now
 
@@ -396,7 +402,20 @@ class Link:
     (``setup``: seconds per transfer besides its bytes, e.g. a DMA set-up).
     """
 
-    __slots__ = ("_env", "dropped", "fenced", "free", "holds", "rate", "sent", "setup", "station")
+    __slots__ = (
+        "_env",
+        "dropped",
+        "fenced",
+        "first",
+        "free",
+        "holds",
+        "owner",
+        "rate",
+        "sent",
+        "setup",
+        "starving",
+        "station",
+    )
 
     def __init__(
         self, env: simpy.Environment, rate: float | None, station: Station, setup: float = 0.0
@@ -410,15 +429,26 @@ class Link:
         """A switch's port whose credits come back only when the next link of the way has
         taken the frames (:meth:`handed`): an ISL."""
         self.sent = 0
-        """Frames of the last transfer (counted by a :class:`CreditLink`)."""
+        """Frames of the last transfer (counted by a credit link)."""
+        self.first = 0
+        """The number of the last transfer's first frame (counted by a credit link)."""
         self.dropped = 0
         """Frames a switch dropped for this link (its egress port), held past the timeout."""
         self.fenced = False
         """The switch has disabled the port this link leaves from (port fencing)."""
+        self.owner = -1
+        """The host whose transfer a link that :attr:`holds` carries next (its index)."""
+        self.starving = 0.0
+        """Seconds the last transfer's frames waited for credits (a credit link's)."""
 
-    def handed(self, start: float, end: float) -> None:
-        """The next link of the way sends the frames of the last transfer from ``start`` to
-        ``end`` (a link that :attr:`holds` frees its credits then; a plain link ignores it)."""
+    def handed(self, start: float, end: float, blocked: bool, first: int, sent: int) -> None:
+        """The next link of the way sends the ``sent`` frames numbered from ``first`` from
+        ``start`` to ``end`` (a link that :attr:`holds` frees their credits then; a plain
+        link ignores it); ``blocked``: it was short of credits itself (a slow drain behind)."""
+
+    def carrier(self) -> Link:
+        """The link that carried the last transfer: this one (a bundle: its member)."""
+        return self
 
     def ready(self, t_arrive: float) -> float:
         """When a transfer arriving at ``t_arrive`` could start: once the link is free."""

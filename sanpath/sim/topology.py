@@ -34,7 +34,7 @@ from sanpath.layout import (
     transport_delay,
 )
 from sanpath.layout.access import read_hits
-from sanpath.results import LAYERS
+from sanpath.results import LAYERS, Victim, victims
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive
@@ -94,6 +94,15 @@ class Topology:
     """Makes each host's routes when they are first used."""
     controllers: list[FcfsServer] = field(default_factory=list)
     """Every controller: one, or two (``array.controllers``), by index."""
+
+    def victims(self, span: float) -> tuple[Victim, ...]:
+        """The hosts that waited in the window for ISL credits other hosts' frames held
+        (:func:`sanpath.results.victims`), over every ISL."""
+        waits: dict[tuple[int, int], float] = {}
+        for st in self.stations.values():
+            for key, waited in (st.victims or {}).items():
+                waits[key] = waits.get(key, 0.0) + waited
+        return tuple(victims(waits, [host.name for host in self.hosts], span))
 
     def fail_controller(self, scenario: Scenario, failed: int | None) -> None:
         """Controller ``failed`` of ``scenario``'s array has failed (None: both work again):

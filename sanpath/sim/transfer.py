@@ -59,7 +59,13 @@ class Transfers:
         """Seconds until the host notices a lost transfer and has the data sent again."""
 
     def move(
-        self, layers: list[float], legs: tuple[Leg, ...], size: int, now: float, wire: Wire
+        self,
+        layers: list[float],
+        legs: tuple[Leg, ...],
+        size: int,
+        now: float,
+        wire: Wire,
+        owner: int = -1,
     ) -> Generator[simpy.Event, Any, float]:
         """Move ``size`` bytes over ``legs`` from ``now`` (see the module docstring), framed
         as ``wire`` counts them; add the time each link adds to its layer of ``layers``;
@@ -77,10 +83,10 @@ class Transfers:
         ahead = RESERVE_AHEAD
         booked: list[tuple[Station, float, float, float]] = []
         holder: Link | None = None  # a switch port waiting to hand its frames on (an ISL)
-        held_start = held_end = 0.0  # when the holder sent the frames
+        first = sent = 0  # the numbers of the frames it holds
         timeout = self.frame_timeout
         lost_layer = -1  # the layer of the link before which a switch dropped the frames
-        for link, framed, latency, layer in legs:
+        for i, (link, framed, latency, layer) in enumerate(legs):
             arrive = prev_start + latency
             if arrive - now > ahead:
                 yield env.sleep(arrive - now)
@@ -88,34 +94,48 @@ class Transfers:
             if link.rate is None:
                 start = end = arrive
             else:
-                if holder is not None and (timeout > 0.0 or link.fenced):
-                    # the last frame waits at the switch from when the holder sent it until
-                    # this link can have sent everything before it
-                    nbytes = framed_bytes if framed else size
-                    last = link.ready(arrive) + nbytes / link.sustained() - held_end - latency
-                    if link.fenced or last > timeout:
-                        wait = 0.0 if link.fenced else timeout
-                        holder.handed(held_start + wait, held_end + wait)  # dropped: freed
-                        holder.station.discarded += holder.sent
-                        link.dropped += holder.sent
-                        fence = self.fence_after
-                        if fence > 0 and link.dropped >= fence:
-                            link.fenced = True
-                        lost_layer = layer
-                        break
+                if link.holds:
+                    link.owner = owner  # whose frames hold its credits
                 start, end = link.reserve(now, arrive, framed_bytes if framed else size)
                 booked.append((link.station, now, start, end))
                 if holder is not None:
-                    holder.handed(start, end)
+                    holder.handed(start, end, link.starving > 0.0, first, sent)
                 if link.holds:
-                    holder = link
-                    held_start, held_end = start, end
+                    holder = link.carrier()
+                    first, sent = holder.first, holder.sent
+                    # when the next link will take the frames, as it stands now: their
+                    # credits stay away until then (the next link's own reservation,
+                    # later, may keep them longer)
+                    after = legs[i + 1]
+                    way = after.link
+                    rate = way.rate
+                    take = took = start + after.latency
+                    blocked = False
+                    if rate is not None:
+                        nbytes = framed_bytes if after.framed else size
+                        take = way.ready(take)
+                        pace = way.sustained()
+                        took = take + nbytes / pace
+                        blocked = pace < rate
+                    if way.fenced or (timeout > 0.0 and took - end - after.latency > timeout):
+                        wait = 0.0 if way.fenced else timeout  # the switch drops them
+                        holder.handed(start + wait, end + wait, True, first, sent)
+                        holder.station.discarded += sent
+                        way.dropped += sent
+                        fence = self.fence_after
+                        if fence > 0 and way.dropped >= fence:
+                            way.fenced = True
+                        lost_layer = after.layer
+                    else:
+                        holder.handed(take, took, blocked, first, sent)
                 else:
                     holder = None
             reach = prev_done + latency  # the data passes this link no sooner
             done = end if end > reach else reach
             layers[layer] += done - prev_done
             prev_start, prev_done = start, done
+            if lost_layer >= 0:  # dropped at the switch: the next link never sees them
+                break
         if prev_done > now:
             yield env.sleep(prev_done - now)
             now = env._now
@@ -124,5 +144,5 @@ class Transfers:
         if lost_layer >= 0:  # the host notices, and the data is sent again
             yield env.sleep(self.error_detect)
             layers[lost_layer] += env._now - now
-            return (yield from self.move(layers, legs, size, env._now, wire))
+            return (yield from self.move(layers, legs, size, env._now, wire, owner))
         return now

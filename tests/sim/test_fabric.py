@@ -108,11 +108,18 @@ def test_a_slow_draining_host_blocks_the_hosts_sharing_its_isl() -> None:
     """Done-when (2): one host that frees its buffers slowly holds the ISL's credits; the
     four healthy hosts' throughput falls and their p99 rises. A frame timeout at the switch
     shorter than the slow host's frames wait there drops them and restores the others."""
-    healthy = host_figures(sanpath.run(edge_and_core()))
+    calm = sanpath.run(edge_and_core())
+    healthy = host_figures(calm)
+    assert calm.victims == () and "victims" not in calm.to_dict()
     slow = edge_and_core()
     slow["hosts"][0]["drain_time"] = "2ms"
     result = sanpath.run(slow)
     blocked = host_figures(result)
+    # the healthy hosts are named as h0's victims, and nobody else's
+    assert {(v.host, v.culprit) for v in result.victims} == {
+        (name, "h0") for name in ("h1", "h2", "h3", "h4")
+    }
+    assert all(v.share > 0.1 for v in result.victims)
     isl = result.station("fabric.isl.core>edge")
     assert isl.credit_starved is not None and isl.credit_starved > 0.5
     assert isl.frames_discarded == 0  # the default 500 ms timeout never fires here
