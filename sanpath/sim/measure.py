@@ -369,6 +369,7 @@ class Measurement:
             devices=devices,
             demand=host_demand(scenario),
             starving=hungry,
+            victims=self.topology.victims(span),
             recording=self.recorder.recording() if self.recorder is not None else None,
         )
 

@@ -201,6 +201,7 @@ class Route:
         "hops",
         "host_queue",
         "lun",
+        "one_way",
         "read_legs",
         "releases",
         "retry_at",
@@ -222,6 +223,7 @@ class Route:
         write_legs: tuple[Leg, ...] = (),
         read_legs: tuple[Leg, ...] = (),
         association: Association | None = None,
+        one_way: float = 0.0,
     ) -> None:
         self.hops = hops
         """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
@@ -246,6 +248,9 @@ class Route:
         """How the host's transport frames the data on the links (:mod:`sanpath.sim.wire`)."""
         self.association = association
         """NVMe: the controller association the route's queue pairs belong to."""
+        self.one_way = one_way
+        """Seconds a frame takes from host port to array port: the fabric's latency and
+        light over the ISLs the route crosses."""
 
     def set_hops(self, hops: tuple[Hop, ...]) -> None:
         """The route's front is ``hops`` (made, or changed by a controller's failure); the
