@@ -188,10 +188,10 @@ def _meaning(b: Bottleneck, quiet: bool) -> str:
         return (
             f"the link {b.station} is {level}, busy {pct} of the time, and for "
             f"{100 * b.credit_starved:.0f}% of it had frames to send and no buffer-to-buffer "
-            "credit to send them with: they wait for credits, not for the wire. Its receiver returns them slowly (a slow-draining "
-            "host: find why, and meanwhile fabric.frame_timeout or port fencing protect the "
-            "hosts that share its ISLs) or it is too long for its credits (give its ports more: "
-            "hbas.M.credits, isls.N.credits)"
+            "credit to send them with: they wait for credits, not for the wire. Its receiver "
+            "returns them slowly (a slow-draining host: find why, and meanwhile "
+            "fabric.frame_timeout or port fencing protect the hosts that share its ISLs) or it "
+            "is too long for its credits (give its ports more: hbas.M.credits, isls.N.credits)"
         )
     if b.kind == "link":
         port = _port_of(b.station)

@@ -16,8 +16,7 @@ import numpy as np
 
 from sanpath.sim.control import DRIFT, STATE_DIRTY, STATE_IN_FLIGHT, RunControl
 from sanpath.spec import RunSpec
-from sanpath.stats import interval_doubts, trend
-from sanpath.stats.steady import mser
+from sanpath.stats import interval_doubts, mser, trend
 
 __all__ = ["CacheLevel", "diagnose"]
 
