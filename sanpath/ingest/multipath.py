@@ -19,8 +19,8 @@ from sanpath.ingest.model import Measured
 __all__ = ["MULTIPATH", "PATH", "SAME_LOAD", "multipath_once"]
 
 MULTIPATH = re.compile(r"dm-\d+|mpath\w*")
-"""Names of dm-multipath devices: the kernel's ``dm-N``, or the ``/dev/mapper`` name of a
-multipath map (``mpatha``, the ``user_friendly_names`` default)."""
+"""Names of dm-multipath devices (the kernel's ``dm-N``, or the ``/dev/mapper`` name of a
+multipath map such as ``mpatha``, the ``user_friendly_names`` default)."""
 
 PATH = re.compile(r"sd[a-z]+")
 """Names of SCSI disk devices, which under dm-multipath are the paths."""
