@@ -33,6 +33,10 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+SCENARIO_FILE = "a scenario file (YAML)"
+"""Help of a command's scenario argument."""
+
+
 def _add_set(parser: argparse.ArgumentParser, text: str) -> None:
     """The repeatable ``--set KEY=VALUE`` option (dotted scenario keys)."""
     parser.add_argument(
@@ -87,11 +91,11 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("validate", help="check scenario files (and traces), report every problem")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML)")
     _add_set(p, "change a field of every file before validating it")
 
     p = sub.add_parser("run", help="simulate one scenario and print its results")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     p.add_argument("--replicate", type=int, default=0, help="replication index (default 0)")
     _add_set(p, "change a field before running, e.g. hosts.0.hbas.0.queue_depth=16")
@@ -126,7 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_predict_parser(sub)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument(
         "--vary",
         action="append",
@@ -160,8 +164,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_force(p, ", and overwrite an --out table another sweep wrote")
 
-    p = sub.add_parser("compare", help="run a scenario's reference points against the published")
-    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser(
+        "compare",
+        help="run a scenario's reference points and set them beside the published figures",
+    )
+    p.add_argument("file", metavar="FILE", help="a scenario file (YAML) with a reference section")
     p.add_argument("--json", action="store_true", help="print a JSON list of points")
     p.add_argument("--plot", default=None, metavar="PNG", help="draw published against model")
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
@@ -170,7 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_force(p, ", and replace an existing --plot")
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
-    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument("file", metavar="SCENARIO", help=SCENARIO_FILE)
     p.add_argument(
         "--measured",
         metavar="FILE",
@@ -203,7 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "headroom", help="how much more load fits before a latency target (SLO) breaks"
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument(
         "--slo",
         action="append",
@@ -246,7 +253,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report", help="one self-contained HTML page of a scenario and its answers, to hand over"
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument("--out", required=True, metavar="REPORT.html", help="the page to write")
     p.add_argument(
         "--sweep", default=None, metavar="SWEEP.csv", help="a sweep table to show (sweep --out)"
@@ -275,7 +282,7 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="review a proposal: what is wrong, why, what it costs and what to change",
     )
-    p.add_argument("file", metavar="PROPOSAL")
+    p.add_argument("file", metavar="PROPOSAL", help="the proposal, a scenario file (YAML)")
     _add_set(p, "change a field of the proposal before checking it")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -341,6 +348,8 @@ def _parser() -> argparse.ArgumentParser:
             "per-host",
             "topology",
         ],
+        help="the picture: a sweep's curves, a run's layers, dashboards and CDF, or a "
+        "scenario's I/O path (topology)",
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
     p.add_argument("--x", default=None, metavar="KEY", help="dotted key on the x axis")
@@ -366,7 +375,13 @@ def _parser() -> argparse.ArgumentParser:
         help="turn measured counters (perfmon, iostat, esxtop), fio or a block trace into a "
         "scenario",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="measured files: perfmon CSV, iostat or sadf output, esxtop batch CSV, fio job "
+        "files or JSON results, or a block trace",
+    )
     p.add_argument(
         "--format",
         choices=["auto", *FORMATS],

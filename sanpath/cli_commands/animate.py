@@ -16,7 +16,9 @@ def add_animate_parser(sub: Any) -> None:
         "animate",
         help="a window of a run as an animation of its path: HTML player, GIF or MP4",
     )
-    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument(
+        "file", metavar="SCENARIO", help="a scenario file (YAML); run.animate sets its window"
+    )
     p.add_argument(
         "--out", required=True, metavar="FILE", help="the animation to write: .html, .gif or .mp4"
     )

@@ -36,7 +36,7 @@ def add_predict_parser(sub: Any) -> None:
     p = sub.add_parser(
         "predict", help="the analytic twin alone: IOPS, latency and bottleneck in milliseconds"
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help="a scenario file (YAML)")
     p.add_argument(
         "--set",
         action="append",
