@@ -65,7 +65,7 @@ from sanpath.sim.measure import Measurement
 from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.record import Recorder
 from sanpath.sim.schedule import Schedule
-from sanpath.sim.station import CACHE, DRIVE, FABRIC, LUN_QUEUE
+from sanpath.sim.station import CACHE, DRIVE, FABRIC, HOST_QUEUE, LUN_QUEUE
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.sim.transfer import Transfers
@@ -127,6 +127,13 @@ class Simulation:
         now = env._now  # the attribute, not the property: read on every step of the trip
         key = measure.issue(now, size, host.index) if fork is None else -1
         t_issue = now
+        reads = host.reads
+        if reads is not None and not cmd.write:  # a read limit congestion notifications set
+            start = reads.admit(now, size)
+            if start > now:  # the driver holds the read back until its time
+                yield env.sleep(start - now)
+                now = env._now
+                layers[HOST_QUEUE] += now - t_issue
         route = host.select(lun.index, size)
         cmd.device.begin(now)
         measure.commands_issued += 1

@@ -370,6 +370,7 @@ class Measurement:
             demand=host_demand(scenario),
             starving=hungry,
             victims=self.topology.victims(span),
+            notified=self.topology.notified(self.window_start, now),
             recording=self.recorder.recording() if self.recorder is not None else None,
         )
 
