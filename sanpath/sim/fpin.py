@@ -23,7 +23,6 @@ import simpy
 from sanpath.results import Notified
 from sanpath.sim.components.host import HostInstance, ReadLimit
 from sanpath.sim.credit import CreditLink
-from sanpath.sim.kernel import Kernel
 from sanpath.spec import FpinSpec
 
 
@@ -35,7 +34,7 @@ class Notifications:
     counts those of its measurement window only.
     """
 
-    def __init__(self, env: Kernel, spec: FpinSpec, hosts: list[HostInstance]) -> None:
+    def __init__(self, env: simpy.Environment, spec: FpinSpec, hosts: list[HostInstance]) -> None:
         self.env = env
         self.window = spec.window
         self.threshold = spec.threshold
@@ -63,8 +62,8 @@ class Notifications:
         env, window = self.env, self.window
         hosts = self.hosts
         while True:
-            yield env.sleep(window)
-            now = env._now
+            yield env.timeout(window)
+            now = env.now
             notified = [False] * len(hosts)
             for k, (host, link) in enumerate(self.ports):
                 waited = link.waited - self.seen[k]

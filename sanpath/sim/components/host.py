@@ -42,7 +42,6 @@ from sanpath.sim.station import FcfsServer, Link, SlotPool
 from sanpath.sim.wire import Wire
 from sanpath.spec import QfullSpec
 
-
 LIMIT_CUT: Final = 0.5
 """A congestion notification sets a host's read limit to this share of the read rate it
 asked for in the window just past (assumed)."""
