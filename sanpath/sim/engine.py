@@ -3,7 +3,9 @@
 Simulated time is in seconds. The model is in :meth:`Simulation.command`, which reads like
 the path a SCSI command takes:
 
-1. the host picks a path (multipath policy), waits for a slot in its per-LUN queue and
+1. a read waits while a read limit the host set in answer to congestion notifications holds
+   it back (``hosts.N.fpin_response``, :mod:`sanpath.sim.fpin`); the host picks a path
+   (multipath policy), waits for a slot in its per-LUN queue and
    spends its own time on the command (``cpu_time`` on one of ``cpus`` processors, then
    ``io_time``);
 2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time`` on

@@ -9,6 +9,7 @@ import pytest
 import sanpath
 from sanpath.sim.components.host import LIMIT_CUT, LIMIT_FLOOR, LIMIT_RAISE, ReadLimit
 from sanpath.spec import ScenarioError
+from sanpath.theory.twin import predict
 from tests.sim.test_fabric import edge_and_core, host_figures
 
 HEALTHY = ("h1", "h2", "h3", "h4")
@@ -110,3 +111,13 @@ def test_a_bad_fpin_setting_is_a_located_error(change: Any, field: str) -> None:
     with pytest.raises(ScenarioError) as error:
         sanpath.load_scenario(data)
     assert field in str(error.value)
+
+
+def test_the_twin_says_it_sends_no_notifications() -> None:
+    data = slow_drain()
+    data["hosts"][0]["fpin_response"] = "rate_limit"
+    notes = predict(sanpath.load_scenario(data)).notes
+    assert any("fabric.fpin" in note for note in notes)
+    healthy = edge_and_core()
+    healthy["fabric"]["fpin"] = {}
+    assert not any("fabric.fpin" in note for note in predict(sanpath.load_scenario(healthy)).notes)
