@@ -90,6 +90,18 @@ class Notified:
         }
 
 
+def congestion_lines(victims: tuple[Victim, ...], notified: tuple[Notified, ...]) -> list[str]:
+    """The summary's lines for a run's ``victims`` and ``notified`` hosts (none for none)."""
+    lines: list[str] = []
+    if victims:
+        lines.append("  victims of congestion they did not cause:")
+        lines += [f"    {x.text()}" for x in victims]
+    if notified:
+        lines.append("  congestion notifications (FPIN):")
+        lines += [f"    {x.text()}" for x in notified]
+    return lines
+
+
 def victims(waits: dict[tuple[int, int], float], names: list[str], span: float) -> list[Victim]:
     """The victims of ``waits`` (seconds by (waiting host, culprit host), hosts by their
     index into ``names``) that waited at least :data:`VICTIM_SHARE` of the window ``span``,
@@ -102,4 +114,4 @@ def victims(waits: dict[tuple[int, int], float], names: list[str], span: float) 
     return sorted(out, key=lambda v: (-v.waited_s, v.host, v.culprit))
 
 
-__all__ = ["VICTIM_SHARE", "Notified", "Victim", "victims"]
+__all__ = ["VICTIM_SHARE", "Notified", "Victim", "congestion_lines", "victims"]

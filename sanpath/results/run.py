@@ -18,7 +18,7 @@ import numpy as np
 
 from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
-from sanpath.results.congestion import Notified, Victim
+from sanpath.results.congestion import Notified, Victim, congestion_lines
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite, tail_note
 from sanpath.results.recording import Recording
@@ -466,13 +466,7 @@ class RunResult:
                 f"  starving (served below {STARVE_SHARE:.0%} of their queue share, refused):"
             )
             lines += [f"    {x.text()}" for x in self.starving]
-        if self.victims:
-            lines.append("  victims of congestion they did not cause:")
-            lines += [f"    {x.text()}" for x in self.victims]
-        if self.notified:
-            lines.append("  congestion notifications (FPIN):")
-            lines += [f"    {x.text()}" for x in self.notified]
-        return lines
+        return lines + congestion_lines(self.victims, self.notified)
 
     def _how(self) -> str:
         """How the window was chosen, for the summary's second line."""

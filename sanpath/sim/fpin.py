@@ -7,7 +7,7 @@ window the port is congested, and the switch sends the host a Fabric Performance
 Notification with a Congestion descriptor, and one with a Peer Congestion descriptor to
 each array port the host's reads came from. A host whose ``fpin_response`` is
 ``rate_limit`` then limits the read data it asks for
-(:class:`~sanpath.sim.components.host.ReadLimit`). Only ports whose credits bind can be
+(:class:`~sanpath.sim.readlimit.ReadLimit`). Only ports whose credits bind can be
 congested this way: a link that never waits for a credit never sends one.
 
 Times are seconds, rates bytes per second.
@@ -21,8 +21,9 @@ from typing import Any
 import simpy
 
 from sanpath.results import Notified
-from sanpath.sim.components.host import HostInstance, ReadLimit
+from sanpath.sim.components.host import HostInstance
 from sanpath.sim.credit import CreditLink
+from sanpath.sim.readlimit import ReadLimit
 from sanpath.spec import FpinSpec
 
 

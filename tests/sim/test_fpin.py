@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import sanpath
-from sanpath.sim.components.host import LIMIT_CUT, LIMIT_FLOOR, LIMIT_RAISE, ReadLimit
+from sanpath.sim.readlimit import LIMIT_CUT, LIMIT_FLOOR, LIMIT_RAISE, ReadLimit
 from sanpath.spec import ScenarioError
 from sanpath.theory.twin import predict
 from tests.sim.test_fabric import edge_and_core, host_figures
