@@ -65,6 +65,7 @@ CORE_MODULES = (
     "sanpath.sim.forkjoin",
     "sanpath.sim.station",
     "sanpath.sim.credit",
+    "sanpath.sim.readlimit",
     "sanpath.sim.hops",
     "sanpath.stats.histogram",
     "sanpath.stats.intervals",

@@ -7,7 +7,7 @@ notebooks can read results written by another process or another version.
 """
 
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
-from sanpath.results.congestion import Victim, victims
+from sanpath.results.congestion import Notified, Victim, victims
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
@@ -52,6 +52,7 @@ __all__ = [
     "Journey",
     "Layer",
     "NotAResultError",
+    "Notified",
     "Recording",
     "RunResult",
     "SimulatedPoint",

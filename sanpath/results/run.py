@@ -18,7 +18,7 @@ import numpy as np
 
 from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
-from sanpath.results.congestion import Victim
+from sanpath.results.congestion import Notified, Victim, congestion_lines
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite, tail_note
 from sanpath.results.recording import Recording
@@ -106,6 +106,10 @@ class RunResult:
     victims: tuple[Victim, ...] = field(default=(), compare=False)
     """Hosts that waited for ISL credits another host's frames held (slow drain), longest
     wait first (see :mod:`sanpath.results.congestion`)."""
+    notified: tuple[Notified, ...] = field(default=(), compare=False)
+    """Hosts the switches notified of congestion at their ports (``fabric.fpin``), or
+    whose read limit held in the window, in host order (see
+    :mod:`sanpath.results.congestion`)."""
     assumptions: tuple[dict[str, str], ...] = field(default=(), compare=False)
     """The profile numbers the run used that no document gives: each ``{"where", "profile",
     "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
@@ -254,6 +258,8 @@ class RunResult:
             out["starving"] = [x.to_dict() for x in self.starving]
         if self.victims:  # only where a switch's ISL was blocked
             out["victims"] = [x.to_dict() for x in self.victims]
+        if self.notified:  # only where a switch sent congestion notifications
+            out["fpin"] = [x.to_dict() for x in self.notified]
         if self.devices:
             out["devices"] = [d.to_dict() for d in self.devices]
         if self.timeseries is not None:
@@ -460,10 +466,7 @@ class RunResult:
                 f"  starving (served below {STARVE_SHARE:.0%} of their queue share, refused):"
             )
             lines += [f"    {x.text()}" for x in self.starving]
-        if self.victims:
-            lines.append("  victims of congestion they did not cause:")
-            lines += [f"    {x.text()}" for x in self.victims]
-        return lines
+        return lines + congestion_lines(self.victims, self.notified)
 
     def _how(self) -> str:
         """How the window was chosen, for the summary's second line."""

@@ -36,7 +36,17 @@ class CreditLink(Link):
     ``victims``.
     """
 
-    __slots__ = ("back", "extended", "frame", "head", "overhead", "owners", "returns", "seqs")
+    __slots__ = (
+        "back",
+        "extended",
+        "frame",
+        "head",
+        "overhead",
+        "owners",
+        "returns",
+        "seqs",
+        "waited",
+    )
 
     def __init__(
         self,
@@ -62,6 +72,9 @@ class CreditLink(Link):
         """The host whose frame holds each credit (-1: none)."""
         self.extended: list[float] = [0.0] * credits
         """Seconds the next link kept each credit away beyond its own round trip."""
+        self.waited = 0.0
+        """Seconds this link's frames waited for credits since the run began (its own
+        ``tx-credit-not-available`` counter, which a switch's port monitor polls)."""
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` on the wire arriving at ``t_arrive``,
@@ -136,6 +149,7 @@ class CreditLink(Link):
         self.sent = sent
         self.free = t
         self.starving = starved
+        self.waited += starved
         station.starved += starved
         if first < 0.0:
             first = t

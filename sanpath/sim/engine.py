@@ -3,7 +3,9 @@
 Simulated time is in seconds. The model is in :meth:`Simulation.command`, which reads like
 the path a SCSI command takes:
 
-1. the host picks a path (multipath policy), waits for a slot in its per-LUN queue and
+1. a read waits while a read limit the host set in answer to congestion notifications holds
+   it back (``hosts.N.fpin_response``, :mod:`sanpath.sim.fpin`); the host picks a path
+   (multipath policy), waits for a slot in its per-LUN queue and
    spends its own time on the command (``cpu_time`` on one of ``cpus`` processors, then
    ``io_time``);
 2. the HBA gives it a command slot (per LUN or per target) and spends ``command_time`` on
@@ -65,7 +67,7 @@ from sanpath.sim.measure import Measurement
 from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.record import Recorder
 from sanpath.sim.schedule import Schedule
-from sanpath.sim.station import CACHE, DRIVE, FABRIC, LUN_QUEUE
+from sanpath.sim.station import CACHE, DRIVE, FABRIC, HOST_QUEUE, LUN_QUEUE
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.sim.transfer import Transfers
@@ -127,6 +129,13 @@ class Simulation:
         now = env._now  # the attribute, not the property: read on every step of the trip
         key = measure.issue(now, size, host.index) if fork is None else -1
         t_issue = now
+        reads = host.reads
+        if reads is not None and not cmd.write:  # a read limit congestion notifications set
+            start = reads.admit(now, size)
+            if start > now:  # the driver holds the read back until its time
+                yield env.sleep(start - now)
+                now = env._now
+                layers[HOST_QUEUE] += now - t_issue
         route = host.select(lun.index, size)
         cmd.device.begin(now)
         measure.commands_issued += 1

@@ -131,8 +131,7 @@ class Measurement:
         self.counters = dict.fromkeys(COUNTERS, 0)
         """The window's event counters; ``commands`` is counted from :attr:`commands_issued`."""
         self.commands_before = 0
-        """Commands started before the window opened (``counters["commands"]`` of the result
-        is :attr:`commands_issued` less these: one count per command instead of two)."""
+        """Commands started before the window opened (``counters["commands"]`` leaves them out)."""
         self.stop = simpy.Event(env)
         self.stopped = False
         """True once :attr:`stop` is triggered (read for every I/O: cheaper than the event)."""
@@ -370,6 +369,7 @@ class Measurement:
             demand=host_demand(scenario),
             starving=hungry,
             victims=self.topology.victims(span),
+            notified=self.topology.notified(self.window_start, now),
             recording=self.recorder.recording() if self.recorder is not None else None,
         )
 

@@ -34,7 +34,7 @@ from sanpath.layout import (
     transport_delay,
 )
 from sanpath.layout.access import read_hits
-from sanpath.results import LAYERS, Victim, victims
+from sanpath.results import LAYERS, Notified, Victim, victims
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive
@@ -43,6 +43,7 @@ from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
 from sanpath.sim.fabric import host_link, isl_links
+from sanpath.sim.fpin import Notifications, read_limit
 from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
 from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
@@ -94,6 +95,8 @@ class Topology:
     """Makes each host's routes when they are first used."""
     controllers: list[FcfsServer] = field(default_factory=list)
     """Every controller: one, or two (``array.controllers``), by index."""
+    fpin: Notifications | None = None
+    """The switches' congestion notifications (``fabric.fpin``; None: off)."""
 
     def victims(self, span: float) -> tuple[Victim, ...]:
         """The hosts that waited in the window for ISL credits other hosts' frames held
@@ -103,6 +106,11 @@ class Topology:
             for key, waited in (st.victims or {}).items():
                 waits[key] = waits.get(key, 0.0) + waited
         return tuple(victims(waits, [host.name for host in self.hosts], span))
+
+    def notified(self, start: float, now: float) -> tuple[Notified, ...]:
+        """The hosts notified of congestion from ``start`` to ``now``, and their answers
+        (none without ``fabric.fpin``)."""
+        return () if self.fpin is None else self.fpin.notified(start, now)
 
     def fail_controller(self, scenario: Scenario, failed: int | None) -> None:
         """Controller ``failed`` of ``scenario``'s array has failed (None: both work again):
@@ -370,6 +378,14 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             hosts.append(host)
         hosts_by_group[hg] = instances
 
+    fpin = None
+    if scenario.fabric.fpin is not None:
+        answer = {hspec.name: hspec.fpin_response for hspec in scenario.hosts}
+        for host in hosts:
+            if answer[host.group] == "rate_limit":
+                host.reads = read_limit(host)
+        fpin = Notifications(env, scenario.fabric.fpin, hosts)
+        fpin.start()
     return Topology(
         env=env,
         stations=stations,
@@ -389,6 +405,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         controller_link=controller_link,
         knobs=knobs,
         routes=maker,
+        fpin=fpin,
     )
 
 

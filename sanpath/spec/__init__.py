@@ -31,7 +31,7 @@ from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
-from sanpath.spec.fabric import LIGHT_PER_KM, FabricSpec, IslSpec, SwitchSpec
+from sanpath.spec.fabric import LIGHT_PER_KM, FabricSpec, FpinSpec, IslSpec, SwitchSpec
 from sanpath.spec.fields import MAX_HOSTS, MAX_IO_SIZE, DistSpec, Spec
 from sanpath.spec.hardware import (
     ArraySpec,
@@ -94,6 +94,7 @@ __all__ = [
     "DistSpec",
     "FabricSpec",
     "FlashSpec",
+    "FpinSpec",
     "Framing",
     "HbaSpec",
     "HddSpec",

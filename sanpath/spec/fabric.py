@@ -39,6 +39,25 @@ class IslSpec(Spec):
     credits: Annotated[int, Field(ge=1)] | None = None
 
 
+class FpinSpec(Spec):
+    """The switches' congestion notifications (FPIN, Fabric Performance Impact Notification,
+    FC-LS-5): every ``window`` seconds each switch port toward a host compares the time it
+    sat with no transmit credit (Cisco's ``tx-credit-not-available``, Brocade's
+    ``tim_txcrd_z``) with ``threshold`` of the window; above it, the port is congested and
+    the switch sends the host an FPIN with a Congestion descriptor, and one with a Peer
+    Congestion descriptor to each array port that sent it data in the window. Defaults: the
+    Cisco MDS port-monitor counter ``tx-credit-not-available``, polled every second, the
+    rising threshold a share of it, 10% (100 ms in each second) in Cisco's sample policy
+    (Cisco, "Sample MDS port monitor policy for alert", document 200102, updated for
+    NX-OS 8.5(1), 2021)."""
+
+    window: Annotated[Duration, Field(gt=0.0)] = 1.0
+    """Seconds of each polling interval (Cisco port-monitor ``poll-interval``: 1 s)."""
+    threshold: Annotated[float, Field(gt=0.0, le=1.0)] = 0.1
+    """Share of the window without transmit credit above which the port is congested and
+    its host notified (Cisco's sample ``rising-threshold`` 10)."""
+
+
 class FabricSpec(Spec):
     """The switched fabric between host ports and array ports.
 
@@ -81,6 +100,11 @@ class FabricSpec(Spec):
     (disables) the port, so that its host's traffic no longer holds anyone's credits; null:
     no fencing (Brocade MAPS port fencing on C3TX_TO, the frames discarded for timeout; its
     thresholds are the administrator's, none by default)."""
+    fpin: FpinSpec | None = None
+    """Congestion notifications (FPIN) the switches send to hosts behind congested ports
+    (see :class:`FpinSpec`; each host's ``fpin_response`` says what it does with them);
+    null: none sent (the switches' default: Cisco's FPIN is a port-monitor ``portguard``
+    action, Brocade's a MAPS action, both configured by the administrator)."""
     error_detect: Duration = 2.0
     """Seconds until a host notices that a switch dropped its frames and has the data sent
     again: E_D_TOV, the Fibre Channel error-detect timeout (FC-FS default 2 s)."""
@@ -166,4 +190,4 @@ def fabric_problems(
     return found
 
 
-__all__ = ["LIGHT_PER_KM", "FabricSpec", "IslSpec", "SwitchSpec", "fabric_problems"]
+__all__ = ["LIGHT_PER_KM", "FabricSpec", "FpinSpec", "IslSpec", "SwitchSpec", "fabric_problems"]

@@ -243,6 +243,16 @@ class HostSpec(Spec):
     cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
     drain_time: Duration = 0.0
+    fpin_response: Literal["none", "rate_limit"] = "none"
+    """What the host's HBA driver does with a congestion notification (FPIN) the switch
+    sends it (``fabric.fpin``): ``none`` - counts it (Linux keeps ``fpin_cn`` counters in
+    ``/sys/class/fc_host/hostX/statistics``); ``rate_limit`` - limits the read data it asks
+    for, as Broadcom's lpfc driver does in its congestion management's ``managed`` mode
+    (Linux 5.15, 2021: it "ensures that no more than the adapter prescribed limit is issued
+    on the link", holding back I/O beyond it): at each FPIN the limit becomes half the read
+    rate of the window just past, and after each window without one it rises by a quarter,
+    lifted once it passes the host's link rate (the steps are assumed: the adapter
+    firmware's are not published)."""
     switch: str | None = None
     """The switch the host's HBA ports attach to (null: the first of ``fabric.switches``;
     only with switches)."""
@@ -276,6 +286,11 @@ class HostSpec(Spec):
                 raise ValueError(
                     f"drain_time applies to Fibre Channel (buffer-to-buffer credits), not to "
                     f"{self.transport}"
+                )
+            if self.fpin_response != "none":
+                raise ValueError(
+                    f"fpin_response applies to Fibre Channel (a switch's congestion "
+                    f"notifications), not to {self.transport}"
                 )
             for i, hba in enumerate(self.hbas):
                 if hba.credits is not None:

@@ -121,7 +121,9 @@ def _slow_drain(s: Scenario, g: int, j: int, inward: CreditLimit) -> Found:
         fix_text=(
             "Find why the host frees its buffers slowly (HBA firmware and driver, an "
             "overloaded host); meanwhile a shorter fabric.frame_timeout and port fencing "
-            "(fabric.fence_after) protect the hosts that share its ISLs."
+            "(fabric.fence_after) protect the hosts that share its ISLs, or congestion "
+            "notifications (fabric.fpin) with the host limiting its reads in answer "
+            "(fpin_response: rate_limit), which keeps it running."
         ),
     )
 

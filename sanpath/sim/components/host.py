@@ -38,6 +38,7 @@ from sanpath.layout import failover_path
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.hops import Gate, Hop
+from sanpath.sim.readlimit import ReadLimit
 from sanpath.sim.station import FcfsServer, Link, SlotPool
 from sanpath.sim.wire import Wire
 from sanpath.spec import QfullSpec
@@ -301,6 +302,9 @@ class HostInstance:
     group; empty: every path."""
     rr_bytes: int = 0
     """HPP ``lb-rr`` and ``lb-bytes``: bytes before the next choice of path."""
+    reads: ReadLimit | None = None
+    """Its limit on the read data it asks for, set by congestion notifications (None: it
+    sets none, ``fpin_response: none``)."""
     _rr: dict[int, int] = field(default_factory=dict)
     _lb: dict[int, list[int]] = field(default_factory=dict)
     """HPP policies, per LUN: the path in use, the I/Os and the bytes sent down it."""

@@ -273,6 +273,12 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             "cross, and the hosts sharing them wait (head-of-line blocking), as do the "
             "switches' frame drops; the twin models neither, only each link's own rate"
         )
+    if s.fabric.fpin is not None and (credit_bound or any(h.drain_time > 0.0 for h in s.hosts)):
+        notes.append(
+            "congestion notifications (fabric.fpin): the twin sends none, and no host limits "
+            "its reads in answer (fpin_response: rate_limit); it predicts the fabric as if "
+            "nobody answered them"
+        )
     if any_split:
         notes.append(
             "splitting: an I/O larger than the host's split limit becomes several commands that "
