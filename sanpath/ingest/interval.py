@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from sanpath.ingest.model import Measured, Sample, bad_file
+from sanpath.ingest.table import SampleTable, table_of
 
 CHOICES = ("peak-iops", "peak-mb", "mean")
 """Named intervals (besides ``START..END``)."""
@@ -47,63 +50,67 @@ def aggregate(samples: Sequence[Sample]) -> Sample:
     """One device's samples over a span as one :class:`Sample` (see the module notes)."""
     if not samples:
         raise ValueError("aggregate needs at least one sample")
-    seconds = sum(s.seconds for s in samples)
-    if seconds <= 0:
-        seconds = float(len(samples))
-        weights = [1.0] * len(samples)
-    else:
-        weights = [s.seconds for s in samples]
+    table = table_of(samples)
+    return _aggregate(table, np.arange(len(table)))
 
-    def rate(get: Callable[[Sample], float]) -> float:
-        return sum(get(s) * w for s, w in zip(samples, weights, strict=True)) / sum(weights)
 
-    def weighted(
-        get: Callable[[Sample], float | None], by: Callable[[Sample], float]
-    ) -> float | None:
-        pairs = [
-            (value, by(s) * w)
-            for s, w in zip(samples, weights, strict=True)
-            if (value := get(s)) is not None and math.isfinite(value)
-        ]
-        total = sum(p[1] for p in pairs)
-        if not pairs:
+def _aggregate(table: SampleTable, rows: np.ndarray) -> Sample:
+    """The samples ``rows`` of ``table`` (one device's) as one :class:`Sample`."""
+
+    def col(name: str) -> np.ndarray:
+        values: np.ndarray = table.column(name)[rows]
+        return values
+
+    seconds = col("seconds")
+    weights = seconds if seconds.sum() > 0 else np.ones(len(rows))
+
+    def rate(name: str) -> float:
+        return float((col(name) * weights).sum() / weights.sum())
+
+    def weighted(name: str, by: np.ndarray) -> float | None:
+        values = col(name)
+        finite = np.isfinite(values)
+        if not finite.any():
             return None
+        values = values[finite]
+        x = by[finite] * weights[finite]
+        total = x.sum()
         if total <= 0:
-            return sum(p[0] for p in pairs) / len(pairs)
-        return sum(v * x for v, x in pairs) / total
+            return float(values.mean())
+        return float((values * x).sum() / total)
 
-    def timed(get: Callable[[Sample], float | None]) -> float | None:
-        return weighted(get, lambda _s: 1.0)
-
-    def ios(s: Sample) -> float:
-        return s.iops
-
-    first = samples[0]
+    reads, writes = col("read_iops"), col("write_iops")
+    ios = reads + writes
+    once = np.ones(len(rows))
+    first = table[int(rows[0])]
     return Sample(
         device=first.device,
-        start=min(s.start for s in samples),
-        seconds=sum(s.seconds for s in samples),
-        read_iops=rate(lambda s: s.read_iops),
-        write_iops=rate(lambda s: s.write_iops),
-        read_bytes_per_s=rate(lambda s: s.read_bytes_per_s),
-        write_bytes_per_s=rate(lambda s: s.write_bytes_per_s),
-        read_latency_s=weighted(lambda s: s.read_latency_s, lambda s: s.read_iops),
-        write_latency_s=weighted(lambda s: s.write_latency_s, lambda s: s.write_iops),
-        queue_length=timed(lambda s: s.queue_length),
+        start=float(col("start").min()),
+        seconds=float(seconds.sum()),
+        read_iops=rate("read_iops"),
+        write_iops=rate("write_iops"),
+        read_bytes_per_s=rate("read_bytes_per_s"),
+        write_bytes_per_s=rate("write_bytes_per_s"),
+        read_latency_s=weighted("read_latency_s", reads),
+        write_latency_s=weighted("write_latency_s", writes),
+        queue_length=weighted("queue_length", once),
         host=first.host,
-        device_latency_s=weighted(lambda s: s.device_latency_s, ios),
-        kernel_latency_s=weighted(lambda s: s.kernel_latency_s, ios),
-        queue_latency_s=weighted(lambda s: s.queue_latency_s, ios),
-        guest_latency_s=weighted(lambda s: s.guest_latency_s, ios),
-        active=timed(lambda s: s.active),
-        queued=timed(lambda s: s.queued),
-        queue_depth=timed(lambda s: s.queue_depth),
-        utilization=timed(lambda s: s.utilization),
+        device_latency_s=weighted("device_latency_s", ios),
+        kernel_latency_s=weighted("kernel_latency_s", ios),
+        queue_latency_s=weighted("queue_latency_s", ios),
+        guest_latency_s=weighted("guest_latency_s", ios),
+        active=weighted("active", once),
+        queued=weighted("queued", once),
+        queue_depth=weighted("queue_depth", once),
+        utilization=weighted("utilization", once),
     )
 
 
 def choose(measured: Measured, interval: str = "peak-iops") -> Chosen:
     """Pick the span ``interval`` of ``measured`` and aggregate it per device.
+
+    The samples are handled as columns (:class:`~sanpath.ingest.table.SampleTable`), so a
+    file of millions of intervals costs a few arrays, not an object per sample.
 
     Raises
     ------
@@ -111,37 +118,44 @@ def choose(measured: Measured, interval: str = "peak-iops") -> Chosen:
         Located at the file, for an ``interval`` that does not parse, a span with no samples
         or a file with no samples at all.
     """
-    samples = measured.samples
-    if not samples:
+    if not measured.samples:
         raise bad_file(measured.source, None, None, "--interval", "the file holds no samples")
-    first = min(s.start for s in samples)
-    last = max(s.start + s.seconds for s in samples)
+    table = table_of(measured.samples)
+    starts = table.column("start")
+    ends = starts + table.column("seconds")
+    first = float(starts.min())
+    last = float(ends.max())
+    # intervals: samples grouped by start time, to the millisecond
+    keys, interval_of = np.unique(np.round(starts, 3), return_inverse=True)
     text = interval.strip()
     if text in ("peak-iops", "peak-mb"):
-        key: Callable[[Sample], float] = (
-            (lambda s: s.iops) if text == "peak-iops" else (lambda s: s.bytes_per_s)
-        )
-        starts = _by_start(samples)
-        best = max(starts, key=lambda t: (sum(key(s) for s in starts[t]), -t))
-        chosen = starts[best]
-        end = max(s.start + s.seconds for s in chosen)
+        names = ("read_iops", "write_iops")
+        if text == "peak-mb":
+            names = ("read_bytes_per_s", "write_bytes_per_s")
+        value = table.column(names[0]) + table.column(names[1])
+        totals = np.bincount(interval_of, weights=value, minlength=len(keys))
+        index = int(np.argmax(totals))  # the earliest of the highest
+        best = float(keys[index])
+        rows = np.flatnonzero(interval_of == index)
+        end = float(ends[rows].max())
         what = "IOPS" if text == "peak-iops" else "bytes per second"
         description = (
             f"{text}: the interval {_show(best - first)}..{_show(end - first)} s, the one of "
-            f"{len(starts)} with the highest {what} summed over the devices"
+            f"{len(keys)} with the highest {what} summed over the devices"
         )
-        return _chosen(chosen, description, best, end)
+        return _chosen(table, rows, description, best, end)
     if text == "mean":
         description = (
-            f"mean: all {len(_by_start(samples))} interval(s), "
+            f"mean: all {len(keys)} interval(s), "
             f"{_show(0.0)}..{_show(last - first)} s (rates over time, latency per I/O)"
         )
-        return _chosen(samples, description, first, last)
+        return _chosen(table, np.arange(len(table)), description, first, last)
     lo, hi = parse_span(measured.source, text)
     hi = math.inf if hi is None else hi
-    inside = [s for s in samples if lo - _EPS <= s.start - first < hi - _EPS]
+    since = starts - first
+    rows = np.flatnonzero((lo - _EPS <= since) & (since < hi - _EPS))
     shown = f"{_show(lo)}..{'' if math.isinf(hi) else _show(hi)}"
-    if not inside:
+    if not rows.size:
         raise bad_file(
             measured.source,
             None,
@@ -150,28 +164,29 @@ def choose(measured: Measured, interval: str = "peak-iops") -> Chosen:
             f"interval {shown} has no samples; the file covers "
             f"{_show(0.0)}..{_show(last - first)} s",
         )
-    end = max(s.start + s.seconds for s in inside)
+    end = float(ends[rows].max())
+    begin = float(starts[rows].min())
     description = (
-        f"{shown}: {len(_by_start(inside))} interval(s) starting in that span, "
-        f"{_show(min(s.start for s in inside) - first)}..{_show(end - first)} s from the first "
+        f"{shown}: {len(np.unique(interval_of[rows]))} interval(s) starting in that span, "
+        f"{_show(begin - first)}..{_show(end - first)} s from the first "
         "sample (rates over time, latency per I/O)"
     )
-    return _chosen(inside, description, min(s.start for s in inside), end)
+    return _chosen(table, rows, description, begin, end)
 
 
-def _chosen(samples: Iterable[Sample], description: str, start: float, end: float) -> Chosen:
-    per_device: dict[str, list[Sample]] = {}
-    for s in samples:
-        per_device.setdefault(s.device, []).append(s)
-    return Chosen({d: aggregate(group) for d, group in per_device.items()}, description, start, end)
-
-
-def _by_start(samples: Iterable[Sample]) -> dict[float, list[Sample]]:
-    """Samples grouped by interval (start time, to the millisecond)."""
-    out: dict[float, list[Sample]] = {}
-    for s in samples:
-        out.setdefault(round(s.start, 3), []).append(s)
-    return out
+def _chosen(
+    table: SampleTable, rows: np.ndarray, description: str, start: float, end: float
+) -> Chosen:
+    """The samples ``rows`` of ``table`` aggregated per device, devices in order of first
+    appearance."""
+    devices = table.device_codes()[rows]
+    codes, firsts = np.unique(devices, return_index=True)
+    names = table.device_names
+    per_device = {
+        names[int(code)]: _aggregate(table, rows[devices == code])
+        for code in codes[np.argsort(firsts)]
+    }
+    return Chosen(per_device, description, start, end)
 
 
 def _show(seconds: float) -> str:

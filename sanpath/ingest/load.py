@@ -35,6 +35,7 @@ from sanpath.ingest.scenario import (
     placeholder,
     validate,
 )
+from sanpath.ingest.table import table_of
 from sanpath.ingest.text import checked_file
 from sanpath.ingest.trace import ImportedTrace, TraceOptions, describe, import_trace
 from sanpath.ingest.workload import Placement, Workload, from_jobs, from_samples, measured_points
@@ -429,7 +430,9 @@ def _disks_only(measured: Measured) -> Measured:
         return measured
     return dataclasses.replace(
         measured,
-        samples=tuple(s for s in measured.samples if not s.device.startswith(ADAPTER_PREFIX)),
+        samples=table_of(measured.samples).where(
+            lambda device: not device.startswith(ADAPTER_PREFIX)
+        ),
         warnings=(
             *measured.warnings,
             "adapter counters left out of the workloads (their load is their disks'): "

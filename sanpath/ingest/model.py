@@ -9,6 +9,7 @@ columns it read. Picking the interval and turning samples into workloads is
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,7 +131,7 @@ class Measured:
 
     source: str
     format: str
-    samples: tuple[Sample, ...] = ()
+    samples: Sequence[Sample] = ()
     jobs: tuple[JobSpec, ...] = ()
     columns: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
@@ -138,6 +139,9 @@ class Measured:
     @property
     def devices(self) -> list[str]:
         """Device names in order of first appearance."""
+        names = getattr(self.samples, "device_names", None)  # a SampleTable knows them
+        if names is not None:
+            return list(names)
         seen: dict[str, None] = {}
         for s in self.samples:
             seen.setdefault(s.device, None)

@@ -15,6 +15,7 @@ import dataclasses
 import re
 
 from sanpath.ingest.model import Measured
+from sanpath.ingest.table import table_of
 
 __all__ = ["MULTIPATH", "PATH", "SAME_LOAD", "multipath_once"]
 
@@ -46,7 +47,7 @@ def multipath_once(measured: Measured) -> Measured:
     on_paths = sum(ios[d] for d in paths)
     names = f"{', '.join(multipath)} over {', '.join(paths)}"
     if on_maps > 0 and abs(on_paths / on_maps - 1.0) <= SAME_LOAD:
-        kept = tuple(s for s in measured.samples if s.device not in paths)
+        kept = table_of(measured.samples).where(lambda device: device not in paths)
         return dataclasses.replace(
             measured,
             samples=kept,

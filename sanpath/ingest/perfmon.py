@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sanpath.ingest.model import Measured, Sample, bad_file
+from sanpath.ingest.table import SampleTable
 from sanpath.ingest.text import counter, csv_cells, open_text, row_cells
 
 _HEAD = re.compile(r"\(PDH-CSV 4\.0\) \((.*)\)\((-?\d+)\)")
@@ -188,7 +189,7 @@ def _read(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
                 )
             )
 
-    samples: list[Sample] = []
+    samples = SampleTable()  # columns: a million rows cost arrays, not objects
     origin: list[float] = []  # the start of the first sample kept
     pending: tuple[int, float, list[tuple[str, int]]] | None = None  # the first row
     previous: float | None = None
@@ -221,4 +222,4 @@ def _read(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
         previous = when
     if rows < 2:
         raise bad_file(source, last_line, 1, "rows", "fewer than two rows: the interval is unknown")
-    return Measured(source, "perfmon", tuple(samples), (), columns, tuple(warnings))
+    return Measured(source, "perfmon", samples, (), columns, tuple(warnings))
