@@ -1,7 +1,8 @@
 """Pictures drawn by the command line at build time: ``sanpath-plot``.
 
 A page says what to run, and the build runs it and shows the command beside its picture, so
-a picture on the site is always what the shown command draws with this version::
+a picture on the site is always what the shown command draws with this version (an
+animation too: ``sanpath animate SCENARIO --out FILE.gif`` draws a GIF)::
 
     :::{sanpath-plot} sanpath plot fan.csv --kind fan-in --out fan.png
     :alt: what each host gets as hosts are added
@@ -71,7 +72,7 @@ def _argv(command: str) -> tuple[list[str], str | None]:
 
 def _output(argv: list[str]) -> str:
     if "--out" not in argv or argv.index("--out") + 1 >= len(argv):
-        raise ValueError(f"the plot command needs --out FILE.png: sanpath {shlex.join(argv)}")
+        raise ValueError(f"the command needs --out FILE (.png, .gif): sanpath {shlex.join(argv)}")
     return argv[argv.index("--out") + 1]
 
 
