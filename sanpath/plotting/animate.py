@@ -82,7 +82,8 @@ and a host-port box (its host link) glow with."""
 @dataclass
 class _Link:
     """A line of the path and what it glows with: the busy shares of ``stations``, or of the
-    own links ``columns`` (of :data:`~sanpath.results.HOST_LINKS`) of the hosts ``hosts``."""
+    own links ``columns`` (of :data:`~sanpath.results.recording.HOST_LINKS`) of the hosts
+    ``hosts``."""
 
     line: Line2D
     stations: list[int]

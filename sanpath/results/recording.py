@@ -22,7 +22,8 @@ import numpy as np
 
 HOST_LINKS = {"pcie.down": True, "pcie.up": False, "link.out": True, "link.in": False}
 """A host's own links, as its group's station names end (``<group>.link.out``), in the order
-of :attr:`Recording.host_busy`; True for those writes' data crosses (reads' the others)."""
+of :attr:`~sanpath.results.Recording.host_busy`; True for those writes' data crosses (reads'
+the others)."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +90,10 @@ class Recording:
     qfull: np.ndarray
     """(frames, hosts) QUEUE FULL answers each host received in the interval."""
     host_busy: np.ndarray
-    """(frames, hosts, :data:`HOST_LINKS`) each host's busy share (0 to 1) of its own links
-    over the interval ending at the frame: its group's busy time on the link, shared out by
-    the bytes each host completed in that direction in the interval."""
+    """(frames, hosts, :data:`~sanpath.results.recording.HOST_LINKS`) each host's busy share
+    (0 to 1) of its own links over the interval ending at the frame: its group's busy time
+    on the link, shared out by the bytes each host completed in that direction in the
+    interval."""
     completed: np.ndarray
     """(frames,) application I/Os completed in the interval ending at the frame."""
     latency_ms: np.ndarray

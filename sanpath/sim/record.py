@@ -22,8 +22,9 @@ total, so thinning loses nothing but resolution). The tracked journeys are thinn
 first issued in each slot of time (of those completed), the slots twice as wide when
 there are twice as many as asked for.
 
-Each host's own links (its PCIe slots and its host links, :data:`sanpath.results.HOST_LINKS`)
-share one station per host group, so their busy time is kept per group. The recorder also
+Each host's own links (its PCIe slots and its host links,
+:data:`sanpath.results.recording.HOST_LINKS`) share one station per host group, so their busy
+time is kept per group. The recorder also
 counts each host's bytes completed in the window, writes and reads apart; a host's busy share
 of a link is the group's busy time on it shared out by those bytes (writes' data goes out,
 reads' comes in), counted per interval by the I/Os completed in it.
@@ -406,8 +407,8 @@ class Recorder:
 
     def _host_busy(self, busy: np.ndarray, moved: np.ndarray) -> np.ndarray:
         """(frames, hosts, links) each host's busy share of its own links
-        (:data:`~sanpath.results.HOST_LINKS`), from the group stations' ``busy`` (frames,
-        stations) and the bytes each host ``moved`` per interval (frames, hosts, [reads,
+        (:data:`~sanpath.results.recording.HOST_LINKS`), from the group stations' ``busy``
+        (frames, stations) and the bytes each host ``moved`` per interval (frames, hosts, [reads,
         writes]): the group's share times the host's part of the group's bytes in that
         direction times the hosts of the group (the group's share where it moved none)."""
         column = {name: i for i, name in enumerate(self.station_names)}
