@@ -12,9 +12,9 @@ animation too: ``sanpath animate SCENARIO --out FILE.gif`` draws a GIF)::
 The commands run in order in a work folder of the build (``scenarios/`` is the repository's),
 through ``sanpath.cli.main`` in this process; a command that fails fails the build with its
 message. The setup commands (the directive's content, one per line; ``sanpath ... > FILE``
-keeps what a command prints) make the files the plot reads; the
-files they write are kept for later directives of the same build (the work folder starts
-empty with every build), so a sweep is run once per build. The picture is the file the plot command writes (``--out``),
+keeps what a command prints) make the files the plot reads; the files they write are kept
+for later directives of the same build (the work folder starts empty with every build), so
+a sweep is run once per build. The picture is the file the plot command writes (``--out``),
 copied under ``_generated/plots/`` of the source folder (ignored by git). ``:show-setup:``
 (default yes) says whether the setup commands are printed too.
 """
