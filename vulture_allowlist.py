@@ -42,6 +42,7 @@ __dir__  # dir() of a module (PEP 562): sanpath/__init__.py
 mypyc_extensions  # setup.py
 _._repr_html_  # Jupyter
 _.continuous_update  # ipywidgets
+_.disabled  # ipywidgets (the what-if panel's Animate button)
 _.generate_state  # numpy SeedSequence protocol
 _.is_alive  # SimPy Process API (sim.kernel)
 _._active_proc  # SimPy Environment.active_process reads it (sim.kernel)

@@ -4,7 +4,9 @@
 HBA queue depth, LUNs, I/O size, read fraction, outstanding I/Os). Every change redraws the
 analytic twin's latency-against-IOPS curve (over outstanding I/Os) and marks the current
 point; the *Simulate* button runs the simulator at the current setting and adds the measured
-point, so the picture shows where the simple theory holds and where it does not.
+point, so the picture shows where the simple theory holds and where it does not. *Animate* then
+runs the point just simulated again from an empty path, recording the window an animation
+shows (``run.animate``), and plays it under the panel: the queues of every hop filling.
 
 The widgets come from ipywidgets (``pip install sanpath[notebook]``). The state lives in a
 :class:`WhatIf` object, so the same logic is testable without a browser. A page without a
@@ -33,6 +35,9 @@ KNOBS: dict[str, str] = {
 
 QUICK_PRECISION = 0.05
 """Relative half-width of the mean latency's 95% interval at which a simulated point stops."""
+
+ANIMATE_FRAMES = 24
+"""Frames of the what-if panel's animation (each takes a moment to draw)."""
 
 CURVE = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 """Outstanding I/Os along the predicted curve."""
@@ -84,14 +89,19 @@ class WhatIf:
         }
         self.points: list[Point] = []
 
-    def overrides(self) -> dict[str, Any]:
-        """The current slider values as dotted overrides."""
-        out = {KNOBS[k]: v for k, v in self.values.items()}
-        out[KNOBS["io_size_kib"]] = f"{int(self.values['io_size_kib'])}KiB"
+    def overrides(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The current slider values (or ``values``) as dotted overrides."""
+        values = self.values if values is None else values
+        out = {KNOBS[k]: v for k, v in values.items()}
+        out[KNOBS["io_size_kib"]] = f"{int(values['io_size_kib'])}KiB"
         return out
 
     def scenario(self) -> Scenario:
         """The base scenario at the current slider values (run length for a quick look)."""
+        return self._at(self.values)
+
+    def _at(self, values: Mapping[str, Any]) -> Scenario:
+        """The base scenario at the slider ``values`` (run length for a quick look)."""
         if self.ios is None:
             length: dict[str, Any] = {
                 "run.ios": None,
@@ -105,7 +115,7 @@ class WhatIf:
                 "run.precision": None,
                 "run.warmup_ios": self.ios // 10,
             }
-        return self.base.with_overrides({**self.overrides(), **length})
+        return self.base.with_overrides({**self.overrides(values), **length})
 
     def predict(self) -> tuple[list[float], list[float], Any]:
         """The twin along outstanding I/Os: (IOPS, latency ms) lists and the current point."""
@@ -135,6 +145,33 @@ class WhatIf:
         )
         self.points.append(point)
         return point
+
+    def animate(self, frames: int = ANIMATE_FRAMES) -> Any:
+        """The animation of the point simulated last (:class:`sanpath.plotting.Player`): its
+        settings run again from an empty path for :data:`sanpath.spec.AUTO_IOS` completed
+        I/Os, recorded as ``frames`` frames.
+
+        Raises
+        ------
+        ValueError
+            When no point has been simulated yet.
+        """
+        from sanpath.sim import run
+        from sanpath.spec import AUTO_IOS
+
+        if not self.points:
+            raise ValueError("simulate a point first: Animate shows the point simulated last")
+        spec = self._at(self.points[-1].settings).with_overrides(
+            {
+                "run.ios": AUTO_IOS,
+                "run.duration": None,
+                "run.precision": None,
+                "run.warmup": "fixed",
+                "run.warmup_ios": 0,
+                "run.animate": {"start": 0.0, "frames": frames},
+            }
+        )
+        return run(spec).animate()
 
     def status(self, current: Any) -> str:
         """The status line under the sliders for the twin's ``current`` prediction."""
@@ -191,8 +228,9 @@ class WhatIf:
         return fig
 
     def panel_figure(self) -> Any:
-        """A picture of the whole panel: the sliders at their values, the *Simulate* button,
-        the status line and the curve, as a page without a kernel shows the widget."""
+        """A picture of the whole panel: the sliders at their values, the *Simulate* and
+        *Animate* buttons, the status line and the curve, as a page without a kernel shows
+        the widget."""
         from matplotlib.figure import Figure
         from matplotlib.patches import FancyBboxPatch
 
@@ -213,17 +251,21 @@ class WhatIf:
             shown = f"{value:.2f}" if name == "read_fraction" else f"{value:.0f}"
             left.text(0.86, row, shown, va="center", fontsize=9)
         button = len(SLIDERS) + 0.2
-        left.add_patch(
-            FancyBboxPatch(
-                (0.3, button - 0.35),
-                0.25,
-                0.7,
-                boxstyle="round,pad=0.02",
-                facecolor="#eeeeee",
-                edgecolor="0.6",
+        for x, label, colour in (
+            (0.3, "Simulate", "black"),
+            (0.58, "Animate", "black" if self.points else "0.6"),  # once a point is simulated
+        ):
+            left.add_patch(
+                FancyBboxPatch(
+                    (x, button - 0.35),
+                    0.25,
+                    0.7,
+                    boxstyle="round,pad=0.02",
+                    facecolor="#eeeeee",
+                    edgecolor="0.6",
+                )
             )
-        )
-        left.text(0.425, button, "Simulate", ha="center", va="center", fontsize=9)
+            left.text(x + 0.125, button, label, ha="center", va="center", fontsize=9, color=colour)
         left.text(0.0, button + 1.1, self.status(current), fontsize=8, va="center", wrap=True)
         fig.suptitle(
             f"What-if panel for {self.base.name} (a picture: sliders need a running kernel)",
@@ -246,7 +288,9 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
     """Show the what-if widget for ``scenario`` (returns the ipywidgets box).
 
     The returned box has a ``what_if`` attribute (the :class:`WhatIf` state), ``sliders``
-    (by name) and ``button``, so a notebook or a test can drive it.
+    (by name), ``button`` (*Simulate*), ``animate`` (*Animate*, once a point is simulated)
+    and ``player`` (the animation shown last, None before), so a notebook or a test can
+    drive it.
     """
     import base64
     import importlib
@@ -264,7 +308,13 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
     for slider in sliders.values():
         slider.continuous_update = False
     button = widgets.Button(description="Simulate", tooltip="run the simulator at this point")
+    animate = widgets.Button(
+        description="Animate",
+        tooltip="watch the point simulated last: its queues filling, hop by hop",
+        disabled=True,
+    )
     output = widgets.Output()
+    movie = widgets.Output()
     status = widgets.Label()
 
     def redraw() -> None:
@@ -285,10 +335,22 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
         status.value += f" | simulated: {point.iops:,.0f} IOPS, {point.latency_ms:.2f} ms"
         if not point.steady:
             status.value += " | NOT STEADY STATE: " + " ".join(point.warnings)
+        animate.disabled = False
+
+    def on_animate(_button: Any) -> None:
+        before = status.value
+        status.value = before + " | animating..."
+        player = state.animate()
+        movie.clear_output(wait=True)
+        with movie:
+            display(player)
+        box.player = player
+        status.value = before + " | animated: the point simulated last, from an empty path"
 
     for slider in sliders.values():
         slider.observe(on_change, names="value")
     button.on_click(on_click)
+    animate.on_click(on_animate)
 
     class Panel(widgets.VBox):  # type: ignore[misc]
         """The live panel, which also carries a picture of itself for pages without a
@@ -299,10 +361,15 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
             bundle["image/png"] = base64.b64encode(state.panel_png()).decode("ascii")
             return bundle
 
-    box = Panel([widgets.HBox([widgets.VBox(list(sliders.values())), button]), status, output])
+    buttons = widgets.VBox([button, animate])
+    box = Panel(
+        [widgets.HBox([widgets.VBox(list(sliders.values())), buttons]), status, output, movie]
+    )
     box.what_if = state
     box.sliders = sliders
     box.button = button
+    box.animate = animate
+    box.player = None
     box.status = status
     redraw()
     return box

@@ -1,7 +1,8 @@
 """Pictures drawn by the command line at build time: ``sanpath-plot``.
 
 A page says what to run, and the build runs it and shows the command beside its picture, so
-a picture on the site is always what the shown command draws with this version::
+a picture on the site is always what the shown command draws with this version (an
+animation too: ``sanpath animate SCENARIO --out FILE.gif`` draws a GIF)::
 
     :::{sanpath-plot} sanpath plot fan.csv --kind fan-in --out fan.png
     :alt: what each host gets as hosts are added
@@ -11,9 +12,9 @@ a picture on the site is always what the shown command draws with this version::
 The commands run in order in a work folder of the build (``scenarios/`` is the repository's),
 through ``sanpath.cli.main`` in this process; a command that fails fails the build with its
 message. The setup commands (the directive's content, one per line; ``sanpath ... > FILE``
-keeps what a command prints) make the files the plot reads; the
-files they write are kept for later directives of the same build (the work folder starts
-empty with every build), so a sweep is run once per build. The picture is the file the plot command writes (``--out``),
+keeps what a command prints) make the files the plot reads; the files they write are kept
+for later directives of the same build (the work folder starts empty with every build), so
+a sweep is run once per build. The picture is the file the plot command writes (``--out``),
 copied under ``_generated/plots/`` of the source folder (ignored by git). ``:show-setup:``
 (default yes) says whether the setup commands are printed too.
 """
@@ -71,7 +72,7 @@ def _argv(command: str) -> tuple[list[str], str | None]:
 
 def _output(argv: list[str]) -> str:
     if "--out" not in argv or argv.index("--out") + 1 >= len(argv):
-        raise ValueError(f"the plot command needs --out FILE.png: sanpath {shlex.join(argv)}")
+        raise ValueError(f"the command needs --out FILE (.png, .gif): sanpath {shlex.join(argv)}")
     return argv[argv.index("--out") + 1]
 
 

@@ -8,7 +8,9 @@ their count), with:
 * each queue a command takes a slot of as a bar in its box, filled with the slots in use
   and red once they are all taken; the commands waiting for a slot are written beside it;
 * the controller's and the drives' busy shares as bars, and each link line glowing with its
-  busy share (grey idle, orange busy, thicker the busier);
+  busy share (grey idle, orange busy, thicker the busier): each host's own PCIe slots and
+  host link with that host's share (:attr:`~sanpath.results.Recording.host_busy`; a stack of
+  hosts with their mean), the array's with its stations';
 * QUEUE FULL answers as red flashes travelling from the array port back to the hosts that
   received them, one column a frame;
 * the tracked application I/Os as dots at the hop they are at; an I/O split into several
@@ -40,7 +42,7 @@ from sanpath.plotting.topology import (
     path_line,
 )
 from sanpath.readable import duration, size
-from sanpath.results import Recording
+from sanpath.results import HOST_LINKS, Recording
 from sanpath.spec import load_line, load_scenario
 
 __all__ = ["EACH_HOST", "PathAnimation"]
@@ -67,6 +69,26 @@ FILL = "#4477aa"
 IDLE_LINE = np.array([0.55, 0.55, 0.55])
 BUSY_LINE = np.array([1.0, 0.5, 0.0])
 DOT_COLOURS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d")
+
+
+HOST_LINK_PAIRS = {
+    box: [j for j, name in enumerate(HOST_LINKS) if name.startswith(prefix)]
+    for box, prefix in (("host", "pcie."), ("port", "link."))
+}
+"""The columns of :attr:`Recording.host_busy` the line leaving a host box (its PCIe slots)
+and a host-port box (its host link) glow with."""
+
+
+@dataclass
+class _Link:
+    """A line of the path and what it glows with: the busy shares of ``stations``, or of the
+    own links ``columns`` (of :data:`~sanpath.results.recording.HOST_LINKS`) of the hosts
+    ``hosts``."""
+
+    line: Line2D
+    stations: list[int]
+    hosts: list[int]
+    columns: list[int]
 
 
 @dataclass
@@ -107,7 +129,7 @@ class PathAnimation:
         self.ax = self.fig.add_axes((0.005, 0.01, 0.75, top - 0.01))
         self.ax_iops = self.fig.add_axes((0.8, 0.55, 0.185, top - 0.57))
         self.ax_lat = self.fig.add_axes((0.8, 0.6 / height, 0.185, 0.45 - 0.6 / height))
-        self.links: list[tuple[Line2D, list[int]]] = []
+        self.links: list[_Link] = []
         self.bars: list[_Bar] = []
         self._draw_path()
         self._draw_curves()
@@ -134,25 +156,23 @@ class PathAnimation:
     def _draw_path(self) -> None:
         ax, layout = self.ax, self.layout
         scenario = self.scenario
-        hosts = [h.name for h in scenario.hosts]
         for start, end, active in sorted(layout.lines, key=str):
             src, dst = layout.boxes[start], layout.boxes[end]
             line = path_line(ax, src, dst, active)
-            kind, key = start
-            if kind == "host":
-                group = hosts[key[0]]  # type: ignore[index]
-                names = [f"{group}.pcie.down", f"{group}.pcie.up"]
-            elif kind == "port":
-                group = hosts[key[0]]  # type: ignore[index]
-                names = [f"{group}.link.out", f"{group}.link.in"]
-            elif kind == "fabric":
+            kind, _ = start
+            if kind in ("host", "port"):  # each host's own: its PCIe slots, its host link
+                own = HOST_LINK_PAIRS[kind]
+                members = [self.rec.hosts.index(m) for m in src.members if m in self.rec.hosts]
+                self.links.append(_Link(line, [], members, own))
+                continue
+            if kind == "fabric":
                 a = end[1]
                 names = [f"array.port{a}.link.in", f"array.port{a}.link.out"]
             elif kind == "array":
                 names = ["array.controller.bandwidth", "array.cross_controller"]
             else:
                 names = []
-            self.links.append((line, self._stations(names)))
+            self.links.append(_Link(line, self._stations(names), [], []))
         for key, box in layout.boxes.items():
             box.label = box.label.split("\n")[0]
             draw_box(ax, box)
@@ -235,10 +255,10 @@ class PathAnimation:
         rec = self.rec
         for bar in self.bars:
             self._bar(bar, i)
-        for line, stations in self.links:
-            u = float(max((rec.busy[i, s] for s in stations), default=0.0))
-            line.set_color(tuple(IDLE_LINE + (BUSY_LINE - IDLE_LINE) * u))
-            line.set_linewidth(1 + 5 * u)
+        for link in self.links:
+            u = self.link_busy(link, i)
+            link.line.set_color(tuple(IDLE_LINE + (BUSY_LINE - IDLE_LINE) * u))
+            link.line.set_linewidth(1 + 5 * u)
         self.flashes.set_offsets(self._flashes(i))
         self._dots(i)
         self.iops_line.set_data(self.t_ms[: i + 1], self.iops[: i + 1])
@@ -254,6 +274,15 @@ class PathAnimation:
             + (f", {splits} split" if splits else "")
         )
         return self.fig
+
+    def link_busy(self, link: _Link, i: int) -> float:
+        """The busy share (0 to 1) ``link`` glows with at frame ``i``: its busier direction,
+        averaged over the hosts of its box for a host's own link."""
+        rec = self.rec
+        if link.hosts:
+            shares = rec.host_busy[i][np.ix_(link.hosts, link.columns)].mean(axis=0)
+            return float(shares.max())
+        return float(max((rec.busy[i, s] for s in link.stations), default=0.0))
 
     def _bar(self, bar: _Bar, i: int) -> None:
         rec = self.rec

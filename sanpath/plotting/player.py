@@ -4,7 +4,8 @@ The HTML player holds every frame as an embedded PNG and a few lines of script: 
 pause, a time slider, a speed choice and the frame's simulated time. It fetches nothing, so
 it plays in any browser without a network, in a notebook's output (:func:`player_html`) and
 on the documentation site. A GIF (Pillow, which matplotlib brings) and an MP4 (``ffmpeg``
-on the ``PATH``) are for slides.
+on the ``PATH``) are for slides; a GIF's frames share one palette of :data:`COLOURS` colours,
+so it stays small enough for a web page.
 """
 
 from __future__ import annotations
@@ -75,6 +76,51 @@ _SCRIPT = """
 
 class AnimationFormatError(ValueError):
     """An animation file of a kind that cannot be written (its suffix, or MP4 without ffmpeg)."""
+
+
+def _rgb(anim: PathAnimation, i: int, dpi: int) -> Image.Image:
+    """Frame ``i`` as an RGB image."""
+    buf = io.BytesIO()
+    anim.draw(i).savefig(buf, format="png", dpi=dpi)
+    return Image.open(buf).convert("RGB")
+
+
+def _write_gif(
+    anim: PathAnimation,
+    chosen: list[int],
+    out: Path,
+    dpi: int,
+    fps: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """The frames ``chosen`` as a looping GIF at ``fps``, every frame in one palette of
+    :data:`COLOURS` colours (taken from a few frames spread over the animation) without
+    dithering: a flat picture, so each frame stores little more than what changed."""
+    sample = [_rgb(anim, i, dpi) for i in sorted({chosen[round(k)] for k in _spread(chosen)})]
+    montage = Image.new("RGB", (sample[0].width, sample[0].height * len(sample)))
+    for k, image in enumerate(sample):
+        montage.paste(image, (0, k * image.height))
+    palette = montage.quantize(COLOURS)
+    images = []
+    for n, i in enumerate(chosen):
+        images.append(_rgb(anim, i, dpi).quantize(palette=palette, dither=Image.Dither.NONE))
+        if progress is not None:
+            progress(n + 1, len(chosen))
+    images[0].save(
+        out,
+        format="gif",
+        save_all=True,
+        append_images=images[1:],
+        duration=round(1000 / fps),
+        loop=0,
+        optimize=True,
+    )
+
+
+def _spread(chosen: list[int], samples: int = 4) -> list[float]:
+    """Positions in ``chosen`` of ``samples`` frames spread evenly over it."""
+    last = len(chosen) - 1
+    return [last * k / (samples - 1) for k in range(samples)]
 
 
 def _png(anim: PathAnimation, i: int, dpi: int) -> bytes:
@@ -190,11 +236,10 @@ def write_animation(
         return out
     anim = PathAnimation(recording, each_host=each_host, dpi=dpi)
     chosen = frame_indices(recording.frames, frames)
-    writer: animation.AbstractMovieWriter = (
-        animation.PillowWriter(fps=recording.fps)
-        if suffix == ".gif"
-        else animation.FFMpegWriter(fps=recording.fps)
-    )
+    if suffix == ".gif":
+        _write_gif(anim, chosen, out, dpi, recording.fps, progress)
+        return out
+    writer = animation.FFMpegWriter(fps=recording.fps)
     with writer.saving(anim.fig, str(out), dpi):
         for n, i in enumerate(chosen):
             anim.draw(i)

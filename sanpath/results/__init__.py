@@ -20,7 +20,7 @@ from sanpath.results.latency import (
     latency_dict,
     tail_note,
 )
-from sanpath.results.recording import Journey, Recording
+from sanpath.results.recording import HOST_LINKS, Journey, Recording
 from sanpath.results.run import RunResult
 from sanpath.results.slo import Slo, SloError, parse_slo, verdict
 from sanpath.results.starvation import Starving, starvation_warning, starving
@@ -37,6 +37,7 @@ from sanpath.results.sweep import METRICS, SweepResult, check_table_path
 
 __all__ = [
     "GROWTH_KINDS",
+    "HOST_LINKS",
     "KIND_OF_LAYER",
     "LAYERS",
     "LAYER_COLORS",

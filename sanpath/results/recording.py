@@ -6,7 +6,8 @@ queues, its HBA command slots, an array port's queue, a LUN group's queues): the
 use, the commands waiting and the slots there are (a throttle lowers them); over the
 interval that ends at each frame, the busy share of every station, the QUEUE FULL answers
 each host received and each queue gave, the application I/Os completed, their mean latency
-and how many were split into several commands; and the journeys of a few application I/Os
+and how many were split into several commands; the busy share of each host's own links
+(:attr:`Recording.host_busy`); and the journeys of a few application I/Os
 (:class:`Journey`): when each entered each layer of the path. Its size is bounded by the
 number of frames and the size of the path, never by the run's length
 (:class:`sanpath.spec.AnimateSpec`).
@@ -18,6 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+HOST_LINKS = {"pcie.down": True, "pcie.up": False, "link.out": True, "link.in": False}
+"""A host's own links, as its group's station names end (``<group>.link.out``), in the order
+of :attr:`~sanpath.results.Recording.host_busy`; True for those writes' data crosses (reads'
+the others)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,11 @@ class Recording:
     """The host instances, in the topology's order."""
     qfull: np.ndarray
     """(frames, hosts) QUEUE FULL answers each host received in the interval."""
+    host_busy: np.ndarray
+    """(frames, hosts, :data:`~sanpath.results.recording.HOST_LINKS`) each host's busy share
+    (0 to 1) of its own links over the interval ending at the frame: its group's busy time
+    on the link, shared out by the bytes each host completed in that direction in the
+    interval."""
     completed: np.ndarray
     """(frames,) application I/Os completed in the interval ending at the frame."""
     latency_ms: np.ndarray
@@ -128,6 +139,7 @@ class Recording:
             self.refused,
             self.busy,
             self.qfull,
+            self.host_busy,
             self.completed,
             self.latency_ms,
             self.splits,

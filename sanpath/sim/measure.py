@@ -203,7 +203,7 @@ class Measurement:
         self.bytes_completed += size
         del self.in_flight[key]
         if self.recorder is not None:
-            self.recorder.complete(now, t_issue, host, lun, size, layers)
+            self.recorder.complete(now, t_issue, host, lun, size, write, layers)
         if self.stopped:
             return  # the run is over; I/Os finishing at the same instant are not measured
         self.completed += 1

@@ -21,6 +21,13 @@ application I/Os have completed in the window (every quantity kept is a level or
 total, so thinning loses nothing but resolution). The tracked journeys are thinned the same way: the
 first issued in each slot of time (of those completed), the slots twice as wide when
 there are twice as many as asked for.
+
+Each host's own links (its PCIe slots and its host links,
+:data:`sanpath.results.recording.HOST_LINKS`) share one station per host group, so their busy
+time is kept per group. The recorder also
+counts each host's bytes completed in the window, writes and reads apart; a host's busy share
+of a link is the group's busy time on it shared out by those bytes (writes' data goes out,
+reads' comes in), counted per interval by the I/Os completed in it.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import numpy as np
 import simpy
 
 from sanpath.layout import split_sizes, station_roles
-from sanpath.results import LAYERS, Journey, Recording
+from sanpath.results import HOST_LINKS, LAYERS, Journey, Recording
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.hops import Gate
@@ -141,6 +148,10 @@ class Recorder:
         self.refused = np.zeros((n, p), dtype=np.int64)
         self.busy = np.zeros((n, s))
         self.qfull = np.zeros((n, h), dtype=np.int64)
+        self.host_bytes = np.zeros((n, h, 2))
+        """Per frame: each host's bytes completed in the window, reads then writes (running
+        totals)."""
+        self._bytes = [[0, 0] for _ in hosts]
         self.totals = np.zeros((n, 3))
         """Per frame: I/Os completed, their summed latency (s), split I/Os (running totals)."""
         self.count = 0
@@ -174,11 +185,16 @@ class Recorder:
         host: HostInstance,
         lun: Lun,
         size: int,
+        write: bool,
         layers: list[float],
     ) -> None:
-        """Application I/O of ``size`` bytes from ``host`` to ``lun``, issued at ``t_issue``,
-        completed at ``now`` with ``layers`` (s per layer of :data:`LAYERS`)."""
-        if self.finished or t_issue < self.start or now > self.end:
+        """Application I/O of ``size`` bytes from ``host`` to ``lun`` (a write or a read),
+        issued at ``t_issue``, completed at ``now`` with ``layers`` (s per layer of
+        :data:`LAYERS`)."""
+        if self.finished or now < self.start:
+            return
+        self._bytes[host.index][write] += size
+        if t_issue < self.start or now > self.end:
             return
         self.done += 1
         self.latency_sum += now - t_issue
@@ -239,6 +255,7 @@ class Recorder:
         self._levels(k)
         self._counters(k, now)
         self.totals[k] = (self.done, self.latency_sum, self.split_ios)
+        self.host_bytes[k] = self._bytes
         self.count = k + 1
         last = self.count == self.rows if self.spec.duration is not None else self.done >= AUTO_IOS
         if last:
@@ -250,7 +267,17 @@ class Recorder:
     def _thin(self) -> None:
         """Keep every other frame and sample half as often."""
         half = self.rows // 2
-        for name in ("t", "held", "waiting", "capacity", "refused", "busy", "qfull", "totals"):
+        for name in (
+            "t",
+            "held",
+            "waiting",
+            "capacity",
+            "refused",
+            "busy",
+            "qfull",
+            "host_bytes",
+            "totals",
+        ):
             array = getattr(self, name)
             array[:half] = array[0 : self.rows : 2].copy()
         self.count = half
@@ -353,6 +380,7 @@ class Recorder:
             )
             busy = per_interval(self.busy[rows]) / dt[:, None] / servers[None, :]
         busy = np.nan_to_num(np.clip(busy, 0.0, 1.0), nan=0.0)
+        host_busy = self._host_busy(busy, per_interval(self.host_bytes[rows]))
         tracked = sorted(self.journeys.values(), key=_issued)
         if len(tracked) > self.spec.tracked:
             keep = np.linspace(0, len(tracked) - 1, self.spec.tracked).round().astype(int)
@@ -369,9 +397,36 @@ class Recorder:
             busy=busy,
             hosts=tuple(h.name for h in self.topology.hosts),
             qfull=per_interval(self.qfull[rows]),
+            host_busy=host_busy,
             completed=completed,
             latency_ms=np.where(completed > 0, latency, np.nan),
             splits=per_interval(totals[:, 2]),
             journeys=tuple(tracked),
             fps=self.spec.fps,
         )
+
+    def _host_busy(self, busy: np.ndarray, moved: np.ndarray) -> np.ndarray:
+        """(frames, hosts, links) each host's busy share of its own links
+        (:data:`~sanpath.results.recording.HOST_LINKS`), from the group stations' ``busy``
+        (frames, stations) and the bytes each host ``moved`` per interval (frames, hosts, [reads,
+        writes]): the group's share times the host's part of the group's bytes in that
+        direction times the hosts of the group (the group's share where it moved none)."""
+        column = {name: i for i, name in enumerate(self.station_names)}
+        hosts = self.topology.hosts
+        out = np.zeros((len(busy), len(hosts), len(HOST_LINKS)))
+        for spec in self.scenario.hosts:
+            members = [h.index for h in hosts if h.group == spec.name]
+            if not members:
+                continue
+            for j, (link, write) in enumerate(HOST_LINKS.items()):
+                station = column.get(f"{spec.name}.{link}")
+                if station is None:
+                    continue
+                group = busy[:, station][:, None]
+                mine = moved[:, members, int(write)]
+                total = mine.sum(axis=1, keepdims=True)
+                share = np.divide(
+                    mine * len(members), total, out=np.ones_like(mine), where=total > 0
+                )
+                out[:, members, j] = np.clip(group * share, 0.0, 1.0)
+        return out

@@ -34,6 +34,48 @@ def test_what_if_widget_headless() -> None:
     assert "simulated:" in box.status.value
 
 
+def test_the_animate_button_plays_the_point_just_simulated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Animate runs the point simulated last again with a recording window and shows its
+    player under the panel."""
+    pytest.importorskip("ipywidgets")
+    import IPython.display
+    import matplotlib
+
+    shown: list[object] = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+
+    matplotlib.use("Agg")
+    from sanpath.notebook import ANIMATE_FRAMES, WhatIf, what_if
+    from sanpath.plotting import Player
+
+    with pytest.raises(ValueError, match="simulate a point first"):
+        WhatIf(SCENARIOS / "quickstart.yaml", ios=500).animate()
+    box = what_if(SCENARIOS / "quickstart.yaml", ios=500)
+    assert box.animate.disabled and box.player is None  # nothing simulated yet
+    box.sliders["hosts"].value = 3
+    box.sliders["queue_depth"].value = 2
+    box.button.click()
+    assert not box.animate.disabled
+    box.sliders["hosts"].value = 1  # moved after simulating: the animation keeps the point
+    box.animate.click()
+    player = box.player
+    assert isinstance(player, Player)
+    rec = player.recording
+    assert rec.frames == ANIMATE_FRAMES and rec.t[0] == 0.0
+    assert rec.scenario["hosts"][0]["count"] == 3  # the point simulated, not the sliders
+    assert rec.scenario["hosts"][0]["hbas"][0]["queue_depth"] == 2
+    assert len(rec.hosts) == 3 and rec.completed.sum() > 0
+    slots = [rec.place(f"host:{h}:hba") for h in rec.hosts]
+    assert rec.held[:, slots].max() > 0 and (rec.capacity[-1, slots] > 0).all()
+    assert shown[-1] is player  # shown under the panel (no kernel here: display() is called)
+    page = player._repr_html_()
+    assert page.startswith('<div id="sanpath-player-')
+    assert page.count('"iVBOR') == ANIMATE_FRAMES  # one PNG a frame
+    assert "animated:" in box.status.value
+
+
 @pytest.mark.slow
 def test_a_simulated_point_stops_on_precision_and_reports_steadiness() -> None:
     from sanpath.notebook import QUICK_PRECISION, WhatIf
@@ -71,6 +113,6 @@ def test_the_panel_carries_a_picture_of_itself_for_static_pages() -> None:
     for label, *_ in SLIDERS.values():
         assert label in texts
     assert "4" in texts  # the queue depth as the slider shows it
-    assert "Simulate" in texts
+    assert "Simulate" in texts and "Animate" in texts
     assert any(t.startswith("twin:") for t in texts)  # the status line
     assert right.get_xlabel() == "IOPS" and len(right.get_lines()) >= 2

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
 from sanpath.cli import main
 from sanpath.plotting import AnimationFormatError, Player, write_animation
-from sanpath.plotting.animate import PathAnimation, frame_indices
+from sanpath.plotting.animate import HOST_LINK_PAIRS, PathAnimation, frame_indices
 from sanpath.results import Recording
 from sanpath.sim import run
 from sanpath.spec import load_scenario
@@ -49,6 +50,28 @@ def test_frames_show_the_queues_and_the_hosts_one_by_one(recording: Recording) -
     anim.draw(0)
     assert port.text.get_text().startswith("0/1,600")
     assert "frame 1/6" in anim.title.get_text()
+
+
+def test_each_host_link_glows_with_its_own_share(recording: Recording) -> None:
+    anim = PathAnimation(recording)
+    columns = HOST_LINK_PAIRS["port"]
+    own = {tuple(link.hosts): link for link in anim.links if link.columns == columns}
+    # one line per host box: seven hosts of their own and the stack of the nine others
+    assert sorted(len(h) for h in own) == [1] * 7 + [9]
+    shares = recording.host_busy[:, :, columns].max(axis=2)  # a host link's busier direction
+    i = int(np.ptp(shares[:, :7], axis=1).argmax())  # the frame the hosts differ most
+    assert np.ptp(shares[i, :7]) > 0.01
+    anim.draw(i)
+    widths = []
+    for hosts, link in own.items():
+        expected = float(recording.host_busy[i][np.ix_(list(hosts), columns)].mean(axis=0).max())
+        assert anim.link_busy(link, i) == pytest.approx(expected)
+        assert link.line.get_linewidth() == pytest.approx(1 + 5 * expected)
+        widths.append(link.line.get_linewidth())
+    assert len(set(np.round(widths, 6))) > 1  # not one glow for the whole group
+    # the PCIe lines (host box to HBA port) read the PCIe columns of the same hosts
+    pcie = [link for link in anim.links if link.columns == HOST_LINK_PAIRS["host"]]
+    assert sorted(len(link.hosts) for link in pcie) == [1] * 7 + [9]
 
 
 def test_a_gif_has_the_frames_asked_for(recording: Recording, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sanpath.results import RunResult
+from sanpath.results import HOST_LINKS, RunResult
 from sanpath.sim import run
 from sanpath.spec import AUTO_IOS, Scenario, load_scenario
 from tests.conftest import SCENARIOS
@@ -68,6 +68,16 @@ def test_the_storm_is_recorded_frame_by_frame() -> None:
         assert j.layer_at(j.done) is None
         assert [t for _, t in j.stages] == sorted(t for _, t in j.stages)
     assert ((rec.busy >= 0) & (rec.busy <= 1)).all()
+    # each host's own links: the group's busy time shared out by the bytes each host moved
+    assert rec.host_busy.shape == (80, 16, len(HOST_LINKS))
+    assert ((rec.host_busy >= 0) & (rec.host_busy <= 1)).all()
+    for j, link in enumerate(HOST_LINKS):
+        group = rec.busy[:, rec.stations.index(f"esx.{link}")]
+        mean = rec.host_busy[:, :, j].mean(axis=1)
+        unclipped = (rec.host_busy[:, :, j] < 1).all(axis=1)
+        assert np.allclose(mean[unclipped], group[unclipped])
+    links = rec.host_busy[:, :, 2:].max(axis=2)
+    assert links.max() > 0 and (np.ptp(links, axis=1) > 0.01).any()  # hosts differ
     assert rec.completed.sum() > 0 and np.nanmax(rec.latency_ms) > 1.0
 
 

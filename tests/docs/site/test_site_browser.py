@@ -62,9 +62,13 @@ MEASURE = """() => {
             clientWidth: el.clientWidth, scrolls, sticky, keyVisible};
   });
   const images = [...article.querySelectorAll('img')].map(i => ({
-    src: i.getAttribute('src'), complete: i.complete, width: i.naturalWidth,
+    src: (i.getAttribute('src') || '').slice(0, 200), complete: i.complete,
+    width: i.naturalWidth, player: i.closest('.sanpath-player') !== null,
     link: i.closest('a') ? i.closest('a').getAttribute('href') : null}));
-  return {article: article.clientWidth, boxes: described, images};
+  const players = [...article.querySelectorAll('.sanpath-player')].map(p => ({
+    frames: Number(p.querySelector('input.slider').max) + 1,
+    time: p.querySelector('span.time').textContent}));
+  return {article: article.clientWidth, boxes: described, images, players};
 }"""
 
 
@@ -143,7 +147,8 @@ def test_every_picture_loads_and_opens_full_size(
     assert page["errors"] == [] and page["foreign"] == []
     for image in page["images"]:
         assert image["complete"] and image["width"] > 0, image
-        assert image["link"], f"{name}: {image['src']} is not a link to its full size"
+        if not image["player"]:  # an animation player's frame sits under its own controls
+            assert image["link"], f"{name}: {image['src']} is not a link to its full size"
 
 
 def test_screenshots_were_kept(measured: dict[str, dict[str, Any]]) -> None:
@@ -165,3 +170,19 @@ def test_the_path_diagram_is_on_the_index_and_the_model_page(
 ) -> None:
     for name in ("index", "model"):
         assert any("_path-" in str(i["src"]) for i in measured[name]["images"]), name
+
+
+def test_the_animations_are_on_the_gallery_the_model_page_and_the_fan_in_page(
+    measured: dict[str, dict[str, Any]],
+) -> None:
+    """GIFs drawn by the build on the gallery and the model page, a player on the fan-in
+    notebook's page showing its first frame."""
+    gifs = {
+        name: [i["src"] for i in measured[name]["images"] if str(i["src"]).endswith(".gif")]
+        for name in ("gallery", "model")
+    }
+    assert len(gifs["gallery"]) >= 1 and len(gifs["model"]) >= 3, gifs
+    (player,) = measured["fan-in"]["players"]
+    assert player["frames"] >= 2 and player["time"].startswith("t = ")
+    frame = next(i for i in measured["fan-in"]["images"] if i["player"])
+    assert frame["src"].startswith("data:image/png;base64,") and frame["width"] >= 800
