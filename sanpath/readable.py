@@ -213,11 +213,19 @@ def size(nbytes: int | float, digits: int = SIGNIFICANT) -> str:
 
 
 def percent(value: float, signed: bool = False, digits: int = 0) -> str:
-    """A share (1.0 is 100%) as a percentage; ``signed`` adds ``+`` to gains (``+4.5%``)."""
+    """A share (1.0 is 100%) as a percentage; ``signed`` adds ``+`` to gains (``+4.5%``).
+    A figure that rounds to zero is written without a sign.
+
+    >>> percent(0.045, signed=True, digits=1), percent(-0.0001, signed=True, digits=1)
+    ('+4.5%', '0.0%')
+    """
     if value is None or not math.isfinite(value):
         return "-"
+    shown = round(100 * value, digits)
+    if shown == 0:  # no "-0.0%" nor "+0.0%": a change that rounds away is none
+        return f"{0:.{digits}f}%"
     sign = "+" if signed else ""
-    return f"{100 * value:{sign}.{digits}f}%"
+    return f"{shown:{sign}.{digits}f}%"
 
 
 def short_name(key: str) -> str:

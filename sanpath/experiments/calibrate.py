@@ -20,6 +20,7 @@ columns are dotted scenario keys (the settings) and metrics (``iops``, ``mb_per_
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
@@ -40,7 +41,15 @@ from sanpath.experiments.identify import (
 )
 from sanpath.experiments.surrogate import twin_start
 from sanpath.files import atomic_path, check_output
-from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
+from sanpath.readable import column_label, duration, figure, number, percent, rate, size
+from sanpath.spec import (
+    Scenario,
+    ScenarioError,
+    key_kind,
+    load_scenario,
+    read_yaml,
+    set_dotted,
+)
 
 METRICS = (
     "iops",
@@ -71,6 +80,10 @@ WORST_POINTS = 3
 """How many of the worst-fitted points a poor fit's warning names."""
 
 
+class _Spent(Exception):
+    """The fit has tried ``max_evaluations`` parameter sets."""
+
+
 class CalibrationError(ValueError):
     """Calibration cannot go on (parameters not identifiable, bad data)."""
 
@@ -94,6 +107,9 @@ class CalibrationResult:
     scenario: Scenario
     singular_values: list[float]
     evaluations: int
+    """Parameter sets the fit tried, at most ``max_evaluations``."""
+    simulations: int = 0
+    """Simulator runs those took: one per distinct measured setting of each evaluation."""
     rms_error: float = field(default=math.nan)
     ceilings: dict[str, Ceiling] = field(default_factory=dict)
     """The twin's ceiling of the scenario ``before`` and ``after`` the fit."""
@@ -107,23 +123,28 @@ class CalibrationResult:
             "points": self.points,
             "singular_values": self.singular_values,
             "evaluations": self.evaluations,
+            "simulations": self.simulations,
             "rms_error": self.rms_error,
             "ceilings": {k: c.to_dict() for k, c in self.ceilings.items()},
             "cautions": list(self.cautions),
         }
 
     def text(self) -> str:
-        lines = ["fitted parameters (SI units: seconds, bytes, bytes/s):"]
+        """The fit for people: each parameter in its unit (``4 ms -> 4.65 ms``), each
+        point's measured and modelled figure and error, the fit's cost and the ceilings."""
+        lines = ["fitted parameters:"]
         for key, value in self.parameters.items():
-            lines.append(f"  {key:<40} {self.start[key]:.6g} -> {value:.6g}")
+            lines.append(f"  {key:<40} {_shown(key, self.start[key])} -> {_shown(key, value)}")
         lines.append("fit per point:")
         for p in self.points:
             lines.append(
-                f"  {p['label']:<30} {p['metric']:<16} measured {p['measured']:10.4g}"
-                f"  model {p['model']:10.4g}  error {100 * p['error']:+6.1f}%"
+                f"  {p['label']:<30} {column_label(p['metric']):<24} measured "
+                f"{number(p['measured'], 4):>10}  model {figure(p['model']):>10}  "
+                f"error {percent(p['error'], signed=True, digits=1):>6}"
             )
         lines.append(
-            f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
+            f"rms relative error {percent(self.rms_error, digits=2)} after "
+            f"{self.evaluations} evaluations of the model ({self.simulations} simulations)"
         )
         before, after = self.ceilings.get("before"), self.ceilings.get("after")
         if before is not None and after is not None:
@@ -152,6 +173,18 @@ class CalibrationResult:
 
 
 # -- reading measurements ------------------------------------------------------------------
+
+
+def _shown(key: str, value: float) -> str:
+    """A fitted parameter's value in its unit, as :func:`sanpath.spec.key_kind` names it."""
+    kind = key_kind(key)
+    if kind == "duration":
+        return duration(value)
+    if kind == "size":
+        return size(value)
+    if kind == "rate":
+        return rate(value)
+    return figure(value)
 
 
 def read_measurements(path: str | Path) -> list[MeasuredPoint]:
@@ -276,6 +309,10 @@ def calibrate(
 ) -> CalibrationResult:
     """Fit the dotted keys ``fit`` so the model reproduces ``measured``.
 
+    ``max_evaluations`` bounds the parameter sets tried (the start, each finite-difference
+    step and each move of the fit count); each runs the simulator once per distinct measured
+    setting. The fit returns the best set it tried.
+
     Every measured point's run is estimated first (:mod:`sanpath.sim.budget`); ``force`` runs
     those beyond its memory or time limits too.
 
@@ -316,10 +353,19 @@ def calibrate(
             budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
     why = capacity_unknown(data, [p.settings for p in measured])
     cautions = capacity_cautions(data, keys, start, why)
-    evaluations = 0
+    if max_evaluations < len(keys) + 2:
+        raise CalibrationError(
+            f"max_evaluations {max_evaluations} is too few: fitting {len(keys)} parameter(s) "
+            f"takes at least {len(keys) + 2} evaluations (the start, a step of each, a move)"
+        )
+    evaluations = simulations = 0
+    best: tuple[float, np.ndarray, np.ndarray] | None = None  # (norm, x, residuals)
 
     def model(x: np.ndarray) -> np.ndarray:
-        nonlocal evaluations
+        nonlocal evaluations, simulations, best
+        if evaluations >= max_evaluations:
+            raise _Spent
+        evaluations += 1
         trial = copy.deepcopy(data)
         for key, value in zip(keys, start * np.exp(x), strict=True):
             set_dotted(trial, key, float(value))
@@ -335,11 +381,15 @@ def calibrate(
                     cache[tag] = run(case, force=True)  # estimated above
                 except ScenarioError as exc:
                     raise CalibrationError(f"point {point.label}: {exc}") from None
-                evaluations += 1
+                simulations += 1
             result = cache[tag]
             value = result.flat().get(metric, math.nan)
             out.append(math.log(max(value, 1e-300) / point.metrics[metric]))
-        return np.array(out)
+        residuals = np.array(out)
+        norm = float(np.linalg.norm(residuals))
+        if best is None or norm < best[0]:
+            best = (norm, np.array(x, dtype=float), residuals)
+        return residuals
 
     x0 = np.zeros(len(keys))
     r0 = model(x0)
@@ -368,19 +418,22 @@ def calibrate(
     x_twin = twin_start(data, keys, start, [(p.settings, m, p.metrics[m]) for p, m in targets])
     if x_twin is not None and np.any(x_twin != 0.0):
         begin = x_twin if np.linalg.norm(model(x_twin)) < np.linalg.norm(r0) else x0
-    solution = least_squares(
-        model,
-        begin,
-        method="trf",
-        diff_step=np.full(len(keys), STEP),
-        x_scale=1.0,
-        bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
-        max_nfev=max_evaluations,
-        xtol=TOLERANCE,
-        ftol=TOLERANCE,
-    )
-    fitted = start * np.exp(solution.x)
-    residuals = model(solution.x)
+    # The fit stops at its tolerance or when max_evaluations parameter sets have been tried
+    # (its finite-difference steps included), with the best set it found.
+    with contextlib.suppress(_Spent):
+        least_squares(
+            model,
+            begin,
+            method="trf",
+            diff_step=np.full(len(keys), STEP),
+            x_scale=1.0,
+            bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
+            xtol=TOLERANCE,
+            ftol=TOLERANCE,
+        )
+    assert best is not None  # the start was evaluated
+    _, best_x, residuals = best
+    fitted = start * np.exp(best_x)
     final = copy.deepcopy(base.to_data())
     for key, value in zip(keys, fitted, strict=True):
         set_dotted(final, key, float(value))
@@ -407,6 +460,7 @@ def calibrate(
         scenario=load_scenario(final),
         singular_values=[float(s) for s in singular],
         evaluations=evaluations,
+        simulations=simulations,
         rms_error=float(np.sqrt(np.mean(np.expm1(residuals) ** 2))),
         ceilings=ceilings,
         cautions=cautions,
