@@ -94,9 +94,12 @@ unit: $(STAMP) $(CORE)
 quick: $(STAMP) $(CORE)
 	$(BIN)/python -m pytest -q -x -n 2 -m "not slow and not build" $(ARGS)
 
+# The notebooks run as a reader with only the notebook extra runs them: the docs tools
+# (MyST-NB, Sphinx) are blocked in their kernels (tests/data/without_docs_tools).
 notebooks: $(STAMP) $(CORE)
 	$(BIN)/nbstripout --verify notebooks/*.ipynb
-	$(BIN)/python -m pytest -q -p no:cacheprovider --nbmake --nbmake-timeout=120 notebooks
+	PYTHONPATH=tests/data/without_docs_tools $(BIN)/python -m pytest -q -p no:cacheprovider \
+		--nbmake --nbmake-timeout=120 notebooks
 
 # The site is built, then checked as a reader sees it: the numbers its executed pages state
 # against their runs, and every page in headless Chromium at 1280 px (screenshots and

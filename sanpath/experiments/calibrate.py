@@ -41,7 +41,7 @@ from sanpath.experiments.identify import (
 )
 from sanpath.experiments.surrogate import twin_start
 from sanpath.files import atomic_path, check_output
-from sanpath.readable import column_label, duration, figure, number, percent, rate, size
+from sanpath.readable import column_label, duration, figure, percent, rate, size
 from sanpath.spec import (
     Scenario,
     ScenarioError,
@@ -80,7 +80,7 @@ WORST_POINTS = 3
 """How many of the worst-fitted points a poor fit's warning names."""
 
 
-class _Spent(Exception):
+class _BudgetSpentError(Exception):
     """The fit has tried ``max_evaluations`` parameter sets."""
 
 
@@ -139,7 +139,7 @@ class CalibrationResult:
         for p in self.points:
             lines.append(
                 f"  {p['label']:<30} {column_label(p['metric']):<24} measured "
-                f"{number(p['measured'], 4):>10}  model {figure(p['model']):>10}  "
+                f"{figure(p['measured']):>10}  model {figure(p['model']):>10}  "
                 f"error {percent(p['error'], signed=True, digits=1):>6}"
             )
         lines.append(
@@ -364,7 +364,7 @@ def calibrate(
     def model(x: np.ndarray) -> np.ndarray:
         nonlocal evaluations, simulations, best
         if evaluations >= max_evaluations:
-            raise _Spent
+            raise _BudgetSpentError
         evaluations += 1
         trial = copy.deepcopy(data)
         for key, value in zip(keys, start * np.exp(x), strict=True):
@@ -420,7 +420,7 @@ def calibrate(
         begin = x_twin if np.linalg.norm(model(x_twin)) < np.linalg.norm(r0) else x0
     # The fit stops at its tolerance or when max_evaluations parameter sets have been tried
     # (its finite-difference steps included), with the best set it found.
-    with contextlib.suppress(_Spent):
+    with contextlib.suppress(_BudgetSpentError):
         least_squares(
             model,
             begin,

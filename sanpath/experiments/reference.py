@@ -256,8 +256,9 @@ def table(rows: list[Comparison]) -> str:
     for r in rows:
         ok = "" if r.within is None else ("yes" if r.within else "NO")
         lines.append(
-            f"{r.label:<{width}}  {r.metric:<22}{r.published:12.4g}{r.model:12.4g}"
-            f"{100 * r.error:+8.1f}%  {r.role:<10} {ok}"
+            f"{r.label:<{width}}  {r.metric:<22}{number(r.published, 4):>12}"
+            f"{number(r.model, 4):>12}{percent(r.error, signed=True, digits=1):>9}  "
+            f"{r.role:<10} {ok}"
         )
     lines.append(error_summary(rows))
     return "\n".join(lines)
