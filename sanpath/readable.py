@@ -5,6 +5,7 @@
   notation;
 * :func:`figure` rounds a measured figure to three significant digits at any magnitude
   (``27,200``, ``75.2``) and :func:`plus_minus` writes its 95% interval as ``±2.4%``;
+* :func:`tick` writes an axis tick (``1,200``, ``0.5``), so every plot's axes read alike;
 * :func:`percent` writes a share or a signed relative error (``86%``, ``+4.5%``);
 * :func:`duration`, :func:`rate` and :func:`size` write seconds, bytes per second and bytes
   as people read them (``2 µs``, ``850 MB/s``, ``512 KiB``);
@@ -40,6 +41,7 @@ __all__ = [
     "short_name",
     "size",
     "table",
+    "tick",
 ]
 
 SIGNIFICANT = 3
@@ -147,6 +149,24 @@ def figure(value: Any, digits: int = SIGNIFICANT) -> str:
     exponent = math.floor(math.log10(abs(rounded)))  # 999.6 rounds up to 1,000
     decimals = max(0, digits - 1 - exponent)
     return f"{rounded:,.{decimals}f}"
+
+
+def tick(value: float) -> str:
+    """An axis tick label: thousands separators, as many decimals as the tick has and no
+    more, never in scientific notation (``1,200``, ``14,000``, ``0.5``, ``1,000,000``).
+
+    >>> tick(1200.0), tick(14000), tick(0.5), tick(2.5e6), tick(0.30000000000000004)
+    ('1,200', '14,000', '0.5', '2,500,000', '0.3')
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        return number(x)
+    if abs(x) < ZERO:
+        return "0"
+    if abs(x - round(x)) < ZERO * max(1.0, abs(x)):
+        return f"{round(x):,d}"
+    text = f"{x:,.{max(0, 6 - math.floor(math.log10(abs(x))))}f}".rstrip("0").rstrip(".")
+    return text if text not in ("-0", "") else "0"
 
 
 def plus_minus(value: float, interval: Sequence[float] | None) -> str:
