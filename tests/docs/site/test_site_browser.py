@@ -29,6 +29,7 @@ SCREENSHOTS = {
     "fan-in": "notebooks/03_fan_in.html",
     "validation": "validation.html",
     "scenario": "scenario.html",
+    "gallery": "gallery.html",
 }
 """The pages the issue names, kept as screenshots."""
 
@@ -39,8 +40,9 @@ MORE = {
     "check-notebook": "notebooks/06_check.html",
     "twin": "twin.html",
     "schema": "schema.html",
-    "gallery": "gallery.html",
     "results": "results.html",
+    "sweep": "howto/sweep.html",
+    "headroom": "howto/headroom.html",
     "model": "model.html",
     "bottleneck": "howto/bottleneck.html",
 }
@@ -64,7 +66,10 @@ MEASURE = """() => {
   const images = [...article.querySelectorAll('img')].map(i => ({
     src: i.getAttribute('src'), complete: i.complete, width: i.naturalWidth,
     link: i.closest('a') ? i.closest('a').getAttribute('href') : null}));
-  return {article: article.clientWidth, boxes: described, images};
+  const plots = [...article.querySelectorAll('figure.sanpath-plot')].map(f => ({
+    caption: f.querySelector('figcaption') ? f.querySelector('figcaption').innerText : '',
+    command: f.previousElementSibling ? f.previousElementSibling.innerText : ''}));
+  return {article: article.clientWidth, boxes: described, images, plots};
 }"""
 
 
@@ -165,3 +170,14 @@ def test_the_path_diagram_is_on_the_index_and_the_model_page(
 ) -> None:
     for name in ("index", "model"):
         assert any("_path-" in str(i["src"]) for i in measured[name]["images"]), name
+
+
+@pytest.mark.parametrize("name", ["gallery", "sweep", "headroom"])
+def test_every_drawn_picture_has_its_command_above_and_its_lesson_below(
+    measured: dict[str, dict[str, Any]], name: str
+) -> None:
+    plots = measured[name]["plots"]
+    assert plots, f"{name}: no picture drawn by the build"
+    for plot in plots:
+        assert "sanpath plot" in plot["command"], plot
+        assert len(plot["caption"].split()) >= 8, f"{name}: a picture without its lesson: {plot}"
