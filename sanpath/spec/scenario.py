@@ -23,10 +23,9 @@ it live in :mod:`sanpath.sim.components`.
 from __future__ import annotations
 
 import copy
-import functools
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -73,7 +72,6 @@ __all__ = [
     "WorkloadSpec",
     "expand_names",
     "json_schema",
-    "key_kind",
     "load_scenario",
     "lun_groups_used",
     "lun_queue_limit",
@@ -490,58 +488,6 @@ def json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "sanpath scenario"
     return schema
-
-
-_KINDS = {
-    "a duration": "duration",
-    "a constant service time": "duration",
-    "a size": "size",
-    "a rate": "rate",
-}
-
-
-@functools.cache
-def _schema() -> dict[str, Any]:
-    return json_schema()
-
-
-def _alternatives(node: Mapping[str, Any], defs: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """A schema node and the alternatives it allows, references followed."""
-    if "$ref" in node:
-        yield from _alternatives(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-        return
-    yield node
-    for alternative in node.get("anyOf", []) + node.get("oneOf", []) + node.get("allOf", []):
-        yield from _alternatives(alternative, defs)
-
-
-def key_kind(key: str) -> str | None:
-    """What the value at dotted ``key`` measures, as the scenario's schema describes it:
-    ``"duration"`` (seconds), ``"size"`` (bytes), ``"rate"`` (bytes/s), or None (a count,
-    a share, or a key the schema does not know).
-
-    >>> key_kind("array.controller.io_time.mean"), key_kind("hosts.0.hbas.0.queue_depth")
-    ('duration', None)
-    """
-    schema = _schema()
-    defs = schema.get("$defs", {})
-    nodes: list[Mapping[str, Any]] = [schema]
-    for part in key.split("."):
-        found: list[Mapping[str, Any]] = []
-        for node in nodes:
-            for alternative in _alternatives(node, defs):
-                if (part.isdigit() or part == "*") and "items" in alternative:
-                    found.append(alternative["items"])
-                elif part in alternative.get("properties", {}):
-                    found.append(alternative["properties"][part])
-        nodes = found
-    for node in nodes:
-        for alternative in _alternatives(node, defs):
-            words = str(alternative.get("description", ""))
-            for opening, kind in _KINDS.items():
-                if words.startswith(opening):
-                    return kind
-    return None
 
 
 def expand_names(name: str, count: int) -> list[str]:
