@@ -112,7 +112,7 @@ class CalibrationResult:
     cautions: list[str] = field(default_factory=list)
     """What the measured points cannot tell, and what the fit did because of it."""
     simulations: int = 0
-    """Simulator runs those took: one per distinct measured setting of each evaluation."""
+    """The simulator runs those evaluations took, one per distinct measured setting of each."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
