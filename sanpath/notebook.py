@@ -17,10 +17,12 @@ instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from sanpath.readable import figure
 from sanpath.spec import Scenario, load_line, load_scenario
 
 KNOBS: dict[str, str] = {
@@ -51,6 +53,20 @@ SLIDERS: dict[str, tuple[str, float, float, float]] = {
     "outstanding": ("outstanding", 1, 256, 1),
 }
 """Slider name -> (label, lowest, highest, step), for the widget and its picture."""
+
+IO_SIZES_KIB = tuple(2**i for i in range(13))
+"""The I/O size slider's stops, in KiB: powers of two from 1 to 4,096, evenly spaced (a
+logarithmic slider, so 4 KiB and 8 KiB are as far apart as 1 MiB and 2 MiB)."""
+
+
+def slider_share(name: str, value: float) -> float:
+    """Where ``value`` sits along slider ``name``, from 0 (its lowest) to 1 (its highest):
+    linear, or by powers of two for the I/O size."""
+    _label, low, high, _step = SLIDERS[name]
+    if name == "io_size_kib":
+        low, high, value = math.log2(low), math.log2(high), math.log2(max(value, low))
+    share = (value - low) / (high - low) if high > low else 0.0
+    return min(max(share, 0.0), 1.0)
 
 
 @dataclass(frozen=True)
@@ -176,7 +192,7 @@ class WhatIf:
     def status(self, current: Any) -> str:
         """The status line under the sliders for the twin's ``current`` prediction."""
         return (
-            f"twin: {current.iops:,.0f} IOPS, {current.latency_ms_mean:.2f} ms "
+            f"twin: {figure(current.iops)} IOPS, {figure(current.latency_ms_mean)} ms "
             f"mean, bottleneck {current.bottleneck}"
         )
 
@@ -240,15 +256,14 @@ class WhatIf:
         left.set_xlim(0, 1)
         left.set_ylim(len(SLIDERS) + 1.6, -0.6)
         left.axis("off")
-        for row, (name, (label, low, high, _step)) in enumerate(SLIDERS.items()):
+        for row, (name, (label, _low, _high, _step)) in enumerate(SLIDERS.items()):
             value = float(self.values[name])
-            share = (value - low) / (high - low) if high > low else 0.0
             left.text(0.27, row, label, ha="right", va="center", fontsize=9)
             left.plot([0.3, 0.82], [row, row], color="0.8", lw=4, solid_capstyle="round")
-            knob = 0.3 + 0.52 * min(max(share, 0.0), 1.0)
+            knob = 0.3 + 0.52 * slider_share(name, value)
             left.plot([0.3, knob], [row, row], color="#1f77b4", lw=4, solid_capstyle="round")
             left.plot([knob], [row], "o", color="white", mec="#1f77b4", ms=9)
-            shown = f"{value:.2f}" if name == "read_fraction" else f"{value:.0f}"
+            shown = f"{value:.2f}" if name == "read_fraction" else f"{value:,.0f}"
             left.text(0.86, row, shown, va="center", fontsize=9)
         button = len(SLIDERS) + 0.2
         for x, label, colour in (
@@ -303,6 +318,12 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
     v = state.values
     sliders: dict[str, Any] = {}
     for name, (label, low, high, step) in SLIDERS.items():
+        if name == "io_size_kib":  # powers of two, the scenario's own size among them
+            stops = sorted({*IO_SIZES_KIB, int(v[name])})
+            sliders[name] = widgets.SelectionSlider(
+                options=[(f"{k:,}", k) for k in stops], value=int(v[name]), description=label
+            )
+            continue
         kind = widgets.FloatSlider if name == "read_fraction" else widgets.IntSlider
         sliders[name] = kind(value=v[name], min=low, max=high, step=step, description=label)
     for slider in sliders.values():
@@ -332,7 +353,7 @@ def what_if(scenario: Scenario | str | Mapping[str, Any], ios: int | None = None
         status.value = "simulating..."
         point = state.simulate()
         redraw()
-        status.value += f" | simulated: {point.iops:,.0f} IOPS, {point.latency_ms:.2f} ms"
+        status.value += f" | simulated: {figure(point.iops)} IOPS, {figure(point.latency_ms)} ms"
         if not point.steady:
             status.value += " | NOT STEADY STATE: " + " ".join(point.warnings)
         animate.disabled = False

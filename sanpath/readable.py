@@ -5,6 +5,7 @@
   notation;
 * :func:`figure` rounds a measured figure to three significant digits at any magnitude
   (``27,200``, ``75.2``) and :func:`plus_minus` writes its 95% interval as ``±2.4%``;
+* :func:`tick` writes an axis tick (``1,200``, ``0.5``), so every plot's axes read alike;
 * :func:`percent` writes a share or a signed relative error (``86%``, ``+4.5%``);
 * :func:`duration`, :func:`rate` and :func:`size` write seconds, bytes per second and bytes
   as people read them (``2 µs``, ``850 MB/s``, ``512 KiB``);
@@ -40,6 +41,7 @@ __all__ = [
     "short_name",
     "size",
     "table",
+    "tick",
 ]
 
 SIGNIFICANT = 3
@@ -149,6 +151,24 @@ def figure(value: Any, digits: int = SIGNIFICANT) -> str:
     return f"{rounded:,.{decimals}f}"
 
 
+def tick(value: float) -> str:
+    """An axis tick label: thousands separators, as many decimals as the tick has and no
+    more, never in scientific notation (``1,200``, ``14,000``, ``0.5``, ``1,000,000``).
+
+    >>> tick(1200.0), tick(14000), tick(0.5), tick(2.5e6), tick(0.30000000000000004)
+    ('1,200', '14,000', '0.5', '2,500,000', '0.3')
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        return number(x)
+    if abs(x) < ZERO:
+        return "0"
+    if abs(x - round(x)) < ZERO * max(1.0, abs(x)):
+        return f"{round(x):,d}"
+    text = f"{x:,.{max(0, 6 - math.floor(math.log10(abs(x))))}f}".rstrip("0").rstrip(".")
+    return text if text not in ("-0", "") else "0"
+
+
 def plus_minus(value: float, interval: Sequence[float] | None) -> str:
     """A 95% interval around ``value`` as its larger half-width in percent of the value
     (``±2.4%``, ``±0.4%``); ``""`` without an interval or a value to relate it to.
@@ -213,11 +233,19 @@ def size(nbytes: int | float, digits: int = SIGNIFICANT) -> str:
 
 
 def percent(value: float, signed: bool = False, digits: int = 0) -> str:
-    """A share (1.0 is 100%) as a percentage; ``signed`` adds ``+`` to gains (``+4.5%``)."""
+    """A share (1.0 is 100%) as a percentage; ``signed`` adds ``+`` to gains (``+4.5%``).
+    A figure that rounds to zero is written without a sign.
+
+    >>> percent(0.045, signed=True, digits=1), percent(-0.0001, signed=True, digits=1)
+    ('+4.5%', '0.0%')
+    """
     if value is None or not math.isfinite(value):
         return "-"
+    shown = round(100 * value, digits)
+    if shown == 0:  # no "-0.0%" nor "+0.0%": a change that rounds away is none
+        return f"{0:.{digits}f}%"
     sign = "+" if signed else ""
-    return f"{100 * value:{sign}.{digits}f}%"
+    return f"{shown:{sign}.{digits}f}%"
 
 
 def short_name(key: str) -> str:

@@ -59,7 +59,7 @@ def test_contract_holds(tmp_path: Path) -> None:
         (
             "sanpath/units.py",
             "import sanpath.spec",
-            "units, readable, stats, files and formats import",
+            "units, readable, stats, files, formats and glue import",
         ),
         ("sanpath/sim/topology.py", "import sanpath.theory", "the simulator knows nothing"),
         ("sanpath/layout/wiring.py", "import sanpath.sim.station", "layout reads spec only"),

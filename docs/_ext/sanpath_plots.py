@@ -16,7 +16,10 @@ keeps what a command prints) make the files the plot reads; the files they write
 for later directives of the same build (the work folder starts empty with every build), so
 a sweep is run once per build. The picture is the file the plot command writes (``--out``),
 copied under ``_generated/plots/`` of the source folder (ignored by git). ``:show-setup:``
-(default yes) says whether the setup commands are printed too.
+(default yes) says whether the setup commands are printed too; ``:caption:`` is the lesson
+the picture teaches, printed under it; ``:files:`` names files of the documentation source
+(``howto/my-san.yaml``) copied into the work folder first, so a page's own scenario runs as
+the page shows it.
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class SanpathPlot(SphinxDirective):
         "alt": directives.unchanged,
         "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
         "width": directives.unchanged,
+        "caption": directives.unchanged,
+        "files": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
@@ -100,6 +105,10 @@ class SanpathPlot(SphinxDirective):
         scenarios = work / "scenarios"
         if not scenarios.exists():
             scenarios.symlink_to(Path(app.srcdir).parent / "scenarios", target_is_directory=True)
+        for name in self.options.get("files", "").split():  # docs files the commands read
+            source = Path(app.srcdir) / name
+            self.env.note_dependency(str(source))
+            shutil.copyfile(source, work / source.name)
         try:
             for line in setup:
                 argv, into = _argv(line)
@@ -127,6 +136,11 @@ class SanpathPlot(SphinxDirective):
         if "width" in self.options:
             image["width"] = self.options["width"]
         figure = nodes.figure("", image, classes=["sanpath-plot"])
+        if "caption" in self.options:  # what the picture teaches, under it
+            text = " ".join(self.options["caption"].split())
+            inline, messages = self.state.inline_text(text, self.lineno)
+            figure += nodes.caption(text, "", *inline)
+            figure += messages
         self.set_source_info(block)
         return [block, figure]
 

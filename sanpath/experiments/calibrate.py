@@ -20,6 +20,19 @@ columns are dotted scenario keys (the settings) and metrics (``iops``, ``mb_per_
 
 from __future__ import annotations
 
+__all__ = [
+    "METRICS",
+    "CalibrationError",
+    "CalibrationResult",
+    "MeasuredPoint",
+    "calibrate",
+    "read_fio_json",
+    "read_measurements",
+    "reference_points",
+    "write_calibrated",
+]
+
+import contextlib
 import copy
 import json
 import math
@@ -38,20 +51,23 @@ from sanpath.experiments.identify import (
     ceiling,
     traded_capacity,
 )
+from sanpath.experiments.measured import (  # MeasuredPoint and the readers: re-exported
+    METRICS,
+    MeasuredPoint,
+    read_fio_json,
+    read_measurements,
+)
 from sanpath.experiments.surrogate import twin_start
 from sanpath.files import atomic_path, check_output
-from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
-
-METRICS = (
-    "iops",
-    "mb_per_s",
-    "latency_ms_mean",
-    "latency_ms_p50",
-    "latency_ms_p99",
-    "read_latency_ms_mean",
-    "write_latency_ms_mean",
+from sanpath.readable import column_label, duration, figure, percent, rate, size
+from sanpath.spec import (
+    Scenario,
+    ScenarioError,
+    key_kind,
+    load_scenario,
+    read_yaml,
+    set_dotted,
 )
-"""Measured figures calibration can fit."""
 
 STEP = 0.05
 """Relative parameter step for the sensitivity check and the fit's Jacobian."""
@@ -71,17 +87,12 @@ WORST_POINTS = 3
 """How many of the worst-fitted points a poor fit's warning names."""
 
 
+class _BudgetSpentError(Exception):
+    """The fit has tried ``max_evaluations`` parameter sets."""
+
+
 class CalibrationError(ValueError):
     """Calibration cannot go on (parameters not identifiable, bad data)."""
-
-
-@dataclass(frozen=True)
-class MeasuredPoint:
-    """Figures measured at one setting (dotted overrides of the scenario)."""
-
-    label: str
-    settings: dict[str, Any]
-    metrics: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -94,11 +105,14 @@ class CalibrationResult:
     scenario: Scenario
     singular_values: list[float]
     evaluations: int
+    """Parameter sets the fit tried, at most ``max_evaluations``."""
     rms_error: float = field(default=math.nan)
     ceilings: dict[str, Ceiling] = field(default_factory=dict)
     """The twin's ceiling of the scenario ``before`` and ``after`` the fit."""
     cautions: list[str] = field(default_factory=list)
     """What the measured points cannot tell, and what the fit did because of it."""
+    simulations: int = 0
+    """The simulator runs those evaluations took, one per distinct measured setting of each."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,23 +121,28 @@ class CalibrationResult:
             "points": self.points,
             "singular_values": self.singular_values,
             "evaluations": self.evaluations,
+            "simulations": self.simulations,
             "rms_error": self.rms_error,
             "ceilings": {k: c.to_dict() for k, c in self.ceilings.items()},
             "cautions": list(self.cautions),
         }
 
     def text(self) -> str:
-        lines = ["fitted parameters (SI units: seconds, bytes, bytes/s):"]
+        """The fit for people: each parameter in its unit (``4 ms -> 4.65 ms``), each
+        point's measured and modelled figure and error, the fit's cost and the ceilings."""
+        lines = ["fitted parameters:"]
         for key, value in self.parameters.items():
-            lines.append(f"  {key:<40} {self.start[key]:.6g} -> {value:.6g}")
+            lines.append(f"  {key:<40} {_shown(key, self.start[key])} -> {_shown(key, value)}")
         lines.append("fit per point:")
         for p in self.points:
             lines.append(
-                f"  {p['label']:<30} {p['metric']:<16} measured {p['measured']:10.4g}"
-                f"  model {p['model']:10.4g}  error {100 * p['error']:+6.1f}%"
+                f"  {p['label']:<30} {column_label(p['metric']):<24} measured "
+                f"{figure(p['measured']):>10}  model {figure(p['model']):>10}  "
+                f"error {percent(p['error'], signed=True, digits=1):>6}"
             )
         lines.append(
-            f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
+            f"rms relative error {percent(self.rms_error, digits=2)} after "
+            f"{self.evaluations} evaluations of the model ({self.simulations} simulations)"
         )
         before, after = self.ceilings.get("before"), self.ceilings.get("after")
         if before is not None and after is not None:
@@ -154,87 +173,16 @@ class CalibrationResult:
 # -- reading measurements ------------------------------------------------------------------
 
 
-def read_measurements(path: str | Path) -> list[MeasuredPoint]:
-    """Read fio JSON output or a CSV of settings and metrics, with the import's readers.
-
-    The file is checked and decoded as ``sanpath import`` does (:mod:`sanpath.ingest.text`:
-    a regular file, UTF-8 or UTF-16 by its byte order mark); a fio result is read by
-    :func:`sanpath.ingest.fio_json.parse` and a table by
-    :func:`sanpath.ingest.points.read_points`.
-
-    Raises
-    ------
-    ScenarioError
-        Naming the file, line, column and key or column of what does not read.
-    """
-    from sanpath.ingest import read_points, read_text
-
-    source = str(path)
-    text = read_text(path)
-    if Path(path).suffix.lower() == ".json" or text.lstrip().startswith(("{", "[")):
-        return read_fio_json(text, source)
-    return [
-        MeasuredPoint(row.label, row.settings, row.figures)
-        for row in read_points(text, source, METRICS)
-    ]
-
-
-def read_fio_json(data: Mapping[str, Any] | str, source: str = "<fio>") -> list[MeasuredPoint]:
-    """One measured point per fio job: IOPS, bandwidth and latency (fio JSON as text or
-    decoded), read by :func:`sanpath.ingest.fio_json.parse`.
-
-    The latency is fio's ``lat_ns`` (submission to completion) where fio measured it, else
-    ``clat_ns``; the mean is weighted by each direction's IOPS, the median and 99th percentile
-    are those of the direction with more I/Os. Job options the job (or its global section)
-    spelled out map to the first workload: ``iodepth`` -> ``outstanding``, ``bs`` ->
-    ``block_size`` (bytes, or a mix for ``bssplit``), ``numjobs`` -> ``threads``,
-    ``rw``/``rwmixread`` -> ``pattern`` and ``read_fraction``.
-    """
-    from sanpath.ingest import parse_fio_json
-
-    text = data if isinstance(data, str) else json.dumps(data, indent=1)
-    measured = parse_fio_json(text, source)
-    found: list[MeasuredPoint] = []
-    for job, sample in zip(measured.jobs, measured.samples, strict=True):
-        settings: dict[str, Any] = {}
-        if "iodepth" in job.given:
-            settings["workloads.0.outstanding"] = job.iodepth
-        if job.given & {"bs", "bsrange", "bssplit"}:
-            sizes = job.block_sizes
-            settings["workloads.0.block_size"] = (
-                sizes[0][0] if len(sizes) == 1 else [[size, weight] for size, weight in sizes]
-            )
-        if "numjobs" in job.given:
-            settings["workloads.0.threads"] = job.numjobs
-        if "rw" in job.given:
-            settings["workloads.0.pattern"] = "random" if job.random_fraction > 0 else "sequential"
-            settings["workloads.0.read_fraction"] = job.read_fraction
-        metrics: dict[str, float] = {
-            "iops": sample.iops,
-            "mb_per_s": sample.bytes_per_s / 1e6,
-        }
-        weighted = [
-            (iops, latency)
-            for iops, latency in (
-                (sample.read_iops, sample.read_latency_s),
-                (sample.write_iops, sample.write_latency_s),
-            )
-            if iops > 0 and latency is not None
-        ]
-        if weighted:
-            total = sum(w for w, _ in weighted)
-            metrics["latency_ms_mean"] = sum(w * lat for w, lat in weighted) / total * 1e3
-        for name, value in (
-            ("latency_ms_p50", sample.latency_p50_s),
-            ("latency_ms_p99", sample.latency_p99_s),
-        ):
-            if value is not None:
-                metrics[name] = value * 1e3
-        found.append(MeasuredPoint(job.name, settings, metrics))
-    return found
-
-
-# -- fitting -------------------------------------------------------------------------------
+def _shown(key: str, value: float) -> str:
+    """A fitted parameter's value in its unit, as :func:`sanpath.spec.key_kind` names it."""
+    kind = key_kind(key)
+    if kind == "duration":
+        return duration(value)
+    if kind == "size":
+        return size(value)
+    if kind == "rate":
+        return rate(value)
+    return figure(value)
 
 
 def _lookup(data: Any, key: str) -> Any:
@@ -276,6 +224,10 @@ def calibrate(
 ) -> CalibrationResult:
     """Fit the dotted keys ``fit`` so the model reproduces ``measured``.
 
+    ``max_evaluations`` bounds the parameter sets tried (the start, each finite-difference
+    step and each move of the fit count); each runs the simulator once per distinct measured
+    setting. The fit returns the best set it tried.
+
     Every measured point's run is estimated first (:mod:`sanpath.sim.budget`); ``force`` runs
     those beyond its memory or time limits too.
 
@@ -316,10 +268,19 @@ def calibrate(
             budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
     why = capacity_unknown(data, [p.settings for p in measured])
     cautions = capacity_cautions(data, keys, start, why)
-    evaluations = 0
+    if max_evaluations < len(keys) + 2:
+        raise CalibrationError(
+            f"max_evaluations {max_evaluations} is too few: fitting {len(keys)} parameter(s) "
+            f"takes at least {len(keys) + 2} evaluations (the start, a step of each, a move)"
+        )
+    evaluations = simulations = 0
+    best: tuple[float, np.ndarray, np.ndarray] | None = None  # (norm, x, residuals)
 
     def model(x: np.ndarray) -> np.ndarray:
-        nonlocal evaluations
+        nonlocal evaluations, simulations, best
+        if evaluations >= max_evaluations:
+            raise _BudgetSpentError
+        evaluations += 1
         trial = copy.deepcopy(data)
         for key, value in zip(keys, start * np.exp(x), strict=True):
             set_dotted(trial, key, float(value))
@@ -335,11 +296,15 @@ def calibrate(
                     cache[tag] = run(case, force=True)  # estimated above
                 except ScenarioError as exc:
                     raise CalibrationError(f"point {point.label}: {exc}") from None
-                evaluations += 1
+                simulations += 1
             result = cache[tag]
             value = result.flat().get(metric, math.nan)
             out.append(math.log(max(value, 1e-300) / point.metrics[metric]))
-        return np.array(out)
+        residuals = np.array(out)
+        norm = float(np.linalg.norm(residuals))
+        if best is None or norm < best[0]:
+            best = (norm, np.array(x, dtype=float), residuals)
+        return residuals
 
     x0 = np.zeros(len(keys))
     r0 = model(x0)
@@ -368,19 +333,22 @@ def calibrate(
     x_twin = twin_start(data, keys, start, [(p.settings, m, p.metrics[m]) for p, m in targets])
     if x_twin is not None and np.any(x_twin != 0.0):
         begin = x_twin if np.linalg.norm(model(x_twin)) < np.linalg.norm(r0) else x0
-    solution = least_squares(
-        model,
-        begin,
-        method="trf",
-        diff_step=np.full(len(keys), STEP),
-        x_scale=1.0,
-        bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
-        max_nfev=max_evaluations,
-        xtol=TOLERANCE,
-        ftol=TOLERANCE,
-    )
-    fitted = start * np.exp(solution.x)
-    residuals = model(solution.x)
+    # The fit stops at its tolerance or when max_evaluations parameter sets have been tried
+    # (its finite-difference steps included), with the best set it found.
+    with contextlib.suppress(_BudgetSpentError):
+        least_squares(
+            model,
+            begin,
+            method="trf",
+            diff_step=np.full(len(keys), STEP),
+            x_scale=1.0,
+            bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
+            xtol=TOLERANCE,
+            ftol=TOLERANCE,
+        )
+    assert best is not None  # the start was evaluated
+    _, best_x, residuals = best
+    fitted = start * np.exp(best_x)
     final = copy.deepcopy(base.to_data())
     for key, value in zip(keys, fitted, strict=True):
         set_dotted(final, key, float(value))
@@ -407,6 +375,7 @@ def calibrate(
         scenario=load_scenario(final),
         singular_values=[float(s) for s in singular],
         evaluations=evaluations,
+        simulations=simulations,
         rms_error=float(np.sqrt(np.mean(np.expm1(residuals) ** 2))),
         ceilings=ceilings,
         cautions=cautions,

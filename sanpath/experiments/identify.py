@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from sanpath.readable import figure
 from sanpath.spec import Scenario, load_scenario, set_dotted
 
 __all__ = [
@@ -64,7 +65,7 @@ class Ceiling:
     station: str
 
     def text(self) -> str:
-        return f"{self.iops:,.0f} IOPS ({self.station})"
+        return f"{figure(self.iops)} IOPS ({self.station})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"iops": self.iops if math.isfinite(self.iops) else None, "station": self.station}

@@ -28,7 +28,7 @@ import numpy as np
 
 from sanpath.files import atomic_path, write_text
 from sanpath.plotting import log_ms_axis, set_titles, subtitle
-from sanpath.readable import number, percent
+from sanpath.readable import figure, number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
 
@@ -256,8 +256,9 @@ def table(rows: list[Comparison]) -> str:
     for r in rows:
         ok = "" if r.within is None else ("yes" if r.within else "NO")
         lines.append(
-            f"{r.label:<{width}}  {r.metric:<22}{r.published:12.4g}{r.model:12.4g}"
-            f"{100 * r.error:+8.1f}%  {r.role:<10} {ok}"
+            f"{r.label:<{width}}  {r.metric:<22}{number(r.published, 4):>12}"
+            f"{number(r.model, 4):>12}{percent(r.error, signed=True, digits=1):>9}  "
+            f"{r.role:<10} {ok}"
         )
     lines.append(error_summary(rows))
     return "\n".join(lines)
@@ -341,21 +342,24 @@ def write_report(
         ref = scenario.reference
         name = Path(path).stem
         ax = plot(rows, scenario=scenario)
-        figure = figures / f"{name}.png"
-        with atomic_path(figure) as tmp:
+        picture = figures / f"{name}.png"
+        with atomic_path(picture) as tmp:
             ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
         relative = (
-            Path(figure).relative_to(markdown.parent)
-            if figure.is_relative_to(markdown.parent)
-            else figure
+            Path(picture).relative_to(markdown.parent)
+            if picture.is_relative_to(markdown.parent)
+            else picture
         )
         passed = [r for r in rows if r.within is not None]
         errors = _errors(rows)
-        fitted_n = sum(1 for r in rows if r.role == "fitted")
+        # one count of each role, for the summary's row and the section's sentence alike
+        fitted = sum(1 for r in rows if r.role == "fitted")
+        measured = sum(1 for r in rows if r.role == "measured")
+        predicted = sum(1 for r in rows if r.role == "predicted")
         summary.append(
             f"| [{scenario.name}](#{scenario.name}) | {len(passed)} | "
-            f"{sum(1 for r in passed if r.within)} of {len(passed)} | {fitted_n} | "
-            f"{sum(1 for r in rows if r.role == 'predicted')} | "
+            f"{sum(1 for r in passed if r.within)} of {len(passed)} | {fitted} | "
+            f"{predicted} | "
             f"{percent(float(np.mean(errors)), digits=1) if errors else '-'} | "
             f"{percent(max(errors), digits=1) if errors else '-'} |"
         )
@@ -371,11 +375,9 @@ def write_report(
             lines += ["**Calibrated** (what the write-up does not say):", ""]
             lines += [f"* `{k}`: {v}" for k, v in ref.calibrated.items()]
             lines.append("")
-        fitted = sum(1 for r in rows if r.role == "fitted")
-        measured = sum(1 for r in rows if r.role == "measured")
         on_own = f", {measured} measured on the system itself" if measured else ""
         lines += [
-            f"{fitted} point(s) fitted, {len(rows) - fitted - measured} predicted{on_own}. "
+            f"{fitted} point(s) fitted, {predicted} predicted{on_own}. "
             f"{_sentence(error_summary(rows))}; "
             f"{sum(1 for r in passed if r.within)} of {len(passed)} within their tolerance.",
             "",
@@ -385,10 +387,10 @@ def write_report(
         for r in rows:
             ok = "" if r.within is None else ("yes" if r.within else "**no**")
             error = percent(r.error, signed=True, digits=1)
-            published = f"{r.published:,.6g}" if math.isfinite(r.published) else "-"
+            published = number(r.published, 4) if math.isfinite(r.published) else "-"
             lines.append(
                 f"| {r.label} | {r.metric} | {r.role} | {published} | "
-                f"{number(r.model, 4)} | {error} | {ok} |"
+                f"{figure(r.model)} | {error} | {ok} |"
             )
         lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]
         if ref.mechanism:

@@ -34,6 +34,12 @@ from sanpath.results import LAYER_COLORS, LAYER_LABELS
 
 __all__ = ["VISIBLE_SHARE", "breakdown"]
 
+MAX_WIDTH = 11.0
+"""Inches: a sweep of many points gets narrower bars, not a wider picture."""
+
+MAX_ASPECT = 2.2
+"""Width over height at most: the picture stays readable on a page and a screen."""
+
 VISIBLE_SHARE = 0.005
 """A layer whose time stays below this share of the tallest bar at every point would be too
 thin to see: it is left out (and named in the subtitle), so the legend lists only what is
@@ -108,7 +114,8 @@ def breakdown(
         positions[i] = positions[i - 1] + 1.0 + gap
     width = float(positions[-1]) + 1.0 if len(frame) else 1.0
     own = ax is None
-    ax = new_axes(ax, (min(16.0, max(6.4, 0.45 * width + 3.5)), 4.6))
+    wide = min(MAX_WIDTH, max(6.4, 0.32 * width + 3.5))
+    ax = new_axes(ax, (wide, max(4.6, wide / MAX_ASPECT)))
     bottom = np.zeros(len(frame))
     extra = palette(10)
     for i, column in enumerate(columns):

@@ -9,7 +9,6 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import StrMethodFormatter
 
 from sanpath.plotting.draw import AxesLike, band, metric_line, new_axes_grid
 from sanpath.plotting.style import (
@@ -168,7 +167,7 @@ def fan_in(
         thousands(target)
     for target in (ax_total, ax_host, ax_lat, ax_q):
         target.set_ylim(bottom=0)
-    ax_q.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    thousands(ax_q)
 
     attrs = data.attrs
     depth = port_queue_depth if port_queue_depth is not None else attrs.get("port_queue_depth")

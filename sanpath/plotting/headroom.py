@@ -41,7 +41,7 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
         except (KeyError, TypeError, ValueError) as exc:
             raise PlotInputError(f"not a headroom result: {exc}") from None
     own = ax is None
-    ax = new_axes(ax)
+    ax = new_axes(ax, (9.0, 4.4))  # room for the legend beside the panel
     growth = np.asarray(result.curve.get("growth", []), dtype=np.float64)
     metrics = ["mean", *[s.metric for s in result.slos if s.metric != "mean"]]
     metrics = list(dict.fromkeys(metrics))
@@ -101,7 +101,15 @@ def headroom(result: HeadroomResult | Mapping[str, Any], ax: Axes | None = None)
     unique: dict[str, Any] = {}
     for handle, label in zip(handles, labels, strict=True):
         unique.setdefault(label, handle)
-    ax.legend(unique.values(), unique.keys(), fontsize="small", loc="upper left")
+    # beside the panel, not on it: the SLO lines and the curves cross where a legend would sit
+    ax.legend(
+        unique.values(),
+        unique.keys(),
+        fontsize="small",
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+    )
     return ax
 
 

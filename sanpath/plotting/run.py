@@ -16,6 +16,7 @@ from sanpath.plotting.style import (
     LATENCY_LABEL,
     MBPS_LABEL,
     int_label,
+    legend_clear_of_data,
     log_ms_axis,
     palette,
     set_titles,
@@ -85,10 +86,9 @@ def dashboard(
     for column, color, style, width, label in _DASHBOARD_LINES[times]:
         ax_lat.plot(mid, _floats(series[column]), color=color, ls=style, lw=width, label=label)
     handles, labels = ax_lat.get_legend_handles_labels()
+    twins = []
     if times == "exchange":
         ax_lat.set_yscale("log")
-        low, high = ax_lat.get_ylim()
-        ax_lat.set_ylim(low, high * 30)  # room for the legend above the lines
         ax_lat.set_ylabel(EXCHANGE_LABEL)
         qfull = _floats(series.get("qfull", []))
         if qfull.size == t.size and qfull.size and float(qfull.max()) > 0 and step > 0:
@@ -97,7 +97,8 @@ def dashboard(
                 mid, qfull / step, step="mid", color="0.6", alpha=0.35, label="QUEUE FULL/s"
             )
             ax_qfull.set_ylabel("QUEUE FULL per s")
-            ax_qfull.set_ylim(0, float((qfull / step).max()) * 1.6)  # below the legend
+            ax_qfull.set_ylim(0, float((qfull / step).max()) * 1.05)
+            twins.append(ax_qfull)
             ax_qfull.set_zorder(ax_lat.get_zorder() - 1)  # the shading behind the lines
             ax_lat.patch.set_visible(False)
             thousands(ax_qfull)
@@ -108,7 +109,7 @@ def dashboard(
         ax_lat.set_ylabel(LATENCY_LABEL)
         ax_lat.set_ylim(bottom=0)
         what = "latency"
-    ax_lat.legend(handles, labels, loc="upper left", fontsize="small", ncol=len(labels))
+    legend_clear_of_data(ax_lat, handles, labels, twins)
     set_titles(
         ax_lat,
         f"{what.capitalize()}, throughput and settings over simulated time",
@@ -126,7 +127,7 @@ def dashboard(
     ax_iops.set_ylim(bottom=0)
     h1, l1 = ax_tp.get_legend_handles_labels()
     h2, l2 = ax_iops.get_legend_handles_labels()
-    ax_tp.legend(h1 + h2, l1 + l2, loc="upper left", fontsize="small")
+    legend_clear_of_data(ax_tp, h1 + h2, l1 + l2, [ax_iops])
 
     settings = [dict(s) for s in data.get("settings", []) or []]
     by_key: dict[str, list[tuple[float, float]]] = {}
@@ -155,7 +156,8 @@ def dashboard(
         ax_set.set_ylabel(short_name(next(iter(by_key))) if len(by_key) == 1 else "setting")
         ax_set.set_ylim(bottom=0, top=ax_set.get_ylim()[1] * 1.15)
         if len(by_key) > 1:
-            ax_set.legend(loc="upper left", fontsize="small")
+            handles, labels = ax_set.get_legend_handles_labels()
+            legend_clear_of_data(ax_set, handles, labels)
     else:
         ax_set.text(
             0.5, 0.5, "no scheduled settings", ha="center", va="center", transform=ax_set.transAxes

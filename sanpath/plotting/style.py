@@ -14,9 +14,15 @@ from matplotlib import colormaps, rcParams
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator, StrMethodFormatter
+from matplotlib.ticker import (
+    FixedLocator,
+    FuncFormatter,
+    LogFormatterSciNotation,
+    NullLocator,
+    ScalarFormatter,
+)
 
-from sanpath.readable import short_name
+from sanpath.readable import short_name, tick
 from sanpath.units import format_bytes
 
 # Axis labels.
@@ -46,19 +52,61 @@ def palette(n: int) -> list[str]:
 
 
 def int_label(v: float) -> str:
-    """A tick or annotation number: whole numbers without a decimal point."""
-    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+    """A tick or annotation number (:func:`sanpath.readable.tick`: ``1,024``, ``0.5``)."""
+    return tick(v)
 
 
 def size_label(v: float) -> str:
     """A tick of an I/O-size axis in binary units (``64KiB``, ``1MiB``)."""
-    return format_bytes(int(v)) if v >= 0 and float(v).is_integer() else f"{v:g}"
+    return format_bytes(int(v)) if v >= 0 and float(v).is_integer() else tick(v)
+
+
+TICKS = FuncFormatter(lambda v, _pos: tick(v))
+"""Tick labels as :func:`sanpath.readable.tick` writes them (``12,000``, ``0.5``)."""
 
 
 def thousands(ax: Axes, axis: str = "y") -> None:
     """Tick labels with thousands separators (``12,000``) on the y (or x) axis."""
     target = ax.yaxis if axis == "y" else ax.xaxis
-    target.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
+    target.set_major_formatter(TICKS)
+
+
+def readable_ticks(ax: Axes) -> None:
+    """Every linear axis of ``ax`` left with matplotlib's default numbers (``1200``,
+    ``1e6`` as an offset) gets :data:`TICKS` instead; axes a plot labelled itself (sizes,
+    hosts, log scales) keep their labels."""
+    for axis in (ax.xaxis, ax.yaxis):
+        if type(axis.get_major_formatter()) in (ScalarFormatter, LogFormatterSciNotation):
+            axis.set_major_formatter(TICKS)
+
+
+LEGEND_ROOM = 0.2
+"""Share of a panel's height kept free of data at its top, for a one-row legend."""
+
+
+def legend_clear_of_data(
+    ax: Axes, handles: Sequence[Any], labels: Sequence[str], twins: Sequence[Axes] = ()
+) -> Any:
+    """A one-row legend in the panel's upper left, with the y range of ``ax`` and of its
+    ``twins`` (twinx Axes) raised so that the top :data:`LEGEND_ROOM` of the panel holds
+    no data: the legend never covers a line."""
+    for target in (ax, *twins):
+        low, high = target.get_ylim()
+        if target.get_yscale() == "log" and low > 0 and high > 0:
+            span = math.log10(high) - math.log10(low)
+            target.set_ylim(low, 10 ** (math.log10(low) + span / (1 - LEGEND_ROOM)))
+        else:
+            target.set_ylim(low, low + (high - low) / (1 - LEGEND_ROOM))
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        ncol=len(labels),
+        fontsize="small",
+        framealpha=0.9,
+        borderaxespad=0.3,
+        columnspacing=1.2,
+    )
 
 
 def log2_axis(ax: Axes, values: Iterable[float], fmt: Callable[[float], str]) -> None:
@@ -84,9 +132,9 @@ def log_ms_axis(ax: Axes) -> None:
         if v <= 0:
             return ""
         mantissa = round(v / 10 ** math.floor(math.log10(v)), 6)
-        return f"{v:g}" if mantissa in (2.0, 5.0) else ""
+        return tick(v) if mantissa in (2.0, 5.0) else ""
 
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_major_formatter(TICKS)
     ax.xaxis.set_minor_formatter(FuncFormatter(minor))
 
 
@@ -120,6 +168,8 @@ def set_titles(top: Axes, title: str, sub: str, own_figure: bool) -> None:
     ``sub`` above the top panel, left-aligned; on Axes given by the caller both go in that
     panel's own title, so a figure the caller arranged keeps its layout."""
     fig = top.get_figure(root=True)
+    for ax in fig.axes if own_figure and fig is not None else [top]:
+        readable_ticks(ax)
     if own_figure and fig is not None:
         fig.suptitle(title, fontweight="bold", fontsize="large", x=0.02, ha="left")
         top.set_title(sub, loc="left", fontsize="small", color="0.3", wrap=True)

@@ -4,7 +4,8 @@ LUNs and pools (``sanpath plot SCENARIO.yaml --kind topology``, and the report's
 The boxes come from the scenario and the lines from :class:`~sanpath.layout.Wiring`, the
 same model of the wiring the simulator, the checks and the twin use: a line from an HBA
 port to an array port is drawn when some LUN's I/O goes down that path (inactive failover
-paths are dashed). A host group of several hosts is drawn as a stack of boxes. Given a run's
+paths are dashed). A host group is drawn host by host, up to :data:`EACH_HOST` boxes, the
+last one a stack of the hosts left over with their count. Given a run's
 result, each box takes the utilization of its busiest station and names it (an array port's
 queue as well as its links: a port whose queue is full while its link idles is red), red
 from 80%.
@@ -16,6 +17,7 @@ package reads the scenario's specs and wiring (``spec`` and ``layout``) for it.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -30,7 +32,15 @@ from sanpath.readable import duration, percent, rate, size
 from sanpath.results import RunResult
 from sanpath.spec import TRANSPORTS, Scenario, expand_names, load_line
 
-__all__ = ["PathBox", "PathLayout", "draw_box", "path_layout", "path_line", "topology"]
+__all__ = [
+    "PathBox",
+    "PathLayout",
+    "draw_box",
+    "path_layout",
+    "path_line",
+    "topology",
+    "wrap_label",
+]
 
 COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", "pools")
 """The columns of the diagram, left to right, as a command travels."""
@@ -40,6 +50,20 @@ HOT = 0.8
 
 FONT_SIZE = 10
 """Points of a box's text (legible when the page scales the picture to its width)."""
+
+WIDTH = 11.0
+"""Inches of the picture: seven columns of boxes whose 10-point text stays legible (about
+13 px) when a page shows the picture 1,000 px wide."""
+
+LINE_CHARACTERS = 18
+"""Characters a line of a box holds; longer lines break after a comma."""
+
+ROW_HEIGHT = 1.3
+"""Inches per row of boxes (up to five lines of text)."""
+
+EACH_HOST = 6
+"""Host boxes a host group is drawn with at most in the still picture (the last one a stack
+of the rest, with their count)."""
 
 PART: dict[str, str] = {
     "host_queue": "LUN queues",
@@ -249,9 +273,9 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     """The scenario's I/O path as boxes and lines (a new Figure), titled with the scenario
     and its load; with ``result``, the busy shares of the run on the array's parts."""
     util = {st.name: st.utilization for st in result.stations} if result is not None else {}
-    layout = path_layout(scenario, util)
+    layout = path_layout(scenario, util, each_host=EACH_HOST)
     boxes, drawn, tallest = layout.boxes, layout.lines, layout.tallest
-    fig = Figure(figsize=(16, 1.15 * tallest + 1.4), layout="constrained")
+    fig = Figure(figsize=(WIDTH, ROW_HEIGHT * tallest + 1.6), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
         path_line(ax, boxes[start], boxes[end], active)
@@ -321,4 +345,38 @@ def draw_box(ax: Axes, box: PathBox) -> None:
                 zorder=2 - 0.1 * k,
             )
         )
-    ax.text(box.column, box.y, label, ha="center", va="center", fontsize=FONT_SIZE, zorder=3)
+    ax.text(
+        box.column, box.y, wrap_label(label), ha="center", va="center", fontsize=FONT_SIZE, zorder=3
+    )
+
+
+def wrap_label(label: str, width: int = LINE_CHARACTERS) -> str:
+    """A box's text with lines longer than ``width`` broken after their commas (and, for a
+    part still too long, between words), so it fits its column.
+
+    >>> wrap_label("port 0\\n850 MB/s, queue 1,600")
+    'port 0\\n850 MB/s,\\nqueue 1,600'
+    """
+    out: list[str] = []
+    for line in label.split("\n"):
+        current = ""
+        for part in line.split(", "):
+            joined = f"{current}, {part}" if current else part
+            if len(joined) <= width or not current:
+                current = joined
+            else:
+                out.append(current + ",")
+                current = part
+        out.extend(_balanced(current, width))
+    return "\n".join(out)
+
+
+def _balanced(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, as even as the words allow (no
+    lone ``0`` under ``esx[00] HBA0 port``)."""
+    lines = textwrap.wrap(text, width, break_long_words=False) or [""]
+    if len(lines) > 1:
+        even = textwrap.wrap(text, math.ceil(len(text) / len(lines)) + 1, break_long_words=False)
+        if len(even) == len(lines):
+            return even
+    return lines

@@ -46,6 +46,7 @@ from sanpath.spec.hardware import (
 )
 from sanpath.spec.host import HbaSpec, HostSpec, PcieSpec, QfullSpec
 from sanpath.spec.keys import is_range, parse_assignment, parse_range, set_dotted
+from sanpath.spec.kinds import key_kind
 from sanpath.spec.knobs import KNOBS, SCHEDULABLE, Knob, knob_key, match_knob
 from sanpath.spec.profiles import ARRAY_PROFILES, DRIVE_PROFILES, HBA_PROFILES
 from sanpath.spec.run import AUTO_IOS, AnimateSpec, PrecisionSpec, RunSpec
@@ -127,6 +128,7 @@ __all__ = [
     "expand_names",
     "is_range",
     "json_schema",
+    "key_kind",
     "knob_key",
     "load_line",
     "load_scenario",

@@ -111,7 +111,7 @@ def test_the_twin_s_fit_as_the_start_saves_simulations(monkeypatch: pytest.Monke
         assert result.parameters["array.pools.0.drive.service.mean"] == pytest.approx(
             1e-3, rel=0.02
         )
-    assert started.evaluations < 0.9 * cold.evaluations  # 51 against 66 simulations
+    assert started.simulations < 0.9 * cold.simulations
 
 
 def test_refuses_a_parameter_that_moves_nothing() -> None:
@@ -400,3 +400,20 @@ def test_read_and_write_latencies_are_figures_to_fit(tmp_path: Path) -> None:
     (point,) = read_measurements(path)
     assert point.metrics == {"read_latency_ms_mean": 2.5, "write_latency_ms_mean": 0.4}
     assert point.settings == {"workloads.0.outstanding": 4}
+
+
+def test_a_fit_tries_at_most_max_evaluations_and_says_so_in_units() -> None:
+    measured = measure(path_with(0.5, 1.0), (1, 8))
+    result = calibrate(
+        path_with(0.2, 1.0), measured, ["array.controller.io_time"], max_evaluations=5
+    )
+    assert result.evaluations == 5
+    assert result.simulations == 10  # two measured settings each time
+    text = result.text()
+    assert "after 5 evaluations of the model (10 simulations)" in text
+    # seconds in the unit people read, no raw figure such as 0.0002 -> 0.00049
+    assert "array.controller.io_time.mean            200 µs -> " in text
+    assert " ms" in text.splitlines()[1] or " µs" in text.splitlines()[1].split("->")[1]
+    assert "e-0" not in text and "-0.0%" not in text
+    with pytest.raises(CalibrationError, match="too few"):
+        calibrate(path_with(0.2, 1.0), measured, ["array.controller.io_time"], max_evaluations=2)

@@ -116,3 +116,21 @@ def test_the_panel_carries_a_picture_of_itself_for_static_pages() -> None:
     assert "Simulate" in texts and "Animate" in texts
     assert any(t.startswith("twin:") for t in texts)  # the status line
     assert right.get_xlabel() == "IOPS" and len(right.get_lines()) >= 2
+
+
+def test_the_io_size_slider_moves_by_powers_of_two() -> None:
+    """1 KiB to 4 MiB on a linear slider leaves 4 to 64 KiB in its first pixel or two."""
+    pytest.importorskip("ipywidgets")
+    from sanpath.notebook import IO_SIZES_KIB, slider_share, what_if
+
+    assert IO_SIZES_KIB[0] == 1 and IO_SIZES_KIB[-1] == 4096 and len(IO_SIZES_KIB) == 13
+    assert slider_share("io_size_kib", 64) == pytest.approx(0.5)  # 2^6 halfway to 2^12
+    assert slider_share("io_size_kib", 4096) == 1.0
+    assert slider_share("hosts", 32.5) == pytest.approx(0.5)  # the others stay linear
+    box = what_if(SCENARIOS / "quickstart.yaml", ios=1_000)
+    slider = box.sliders["io_size_kib"]
+    values = [value for _label, value in slider.options]
+    assert values[:3] == [1, 2, 4] and values[-1] == 4096
+    assert "1,024" in [label for label, _value in slider.options]
+    slider.value = 256
+    assert box.what_if.values["io_size_kib"] == 256

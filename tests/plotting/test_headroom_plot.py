@@ -103,6 +103,10 @@ def test_draws_the_twin_curves_the_slo_lines_the_knee_and_the_answer() -> None:
     assert legend is not None
     texts = [t.get_text() for t in legend.get_texts()]
     assert len(texts) == len(set(texts))
+    figure = ax.get_figure(root=True)
+    figure.canvas.draw()  # type: ignore[union-attr]
+    # beside the panel: the curves and the SLO lines stay in view
+    assert legend.get_window_extent().x0 >= ax.get_window_extent().x1
 
 
 def test_reads_the_json_of_sanpath_headroom(tmp_path: Path) -> None:

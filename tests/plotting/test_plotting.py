@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -756,3 +757,54 @@ def test_cli_offers_exactly_the_plot_kinds() -> None:
     plot = subparsers.choices["plot"]
     kind = next(a for a in plot._actions if a.dest == "kind")
     assert tuple(kind.choices or ()) == plotting.KINDS
+
+
+def _covered_points(ax: Axes, axes: list[Axes]) -> int:
+    """Data points of ``axes``' lines that fall inside ``ax``'s legend box, on screen."""
+    figure = ax.get_figure(root=True)
+    assert isinstance(figure, Figure)
+    figure.canvas.draw()  # type: ignore[no-untyped-call]
+    legend = ax.get_legend()
+    assert legend is not None
+    box = legend.get_window_extent()
+    covered = 0
+    for target in axes:
+        for line in data_lines(target):
+            points = target.transData.transform(np.column_stack(line.get_data()))
+            covered += int(np.sum([box.contains(x, y) for x, y in points]))
+    return covered
+
+
+@pytest.mark.parametrize("times", ["latency", "exchange"])
+def test_dashboard_legends_cover_no_data(scheduled_run: RunResult, times: str) -> None:
+    top, middle, _ = plotting.dashboard(scheduled_run, times=times)
+    figure = top.get_figure(root=True)
+    assert isinstance(figure, Figure)
+    twins = [a for a in figure.axes if a not in (top, middle, _)]
+    assert _covered_points(top, [top]) == 0
+    assert _covered_points(middle, [middle, *twins]) == 0
+
+
+def test_breakdown_of_a_long_sweep_keeps_a_page_s_aspect() -> None:
+    sweep = qd_sweep(depths=(8, 32, 128), outstanding=(1, 2, 4, 8, 16, 32, 64, 128, 256))
+    figure = plotting.breakdown(sweep, x=OUT).get_figure(root=True)
+    assert isinstance(figure, Figure)
+    width, height = figure.get_size_inches()
+    assert width / height <= 2.2  # it was 16 x 4.6 inches, 3.5:1
+
+
+def test_tick_labels_read_alike_on_every_axis(scheduled_run: RunResult) -> None:
+    """Thousands separators everywhere, no powers of ten: 1,200 beside 14,000."""
+    axes = plotting.dashboard(scheduled_run, times="exchange")
+    figure = axes[0].get_figure(root=True)
+    assert isinstance(figure, Figure)
+    figure.canvas.draw()  # type: ignore[no-untyped-call]
+    labels = [
+        t.get_text()
+        for ax in figure.axes
+        for t in [*ax.get_yticklabels(), *ax.get_xticklabels()]
+        if t.get_text()
+    ]
+    assert labels
+    for label in labels:
+        assert re.fullmatch(r"-?\d{1,3}(,\d{3})*(\.\d+)?", label), label

@@ -14,7 +14,7 @@ import pytest
 import sanpath
 from sanpath.cli import main
 from sanpath.plotting import topology
-from sanpath.plotting.topology import COLUMNS
+from sanpath.plotting.topology import COLUMNS, EACH_HOST, FONT_SIZE, LINE_CHARACTERS
 from tests.conftest import SCENARIOS
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -28,7 +28,7 @@ def test_diagram_marks_the_busy_parts() -> None:
     assert "hosts" in texts and "pools" in texts
     # the drives of the fan-in pool are saturated: their box says how busy
     pool = next(t for t in texts if t.startswith("r10: raid10"))
-    busy = int(re.search(r"busiest: drives (\d+)%", pool).group(1))  # type: ignore[union-attr]
+    busy = int(re.search(r"busiest:\s+drives (\d+)%", pool).group(1))  # type: ignore[union-attr]
     drives = result.station("array.r10.drives").utilization
     assert busy == round(100 * drives)
     assert len(fig.axes[0].lines) >= 6  # every column joined
@@ -41,11 +41,8 @@ def test_every_part_of_the_path_has_a_column_and_a_box(name: str) -> None:
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
     assert [t for t in texts if t in COLUMNS] == list(COLUMNS)
-    named = [
-        f"{h.count} hosts {h.name}, " if h.count > 1 else f"host {h.name}, " for h in scenario.hosts
-    ]
-    hosts = [t for t in texts if any(t.startswith(n) for n in named)]
-    assert len(hosts) == len(scenario.hosts)
+    hosts = [t for t in texts if re.match(r"(host |\d+ more hosts )", t)]
+    assert len(hosts) == sum(min(h.count, EACH_HOST) for h in scenario.hosts)
     ports = [t for t in texts if re.match(r"port \d+\n", t)]
     assert len(ports) == scenario.array.ports
     pools = [t for t in texts if any(t.startswith(f"{p.name}: ") for p in scenario.array.pools)]
@@ -72,3 +69,20 @@ def test_cli_names_a_bad_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert str(bad) in err and "hosts" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_a_fan_in_is_drawn_host_by_host_in_legible_text() -> None:
+    """16 hosts: five drawn one by one, then a stack that says how many more; the text at a
+    size a page 1,000 px wide still shows at about 13 px, units written as people write them."""
+    scenario = sanpath.load_scenario(SCENARIOS / "fan_in.yaml")
+    fig = topology(scenario)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    hosts = [t.split(",")[0] for t in texts if re.match(r"(host |\d+ more hosts )", t)]
+    assert hosts == [f"host esx[{i:02d}]" for i in range(EACH_HOST - 1)] + ["11 more hosts esx"]
+    width_px = fig.get_size_inches()[0] * 120  # sanpath.plotting.save writes 120 dpi
+    assert FONT_SIZE * 120 / 72 * 1000 / width_px >= 12
+    for text in texts:
+        assert all(len(line) <= LINE_CHARACTERS + 1 for line in text.splitlines()), text
+    words = " ".join(texts)
+    assert "2 µs one way" in words and "850 MB/s" in words
+    assert " us " not in words and "MB/s," in words.replace("\n", " ")

@@ -12,6 +12,7 @@ with ``widths.json``, the measurements. Needs Debian's ``chromium`` and ``playwr
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ SCREENSHOTS = {
     "fan-in": "notebooks/03_fan_in.html",
     "validation": "validation.html",
     "scenario": "scenario.html",
+    "gallery": "gallery.html",
 }
 """The pages the issue names, kept as screenshots."""
 
@@ -39,8 +41,9 @@ MORE = {
     "check-notebook": "notebooks/06_check.html",
     "twin": "twin.html",
     "schema": "schema.html",
-    "gallery": "gallery.html",
     "results": "results.html",
+    "sweep": "howto/sweep.html",
+    "headroom": "howto/headroom.html",
     "model": "model.html",
     "bottleneck": "howto/bottleneck.html",
 }
@@ -68,7 +71,10 @@ MEASURE = """() => {
   const players = [...article.querySelectorAll('.sanpath-player')].map(p => ({
     frames: Number(p.querySelector('input.slider').max) + 1,
     time: p.querySelector('span.time').textContent}));
-  return {article: article.clientWidth, boxes: described, images, players};
+  const plots = [...article.querySelectorAll('figure.sanpath-plot')].map(f => ({
+    caption: f.querySelector('figcaption') ? f.querySelector('figcaption').innerText : '',
+    command: f.previousElementSibling ? f.previousElementSibling.innerText : ''}));
+  return {article: article.clientWidth, boxes: described, images, players, plots};
 }"""
 
 
@@ -186,3 +192,14 @@ def test_the_animations_are_on_the_gallery_the_model_page_and_the_fan_in_page(
     assert player["frames"] >= 2 and player["time"].startswith("t = ")
     frame = next(i for i in measured["fan-in"]["images"] if i["player"])
     assert frame["src"].startswith("data:image/png;base64,") and frame["width"] >= 800
+
+
+@pytest.mark.parametrize("name", ["gallery", "sweep", "headroom"])
+def test_every_drawn_picture_has_its_command_above_and_its_lesson_below(
+    measured: dict[str, dict[str, Any]], name: str
+) -> None:
+    plots = measured[name]["plots"]
+    assert plots, f"{name}: no picture drawn by the build"
+    for plot in plots:
+        assert re.search(r"sanpath (plot|animate)", plot["command"]), plot
+        assert len(plot["caption"].split()) >= 8, f"{name}: a picture without its lesson: {plot}"
