@@ -55,3 +55,9 @@ _.commands_completed
 _.command_bytes_completed
 
 write_table  # experiments.datasheets: make validation's datasheet table (the Makefile calls it)
+
+# ingest.model.Sample: esxtop's latencies, set by the reader and read by name as table columns
+_.device_latency_s
+_.kernel_latency_s
+_.queue_latency_s
+_.guest_latency_s

@@ -1,8 +1,8 @@
 """When a run's warm-up ends and when it stops: the statistics side of the engine.
 
-The engine feeds every completed application I/O here (:meth:`RunControl.warming` before
-the measured window opens, the measured :class:`~sanpath.stats.BatchMeans` after) together
-with a snapshot of the system's state at each batch boundary: the dirty bytes in the
+The engine feeds every completed application I/O here (:meth:`RunControl.warm_up` before
+the measured window opens, the measured batch means of ``sanpath.stats.BatchMeans`` after)
+together with a snapshot of the system's state at each batch boundary: the dirty bytes in the
 write-back cache and the application I/Os in flight. From those series it decides:
 
 * **the end of the warm-up** (``run.warmup: auto``): at least ``warmup_ios`` I/Os, and MSER
