@@ -19,19 +19,7 @@ from tests.experiments.bands import assert_bands, reference_points
 
 MIXED = ("mixed_p2000", "mixed_smart_array")
 
-KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("mixed_p2000", "HP P2000 G3 FC: RAID 10 / RAID 5, 60/40 random"): (
-        "the model destages each random write with its own read-modify-write, so RAID 5 falls "
-        "further behind RAID 10 than HP measured (pessimistic for RAID 5)"
-    ),
-    ("mixed_smart_array", "HP P421: RAID 0, 4 KiB random writes"): (
-        "the model destages a few writes per drive at a time; the P421 sorts a large dirty "
-        "cache into deep ordered queues (pessimistic for cached random writes)"
-    ),
-    ("mixed_smart_array", "HP P421: RAID 0, writes / reads (write cache gain)"): (
-        "same cause: the model's destaging gains little over serving reads"
-    ),
-}
+KNOWN_MISSES: dict[tuple[str, str], str] = {}
 """(scenario, point label) -> why the model misses it."""
 
 PENALTY = {"raid10": 2, "raid5": 4, "raid6": 6}

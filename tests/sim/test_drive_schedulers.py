@@ -144,3 +144,20 @@ def test_cheetah_15k7_against_the_measured_queue_curve() -> None:
 def test_profile_gain_from_depth_1_to_32(profile: str, band: tuple[float, float]) -> None:
     gain = one_drive(profile, 32) / one_drive(profile, 1)
     assert band[0] <= gain <= band[1]
+
+
+def test_a_write_seeks_longer_than_a_read_on_the_cheetah() -> None:
+    from sanpath.layout.geometry import seek_curve
+    from sanpath.spec.profiles import DRIVE_PROFILES
+
+    spec = sanpath.spec.HddSpec.model_validate(DRIVE_PROFILES["hdd-15k"])
+    assert spec.write_seeks == pytest.approx((0.44e-3, 3.9e-3, 7.4e-3))
+    read, write = seek_curve(spec), seek_curve(spec, write=True)
+    for d in (1e-4, 0.01, 1 / 3, 1.0):
+        assert (
+            write[0] + write[1] * d + write[2] * d**0.5 > read[0] + read[1] * d + read[2] * d**0.5
+        )
+    plain = sanpath.spec.HddSpec()  # no write seeks given: a write seeks as a read
+    assert seek_curve(plain, write=True) == seek_curve(plain)
+    with pytest.raises(ValueError, match="write seek times"):
+        sanpath.spec.HddSpec(write_track_to_track=5e-3)

@@ -21,10 +21,15 @@
 from __future__ import annotations
 
 import math
+from array import array
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Generator
+from heapq import heappop, heappush
 
 import simpy
+
+from sanpath.layout.raid import DESTAGE_PER_DRIVE
 
 # ReadAhead: a LUN's read-ahead, kept beside the LUN (sanpath.sim.components.array, which
 # imports nothing of this module) and named here too, with the rest of the cache
@@ -37,16 +42,19 @@ from sanpath.spec import CacheSpec, PoolSpec
 class _Extent:
     """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged."""
 
-    __slots__ = ("lun", "offset", "size")
+    __slots__ = ("gone", "lun", "offset", "size")
 
     def __init__(self, lun: Lun, offset: int, size: int) -> None:
         self.lun = lun
         self.offset = offset
         self.size = size
+        self.gone = False
+        """True once destaged or joined to a neighbour (a queue entry left behind is skipped)."""
 
 
 class Backlog:
-    """Dirty data a pool's destage queue starts with (a preconditioned cache).
+    """Dirty data a pool's destage queue starts with (a preconditioned cache), destaged in
+    the order it was written (``destage_order: arrival``).
 
     The extents are made one at a time, when destaging reaches them, by ``draw``: so the
     dirty space of even a very large cache costs no memory up front. They are older than
@@ -62,12 +70,139 @@ class Backlog:
         """The next extent: (LUN, offset in the LUN, size in bytes)."""
 
 
+class SortedBacklog:
+    """Dirty data a pool's destage queue starts with, held sorted by pool address for a
+    sweep (``destage_order: sweep``): three flat arrays, about 20 bytes an extent.
+
+    The sweep takes the extents in address order from the first at or after where it stood
+    when the backlog was made, round to the start and on to where it began (a circular
+    cursor), so a backlog made in the middle of a sweep waits its turn as the extents
+    written then would.
+    """
+
+    __slots__ = ("keys", "lun_of", "luns", "sizes", "start", "taken")
+
+    def __init__(self, extents: list[tuple[int, int, int]], luns: list[Lun], pointer: int):
+        """``extents``: (pool address, size, index into ``luns``), any order."""
+        extents.sort()
+        self.keys = array("q", [e[0] for e in extents])
+        """Pool address of each extent (bytes), ascending."""
+        self.sizes = array("q", [e[1] for e in extents])
+        self.lun_of = array("i", [e[2] for e in extents])
+        self.luns = luns
+        self.start = bisect_left(self.keys, pointer)
+        """The first extent the sweep takes (the first at or after the pointer)."""
+        self.taken = 0
+
+    @property
+    def remaining(self) -> int:
+        """Extents not yet destaged."""
+        return len(self.keys) - self.taken
+
+    def peek(self, pointer: int) -> int:
+        """Pool address of the next extent if the sweep at ``pointer`` may take it, else -1."""
+        n = len(self.keys)
+        if self.taken >= n:
+            return -1
+        key = self.keys[(self.start + self.taken) % n]
+        return key if key >= pointer else -1
+
+    def take(self) -> _Extent:
+        """The next extent."""
+        i = (self.start + self.taken) % len(self.keys)
+        self.taken += 1
+        lun = self.luns[self.lun_of[i]]
+        return _Extent(lun, self.keys[i] - lun.base, self.sizes[i])
+
+
+class Sweep:
+    """The dirty extents of one RAID group in sweep order, and its destages in flight.
+
+    The sweep order is the spatial order of Gill and Modha's WOW ("WOW: Wise Ordering for
+    Writes", USENIX FAST 2005, section 3: CSCAN over the array's write groups): a pointer
+    moves up the group's addresses, the next destage is the waiting extent at the lowest
+    pool address at or after the pointer, and when none is left ahead the pointer goes back
+    to the start. Within a RAID group a pool address maps to rows and then to drive offsets
+    in the same order on every member, so each drive's destages arrive in ascending order,
+    in a narrow band its own scheduler can reorder cheaply. WOW's recency bit (skip a group
+    written since the pointer last passed) is left out: rewrites of dirty data are the
+    cache's ``write_hit``.
+    """
+
+    __slots__ = ("active", "ahead", "backlogs", "behind", "pointer", "seq")
+
+    def __init__(self) -> None:
+        self.active = 0
+        """Destage writes of this group in flight."""
+        self.pointer = 0
+        """The pool address the sweep has reached (bytes)."""
+        self.ahead: list[tuple[int, int, _Extent]] = []
+        """(pool address, sequence, extent) at or after the pointer, a heap."""
+        self.behind: list[tuple[int, int, _Extent]] = []
+        """The same, before the pointer (taken once the sweep starts again)."""
+        self.seq = 0
+        self.backlogs: list[SortedBacklog] = []
+
+    def push(self, extent: _Extent) -> None:
+        """Queue ``extent`` (again, with its new start, after it grew down)."""
+        key = extent.lun.base + extent.offset
+        self.seq += 1
+        heappush(self.ahead if key >= self.pointer else self.behind, (key, self.seq, extent))
+
+    def pop(self) -> _Extent | None:
+        """The next extent to destage (marked gone), or None when nothing waits."""
+        for _ in range(2):  # at most one turn back to the start
+            ahead = self.ahead
+            while ahead:
+                key, _, extent = ahead[0]
+                if not extent.gone and extent.lun.base + extent.offset == key:
+                    break
+                heappop(ahead)  # destaged, joined to another, or queued again lower down
+            best = ahead[0][0] if ahead else -1
+            chosen: SortedBacklog | None = None
+            pointer = self.pointer
+            for backlog in self.backlogs:
+                key = backlog.peek(pointer)
+                if key >= 0 and (best < 0 or key < best):
+                    best, chosen = key, backlog
+            if best >= 0:
+                self.pointer = best
+                if chosen is not None:
+                    taken = chosen.take()
+                    if chosen.remaining == 0:
+                        self.backlogs.remove(chosen)
+                    return taken
+                extent = heappop(ahead)[2]
+                extent.gone = True
+                return extent
+            if not self.behind and not self.backlogs:
+                return None
+            self.pointer = 0  # nothing ahead: the sweep starts again from the lowest address
+            self.ahead, self.behind = self.behind, ahead
+        return None
+
+
 class Destager:
-    """The destage queue of one RAID pool: its dirty extents and the writes in flight."""
+    """The destage queue of one RAID pool: its dirty extents and the writes in flight.
 
-    __slots__ = ("active", "backlog", "concurrency", "extents", "pool", "waiting")
+    ``arrival`` order destages the pool's oldest extent first. ``sweep`` order keeps one
+    :class:`Sweep` per RAID group, as WOW keeps one per array: the pool's destages at full
+    speed are shared evenly between its groups, so a sweep that follows one sequential
+    stream cannot keep the others' groups idle.
+    """
 
-    def __init__(self, pool: RaidPool, concurrency: int) -> None:
+    __slots__ = (
+        "active",
+        "backlog",
+        "concurrency",
+        "extents",
+        "pool",
+        "sweeps",
+        "turn",
+        "waiting",
+    )
+
+    def __init__(self, pool: RaidPool, concurrency: int, sweep: bool = False) -> None:
         self.pool = pool
         self.concurrency = concurrency
         """Destage writes in flight at full speed."""
@@ -76,22 +211,46 @@ class Destager:
         """Host writes to this pool waiting for room in the full cache (forced flushes)."""
         self.backlog: Backlog | None = None
         self.extents: deque[_Extent] = deque()
-        """Dirty extents in the order they were first written (the destage order)."""
+        """Arrival order: dirty extents in the order they were first written."""
+        self.sweeps = [Sweep() for _ in range(pool.layout.groups)] if sweep else []
+        """Sweep order: one sweep per RAID group (empty in arrival order)."""
+        self.turn = 0
+        """Sweep order: the group whose turn it is for a destage beyond the even shares."""
 
+    def group(self, key: int) -> int:
+        """The RAID group holding pool address ``key``."""
+        layout = self.pool.layout
+        return layout.locate(key // layout.element)[0]
 
-DESTAGE_PER_DRIVE = 4
-"""Destage writes in flight per drive of a pool at full speed, when
-``destage_concurrency`` is not given.
+    def push(self, extent: _Extent) -> None:
+        """Queue ``extent`` for destage (again, with its new start, after it grew down)."""
+        if self.sweeps:
+            self.sweeps[self.group(extent.lun.base + extent.offset)].push(extent)
+        else:
+            self.extents.append(extent)
 
-Gill and Modha ("WOW: Wise Ordering for Writes", USENIX FAST 2005, section 4.4) keep up to
-MAXQUEUE = 20 destages outstanding on one RAID-5 array, "to utilize the full throughput
-potential" of its drives: enough queued writes for each drive's own scheduler to reorder.
-Spread over a 4+1 group that is 4 per drive."""
+    def pop_oldest(self) -> _Extent | None:
+        """Arrival order: the oldest extent (marked gone), or None when nothing waits."""
+        backlog = self.backlog
+        if backlog is not None:
+            lun, offset, size = backlog.draw()
+            size = min(size, backlog.remaining)
+            backlog.remaining -= size
+            if backlog.remaining <= 0:
+                self.backlog = None
+            return _Extent(lun, offset, size)
+        extents = self.extents
+        while extents:
+            extent = extents.popleft()
+            if not extent.gone:
+                extent.gone = True
+                return extent
+        return None
 
 
 def destage_concurrency(spec: CacheSpec, pool: PoolSpec) -> int:
     """Destage writes in flight at full speed on ``pool`` (``spec.destage_concurrency`` or
-    :data:`DESTAGE_PER_DRIVE` per drive of the pool)."""
+    :data:`~sanpath.layout.raid.DESTAGE_PER_DRIVE` per drive of the pool)."""
     if spec.destage_concurrency is not None:
         return spec.destage_concurrency
     return DESTAGE_PER_DRIVE * pool.drives * pool.groups
@@ -105,11 +264,12 @@ class Cache:
     level (the way WOW varies the destage rate between its thresholds): none at or below
     ``low_watermark``, rising linearly to all of them at ``high_watermark`` and above, and
     all of them while writes wait for room. A write that finds the cache full waits for a
-    forced flush: it adds one destage of its pool's oldest dirty data to those in flight,
+    forced flush: it adds one destage of its pool's next dirty data to those in flight,
     so a full cache keeps at least as many writes at the drives as write-through would. A
     cache whose writes arrive faster than the drives can destage them thus settles full and
     delivers what the back end can do with the RAID write penalty, never less than the same
-    drives without the cache (and more where destage merging forms full stripes).
+    drives without the cache (and more where destage merging forms full stripes and the
+    sweep order shortens the drives' seeks).
     """
 
     def __init__(self, env: simpy.Environment, spec: CacheSpec) -> None:
@@ -117,38 +277,63 @@ class Cache:
         self.spec = spec
         self.capacity = spec.write_back or 0
         self.write_aside = spec.write_aside
+        self.sweep = spec.destage_order == "sweep"
+        self.coalesce = spec.destage_coalesce
+        self.flush_per_write = spec.forced_flush_destages
         self.dirty = 0
         self.low = spec.low_watermark * self.capacity
         self.high = spec.high_watermark * self.capacity
         self.destagers: dict[RaidPool, Destager] = {}
         self.tails: dict[tuple[Lun, int], _Extent] = {}
         """Extents that can still grow, by (LUN, offset where the next write would join)."""
+        self.heads: dict[tuple[Lun, int], _Extent] = {}
+        """With ``destage_coalesce``: extents that can still grow down, by (LUN, offset where
+        they start)."""
         self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
         self.forced_flushes = 0
         self.dirty_peak = 0
+        """The most dirty bytes seen (a cache that never reached its low watermark never
+        destaged: its figures are the filling transient)."""
         self.absorbed = 0
         """Bytes written into the cache since the start of the run."""
         self.destaged = 0
         """Bytes destaged since the start of the run."""
-        """The most dirty bytes seen (a cache that never reached its low watermark never
-        destaged: its figures are the filling transient)."""
 
     def add_pool(self, pool: RaidPool, spec: PoolSpec) -> None:
         """Give ``pool`` a destage queue (every pool a LUN can write to needs one)."""
-        self.destagers[pool] = Destager(pool, destage_concurrency(self.spec, spec))
+        self.destagers[pool] = Destager(pool, destage_concurrency(self.spec, spec), self.sweep)
 
     def precondition(
         self, pool: RaidPool, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]
     ) -> None:
         """Start the run with ``nbytes`` of ``pool``'s dirty data waiting for destage.
 
-        ``draw`` makes the extents as destaging reaches them (see :class:`Backlog`). The
-        dirty level rises by ``nbytes`` at once; destaging starts when the level asks for it.
+        ``draw`` makes the extents: as destaging reaches them in arrival order (see
+        :class:`Backlog`), all at once in sweep order (:class:`SortedBacklog`). The dirty
+        level rises by ``nbytes`` at once; destaging starts when the level asks for it.
         """
         if nbytes <= 0:
             return
         destager = self.destagers[pool]
-        if destager.backlog is None:
+        if destager.sweeps:
+            luns: list[Lun] = []
+            index: dict[Lun, int] = {}
+            groups: list[list[tuple[int, int, int]]] = [[] for _ in destager.sweeps]
+            remaining = nbytes
+            while remaining > 0:
+                lun, offset, size = draw()
+                size = min(size, remaining)
+                remaining -= size
+                i = index.get(lun)
+                if i is None:
+                    i = index[lun] = len(luns)
+                    luns.append(lun)
+                key = lun.base + offset
+                groups[destager.group(key)].append((key, size, i))
+            for sweep, extents in zip(destager.sweeps, groups, strict=True):
+                if extents:
+                    sweep.backlogs.append(SortedBacklog(extents, luns, sweep.pointer))
+        elif destager.backlog is None:
             destager.backlog = Backlog(nbytes, draw)
         else:
             destager.backlog.remaining += nbytes
@@ -186,14 +371,45 @@ class Cache:
         self.absorbed += size
         if self.dirty > self.dirty_peak:
             self.dirty_peak = self.dirty
-        extent = self.tails.pop((lun, offset), None)
-        if extent is not None and extent.size + size <= lun.destage_merge:
+        merge = lun.destage_merge
+        before = self.tails.pop((lun, offset), None)  # an extent this write continues
+        if before is not None and before.size + size > merge:
+            before = None
+        after = None  # an extent this write runs into
+        if self.coalesce:
+            after = self.heads.pop((lun, offset + size), None)
+            if after is not None:
+                if (before.size if before is not None else 0) + size + after.size > merge:
+                    self.heads[lun, offset + size] = after  # too large together: stays
+                    after = None
+                else:
+                    del self.tails[lun, after.offset + after.size]
+        destager = self.destagers[lun.pool]
+        if before is not None:
+            extent = before
             extent.size += size
+            if after is not None:  # the write fills the gap: one extent of the three
+                extent.size += after.size
+                after.gone = True
+        elif after is not None:
+            extent = after  # grows down: in a sweep, queued again at its new start
+            extent.offset = offset
+            extent.size += size
+            if self.sweep:
+                destager.push(extent)
         else:
             extent = _Extent(lun, offset, size)
-            self.destagers[lun.pool].extents.append(extent)
-        if extent.size < lun.destage_merge:
-            self.tails[lun, extent.offset + extent.size] = extent
+            destager.push(extent)
+        end = extent.offset + extent.size
+        if extent.size < merge:
+            self.tails[lun, end] = extent
+            if self.coalesce:
+                self.heads[lun, extent.offset] = extent
+        else:  # full: no more joins
+            if self.tails.get((lun, end)) is extent:
+                del self.tails[lun, end]
+            if self.heads.get((lun, extent.offset)) is extent:
+                del self.heads[lun, extent.offset]
         self._kick()
 
     def _share(self) -> float:
@@ -209,31 +425,65 @@ class Cache:
         if share == 0.0:
             return
         for destager in self.destagers.values():
-            # a write waiting for room flushes for itself: one more destage in flight each
-            allowed = max(1, math.ceil(share * destager.concurrency)) + destager.waiting
-            backlog = destager.backlog
-            while backlog is not None and destager.active < allowed:
-                lun, offset, size = backlog.draw()
-                size = min(size, backlog.remaining)
-                backlog.remaining -= size
-                if backlog.remaining <= 0:
-                    destager.backlog = backlog = None
-                destager.active += 1
-                self.env.process(self._destage(destager, lun, offset, size))
-            extents = destager.extents
-            while extents and destager.active < allowed:
-                extent = extents.popleft()
-                lun, offset, size = extent.lun, extent.offset, extent.size
-                if self.tails.get((lun, offset + size)) is extent:
-                    del self.tails[lun, offset + size]
-                destager.active += 1
-                self.env.process(self._destage(destager, lun, offset, size))
+            # with forced_flush_destages a write waiting for room flushes for itself: one more
+            # destage in flight each; without, a full cache destages at full throttle (WOW)
+            extra = destager.waiting if self.flush_per_write else 0
+            if destager.sweeps:
+                self._kick_sweeps(destager, share, extra)
+                continue
+            allowed = max(1, math.ceil(share * destager.concurrency)) + extra
+            while destager.active < allowed:
+                extent = destager.pop_oldest()
+                if extent is None:
+                    break
+                self._start(destager, None, extent)
+
+    def _kick_sweeps(self, destager: Destager, share: float, extra: int) -> None:
+        """Start the destages ``share`` of the pool's concurrency (and ``extra`` more) allow,
+        shared evenly between the pool's RAID groups (sweep order)."""
+        sweeps = destager.sweeps
+        allowed = max(1, math.ceil(share * destager.concurrency / len(sweeps)))
+        for sweep in sweeps:
+            while sweep.active < allowed:
+                extent = sweep.pop()
+                if extent is None:
+                    break
+                self._start(destager, sweep, extent)
+        if extra <= 0:
+            return
+        beyond = destager.active - sum(min(sweep.active, allowed) for sweep in sweeps)
+        idle = 0  # groups in a row with nothing to destage
+        while beyond < extra and idle < len(sweeps):
+            sweep = sweeps[destager.turn]
+            destager.turn = (destager.turn + 1) % len(sweeps)
+            extent = sweep.pop()
+            if extent is None:
+                idle += 1
+                continue
+            idle = 0
+            self._start(destager, sweep, extent)
+            beyond += 1
+
+    def _start(self, destager: Destager, sweep: Sweep | None, extent: _Extent) -> None:
+        """Start the destage of ``extent`` (of ``sweep``'s group in sweep order)."""
+        lun, offset, size = extent.lun, extent.offset, extent.size
+        # no longer open to joins (a backlog extent never was)
+        if self.tails.get((lun, offset + size)) is extent:
+            del self.tails[lun, offset + size]
+        if self.heads.get((lun, offset)) is extent:
+            del self.heads[lun, offset]
+        destager.active += 1
+        if sweep is not None:
+            sweep.active += 1
+        self.env.process(self._destage(destager, sweep, lun, offset, size))
 
     def _destage(
-        self, destager: Destager, lun: Lun, offset: int, size: int
+        self, destager: Destager, sweep: Sweep | None, lun: Lun, offset: int, size: int
     ) -> Generator[simpy.Event]:
         yield from lun.pool.write(lun.base + offset, size)
         destager.active -= 1
+        if sweep is not None:
+            sweep.active -= 1
         self.dirty -= size
         self.destaged += size
         # Let writers waiting for room in, in order (a forced flush ends for them).

@@ -74,7 +74,7 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             for base, size, _ in extents[gi]:
                 intervals.append((base / cap, (base + size * spans[gi]) / cap))
         intervals = _union(intervals) or [(0.0, 1.0)]
-        model = _drive_model(pool, intervals)
+        model = _drive_model(pool, intervals, array.cache)
         drive_models.append(model)
         n = pool.drives * pool.groups
         group_servers[station_name("drives", pool=pool.name)] = float(n * model.servers)
