@@ -42,7 +42,7 @@ from sanpath.spec import CacheSpec, PoolSpec
 class _Extent:
     """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged."""
 
-    __slots__ = ("gone", "lun", "offset", "size")
+    __slots__ = ("gone", "lun", "offset", "recent", "size")
 
     def __init__(self, lun: Lun, offset: int, size: int) -> None:
         self.lun = lun
@@ -50,6 +50,8 @@ class _Extent:
         self.size = size
         self.gone = False
         """True once destaged or joined to a neighbour (a queue entry left behind is skipped)."""
+        self.recent = False
+        """WOW's recency bit: a write joined this extent since the sweep last passed it."""
 
 
 class Backlog:
@@ -124,9 +126,16 @@ class Sweep:
     pool address at or after the pointer, and when none is left ahead the pointer goes back
     to the start. Within a RAID group a pool address maps to rows and then to drive offsets
     in the same order on every member, so each drive's destages arrive in ascending order,
-    in a narrow band its own scheduler can reorder cheaply. WOW's recency bit (skip a group
-    written since the pointer last passed) is left out: rewrites of dirty data are the
-    cache's ``write_hit``.
+    in a narrow band its own scheduler can reorder cheaply.
+
+    WOW's recency bit (its Figure 4): an extent a write joined since the sweep last came by
+    is skipped once, its bit cleared, and taken on the next turn. Rewrites of dirty data are
+    the cache's ``write_hit``; what the bit keeps here is a sequential stream's extent still
+    growing at its head, which would otherwise go as a partial row each time the sweep
+    reaches it (and leave the stream's later extents unaligned to its rows). WOW's own
+    exception for sequential writers (section 4.1: never set the bit on them, to free their
+    whole stripes sooner) is left out: its write groups are whole stripes, an extent here
+    is what the writes have joined so far.
     """
 
     __slots__ = ("active", "ahead", "backlogs", "behind", "pointer", "seq")
@@ -151,13 +160,19 @@ class Sweep:
 
     def pop(self) -> _Extent | None:
         """The next extent to destage (marked gone), or None when nothing waits."""
-        for _ in range(2):  # at most one turn back to the start
+        for turn in range(2):  # at most one turn back to the start
             ahead = self.ahead
             while ahead:
                 key, _, extent = ahead[0]
-                if not extent.gone and extent.lun.base + extent.offset == key:
+                if extent.gone or extent.lun.base + extent.offset != key:
+                    heappop(ahead)  # destaged, joined to another, or queued again lower down
+                elif extent.recent:  # written since the sweep last came by: the next turn
+                    extent.recent = False
+                    heappop(ahead)
+                    self.seq += 1
+                    heappush(self.behind, (key, self.seq, extent))
+                else:
                     break
-                heappop(ahead)  # destaged, joined to another, or queued again lower down
             best = ahead[0][0] if ahead else -1
             chosen: SortedBacklog | None = None
             pointer = self.pointer
@@ -175,7 +190,7 @@ class Sweep:
                 extent = heappop(ahead)[2]
                 extent.gone = True
                 return extent
-            if not self.behind and not self.backlogs:
+            if turn or (not self.behind and not self.backlogs):
                 return None
             self.pointer = 0  # nothing ahead: the sweep starts again from the lowest address
             self.ahead, self.behind = self.behind, ahead
@@ -371,28 +386,38 @@ class Cache:
         self.absorbed += size
         if self.dirty > self.dirty_peak:
             self.dirty_peak = self.dirty
-        merge = lun.destage_merge
+        # Extents join within one aligned block of the LUN's merge size (whole rows), as a
+        # cache's write groups are whole stripes: a stream whose extent went early (a partial
+        # row) keeps its later extents on row boundaries.
+        merge, base = lun.destage_merge, lun.base
         before = self.tails.pop((lun, offset), None)  # an extent this write continues
-        if before is not None and before.size + size > merge:
-            before = None
+        start = before.offset if before is not None else offset
+        if (
+            before is not None
+            and (base + before.offset) // merge != (base + offset + size - 1) // merge
+        ):
+            self.tails[lun, offset] = before  # across a block's end: stays as it was
+            before, start = None, offset
         after = None  # an extent this write runs into
         if self.coalesce:
             after = self.heads.pop((lun, offset + size), None)
             if after is not None:
-                if (before.size if before is not None else 0) + size + after.size > merge:
-                    self.heads[lun, offset + size] = after  # too large together: stays
+                if (base + start) // merge != (base + after.offset + after.size - 1) // merge:
+                    self.heads[lun, offset + size] = after  # another block: stays
                     after = None
                 else:
                     del self.tails[lun, after.offset + after.size]
         destager = self.destagers[lun.pool]
         if before is not None:
             extent = before
+            extent.recent = True
             extent.size += size
             if after is not None:  # the write fills the gap: one extent of the three
                 extent.size += after.size
                 after.gone = True
         elif after is not None:
             extent = after  # grows down: in a sweep, queued again at its new start
+            extent.recent = True
             extent.offset = offset
             extent.size += size
             if self.sweep:
@@ -401,14 +426,14 @@ class Cache:
             extent = _Extent(lun, offset, size)
             destager.push(extent)
         end = extent.offset + extent.size
-        if extent.size < merge:
+        if (base + end) % merge:
             self.tails[lun, end] = extent
-            if self.coalesce:
+        elif self.tails.get((lun, end)) is extent:  # at its block's end: no more joins up
+            del self.tails[lun, end]
+        if self.coalesce:
+            if (base + extent.offset) % merge:
                 self.heads[lun, extent.offset] = extent
-        else:  # full: no more joins
-            if self.tails.get((lun, end)) is extent:
-                del self.tails[lun, end]
-            if self.heads.get((lun, extent.offset)) is extent:
+            elif self.heads.get((lun, extent.offset)) is extent:
                 del self.heads[lun, extent.offset]
         self._kick()
 
