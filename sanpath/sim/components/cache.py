@@ -405,8 +405,8 @@ class Cache:
                 if (base + start) // merge != (base + after.offset + after.size - 1) // merge:
                     self.heads[lun, offset + size] = after  # another block: stays
                     after = None
-                else:
-                    del self.tails[lun, after.offset + after.size]
+                elif self.tails.get((lun, after.offset + after.size)) is after:
+                    del self.tails[lun, after.offset + after.size]  # (none at a block's end)
         destager = self.destagers[lun.pool]
         if before is not None:
             extent = before
