@@ -261,13 +261,30 @@ def test_without_coalescing_only_a_write_that_continues_an_extent_joins_it() -> 
     assert destages(cache) == [(64 * KiB, 128 * KiB), (0, 64 * KiB)]
 
 
-def test_joined_extents_stop_at_the_merge_size() -> None:
+def test_joined_extents_stay_within_blocks_of_the_merge_size() -> None:
+    """Extents join within one aligned block of the merge size (whole rows): a stream that
+    started off a block's start still fills the next blocks whole."""
     _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
     assert lun.destage_merge == 256 * KiB
     for offset in (64, 128, 192, 256):
-        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None
-    assert cache.reserve(lun, 0, 64 * KiB) is None  # would make 320 KiB: an extent of its own
-    assert destages(cache) == [(0, 64 * KiB), (64 * KiB, 256 * KiB)]
+        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None  # 256: the next block
+    assert cache.reserve(lun, 0, 64 * KiB) is None  # fills the first block from below
+    # the first block was written to since it was queued: its recency bit lets the other go first
+    assert destages(cache) == [(256 * KiB, 64 * KiB), (0, 256 * KiB)]
+
+
+def test_the_sweep_skips_an_extent_written_since_it_passed_once() -> None:
+    """WOW's recency bit: a joined extent is passed over once, then taken on the next turn."""
+    _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
+    for offset in (0, 64, 512):
+        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None  # 0 and 64 join
+    (destager,) = cache.destagers.values()
+    (sweep,) = destager.sweeps
+    first = sweep.pop()
+    assert first is not None and (first.offset, first.size) == (512 * KiB, 64 * KiB)
+    second = sweep.pop()
+    assert second is not None and (second.offset, second.size) == (0, 128 * KiB)
+    assert not second.recent and sweep.pop() is None
 
 
 def test_a_full_cache_destages_at_full_throttle_unless_each_waiting_write_adds_one() -> None:
