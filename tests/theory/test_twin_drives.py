@@ -12,8 +12,6 @@ from sanpath.spec import HddSpec
 from sanpath.spec.profiles import DRIVE_PROFILES
 from sanpath.theory import textbook
 from sanpath.theory.twin import predict
-from sanpath.theory.twin.model.drives import TOUCHED, drive_model
-from tests.conftest import SCENARIOS
 
 
 def hdd(profile: str, **fields: Any) -> HddSpec:
@@ -68,21 +66,3 @@ def test_twin_follows_the_simulated_scheduler(drive: dict[str, Any], outstanding
 def test_twin_names_the_elevator() -> None:
     data = one_drive({"profile": "hdd-15k", "scheduler": "elevator"}, 16)
     assert any("elevator" in note for note in predict(data).notes)
-
-
-def test_a_destage_in_sweep_order_positions_in_the_band_after_a_destage_else_from_afar() -> None:
-    """The sweep's short seek and chosen rotational wait hold for the share of destages that
-    follow a destage; the rest come back from a read miss anywhere, as a random operation."""
-    s = sanpath.load_scenario(SCENARIOS / "mixed_p2000.yaml")
-    pool, cache = s.array.pools[0], s.array.cache
-    only = drive_model(pool, [(0.0, 1.0)], cache, destage_share=1.0)
-    mixed = drive_model(pool, [(0.0, 1.0)], cache, destage_share=0.6)
-    band = only.sweep_position(8192, TOUCHED[pool.raid])
-    assert 0.0 < band < only.rev  # a short seek and the least of several rotational waits
-    fixed, positioning, _, _ = only.op(8192, True, "random", band)
-    assert positioning == 0.0 and fixed == pytest.approx(only.op(8192, True, "seq")[0] + band)
-    fixed_m, positioning_m, _, _ = mixed.op(8192, True, "random", band)
-    assert fixed_m == pytest.approx(fixed - 0.4 * band)
-    assert positioning_m == pytest.approx(0.4 * (mixed.seek_mean + mixed.rev / 2.0))
-    _, random_positioning, _, _ = mixed.op(8192, True, "random")
-    assert random_positioning == pytest.approx(positioning_m / 0.4)

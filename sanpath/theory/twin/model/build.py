@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sanpath.layout import WRITE_PENALTY, Wiring, split_sizes, station_name
+from sanpath.layout import Wiring, split_sizes, station_name
 from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
@@ -74,7 +74,7 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             for base, size, _ in extents[gi]:
                 intervals.append((base / cap, (base + size * spans[gi]) / cap))
         intervals = _union(intervals) or [(0.0, 1.0)]
-        model = _drive_model(pool, intervals, array.cache, _destage_share(s, pi))
+        model = _drive_model(pool, intervals, array.cache)
         drive_models.append(model)
         n = pool.drives * pool.groups
         group_servers[station_name("drives", pool=pool.name)] = float(n * model.servers)
@@ -257,23 +257,6 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             "the fork-join wait for the last child is ignored"
         )
     return net
-
-
-def _destage_share(s: Scenario, pi: int) -> float:
-    """Share of pool ``pi``'s drive operations that are destages, per host I/O of the
-    workloads that reach it (each workload weighted alike): the rest are read misses, which
-    take the heads away from where the sweep destages."""
-    array = s.array
-    pool = array.pools[pi]
-    names = {g.name for g in array.luns if g.pool == pool.name}
-    hit = array.cache.read_hit or 0.0
-    reads = writes = 0.0
-    for w in s.workloads:
-        groups = range(len(array.luns)) if w.luns == "all" else _lun_group_ids(s, w.luns)
-        if any(array.luns[gi].name in names for gi in groups):
-            reads += w.read_fraction * (1.0 - hit)
-            writes += (1.0 - w.read_fraction) * WRITE_PENALTY[pool.raid]
-    return writes / (reads + writes) if reads + writes > 0 else 1.0
 
 
 def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -115,9 +115,6 @@ class DriveModel:
     write_curve: tuple[float, float, float] = (0.0, 0.0, 0.0)
     """(track, A, B) of a write's seek curve, s."""
     drives: int = 1
-    destage_share: float = 1.0
-    """Share of the drives' operations that are destages; after any other operation (a read
-    miss, anywhere in the active region) the head comes back to the sweep from afar."""
 
     def sweep_position(self, extent: int, touched: int) -> float:
         """Positioning (s) of one destage operation in sweep order.
@@ -144,20 +141,13 @@ class DriveModel:
         ``seq`` (a sequential stream: reads skip positioning by read look-ahead, writes wait
         half a revolution on average). A ``position`` given (a destage in sweep order,
         :meth:`sweep_position`) is the positioning, fixed: the drive's queue already gave
-        what reordering gains. That holds for the share of destages that follow a destage;
-        the others (1 - ``destage_share`` of them) position as a random operation does.
+        what reordering gains.
         """
         if self.kind == "hdd":
             fixed = self.overhead + nbytes * self.inv_rate
             rot_var = self.rev * self.rev / 12.0
-            if position is not None:  # after a destage in the sweep's band, else from afar
-                away = 1.0 - self.destage_share
-                return (
-                    fixed + self.destage_share * position,
-                    away * (self.seek_mean + self.rev / 2.0),
-                    0.0,
-                    away * (self.seek_var + rot_var),
-                )
+            if position is not None:
+                return fixed + position, 0.0, 0.0, 0.0
             if mode == "seq":
                 if write:
                     return fixed, self.rev / 2.0, 0.0, rot_var
@@ -206,15 +196,11 @@ def _seek_moments(spec: HddSpec, intervals: list[tuple[float, float]]) -> tuple[
 
 
 def drive_model(
-    pool: PoolSpec,
-    intervals: list[tuple[float, float]],
-    cache: CacheSpec | None = None,
-    destage_share: float = 1.0,
+    pool: PoolSpec, intervals: list[tuple[float, float]], cache: CacheSpec | None = None
 ) -> DriveModel:
     """The service of ``pool``'s drives over the active ``intervals`` of their stroke; with
     ``cache`` destaging in sweep order, the positioning its destages get
-    (:meth:`DriveModel.sweep_position`), ``destage_share`` of the drives' operations being
-    destages."""
+    (:meth:`DriveModel.sweep_position`)."""
     spec = pool.drive
     if isinstance(spec, HddSpec):
         seek_mean, seek_var = _seek_moments(spec, intervals)
@@ -244,7 +230,6 @@ def drive_model(
             tcq=spec.queue_depth,
             gains=gains,
             sptf_window=spec.window if spec.scheduler == "sptf" else 0,
-            destage_share=destage_share,
             **_sweep(pool, cache, total),
         )
     if isinstance(spec, SsdSpec):
