@@ -33,25 +33,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_BAD_INPUT)
 
 
-def _add_set(parser: argparse.ArgumentParser, text: str) -> None:
-    """The repeatable ``--set KEY=VALUE`` option (dotted scenario keys)."""
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="overrides",
-        help=f"{text} (repeatable)",
-    )
-
-
-def _add_force(parser: argparse.ArgumentParser, also: str = "") -> None:
-    """``--force``: run beyond the estimated memory and time limits (sanpath.sim.budget)."""
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="run even when the estimated memory or time is beyond sanpath's limits" + also,
-    )
+SCENARIO_FILE = "a scenario file (YAML)"
+"""Help of a command's scenario argument."""
 
 
 class _Version(argparse.Action):
@@ -87,14 +70,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.required = True
 
     p = sub.add_parser("validate", help="check scenario files (and traces), report every problem")
-    p.add_argument("files", nargs="+", metavar="FILE")
-    _add_set(p, "change a field of every file before validating it")
+    p.add_argument("files", nargs="+", metavar="FILE", help="scenario files (YAML)")
+    commands.add_set(p, "change a field of every file before validating it")
 
     p = sub.add_parser("run", help="simulate one scenario and print its results")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     p.add_argument("--replicate", type=int, default=0, help="replication index (default 0)")
-    _add_set(p, "change a field before running, e.g. hosts.0.hbas.0.queue_depth=16")
+    commands.add_set(p, "change a field before running, e.g. hosts.0.hbas.0.queue_depth=16")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--output-format",
@@ -121,12 +104,12 @@ def _parser() -> argparse.ArgumentParser:
         help="also write an animation of the run (.html, .gif or .mp4; the window of "
         "run.animate, or its defaults)",
     )
-    _add_force(p)
+    commands.add_force(p)
 
     commands.add_predict_parser(sub)
 
     p = sub.add_parser("sweep", help="run a scenario at every point of a grid of knob values")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument(
         "--vary",
         action="append",
@@ -149,7 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="do not reuse or keep finished points")
     p.add_argument("--cache", metavar="DIR", help="keep finished points in DIR (default: "
                    "$SANPATH_CACHE, else .sanpath-cache)")  # fmt: skip
-    _add_set(p, "change a field of the base scenario first")
+    commands.add_set(p, "change a field of the base scenario first")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--output-format",
@@ -158,19 +141,22 @@ def _parser() -> argparse.ArgumentParser:
         help="the table (default), or fio's --output-format=json shape with one job per "
         "point, named after its varied keys (every point is run; no --out)",
     )
-    _add_force(p, ", and overwrite an --out table another sweep wrote")
+    commands.add_force(p, ", and overwrite an --out table another sweep wrote")
 
-    p = sub.add_parser("compare", help="run a scenario's reference points against the published")
-    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser(
+        "compare",
+        help="run a scenario's reference points and set them beside the published figures",
+    )
+    p.add_argument("file", metavar="FILE", help="a scenario file (YAML) with a reference section")
     p.add_argument("--json", action="store_true", help="print a JSON list of points")
     p.add_argument("--plot", default=None, metavar="PNG", help="draw published against model")
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    _add_set(p, "change a field of the scenario before every point's own changes")
-    _add_force(p, ", and replace an existing --plot")
+    commands.add_set(p, "change a field of the scenario before every point's own changes")
+    commands.add_force(p, ", and replace an existing --plot")
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
-    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument("file", metavar="SCENARIO", help=SCENARIO_FILE)
     p.add_argument(
         "--measured",
         metavar="FILE",
@@ -198,12 +184,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FRACTION",
         help="exit 1 when the fit's rms relative error is above this, e.g. 0.1",
     )
-    _add_force(p, ", and replace an existing --out")
+    commands.add_force(p, ", and replace an existing --out")
 
     p = sub.add_parser(
         "headroom", help="how much more load fits before a latency target (SLO) breaks"
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument(
         "--slo",
         action="append",
@@ -220,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
         "outstanding I/Os (host counts and outstanding I/Os are rounded)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    _add_set(p, "change a field before searching, e.g. array.controller.cores=4")
+    commands.add_set(p, "change a field before searching, e.g. array.controller.cores=4")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     p.add_argument(
         "--simulations",
@@ -241,12 +227,12 @@ def _parser() -> argparse.ArgumentParser:
         "--budget", type=commands.positive_float, default=600.0, help="wall s for all runs"
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
-    _add_force(p, ", and replace an existing --plot")
+    commands.add_force(p, ", and replace an existing --plot")
 
     p = sub.add_parser(
         "report", help="one self-contained HTML page of a scenario and its answers, to hand over"
     )
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", help=SCENARIO_FILE)
     p.add_argument("--out", required=True, metavar="REPORT.html", help="the page to write")
     p.add_argument(
         "--sweep", default=None, metavar="SWEEP.csv", help="a sweep table to show (sweep --out)"
@@ -265,9 +251,9 @@ def _parser() -> argparse.ArgumentParser:
         default="rate",
         help="what grows for the headroom (as sanpath headroom --grow)",
     )
-    _add_set(p, "change a field before running, e.g. hosts.0.count=32")
+    commands.add_set(p, "change a field before running, e.g. hosts.0.count=32")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    _add_force(p, ", and replace an existing --out")
+    commands.add_force(p, ", and replace an existing --out")
 
     commands.add_animate_parser(sub)
 
@@ -275,8 +261,8 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="review a proposal: what is wrong, why, what it costs and what to change",
     )
-    p.add_argument("file", metavar="PROPOSAL")
-    _add_set(p, "change a field of the proposal before checking it")
+    p.add_argument("file", metavar="PROPOSAL", help="the proposal, a scenario file (YAML)")
+    commands.add_set(p, "change a field of the proposal before checking it")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--fail-on",
@@ -303,7 +289,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="measured I/Os per simulated run (default 20000, at most the scenario's own)",
     )
-    _add_force(p)
+    commands.add_force(p)
 
     p = sub.add_parser(
         "diff", help="compare two run results (run --json) figure by figure, with intervals"
@@ -341,6 +327,8 @@ def _parser() -> argparse.ArgumentParser:
             "per-host",
             "topology",
         ],
+        help="the picture: a sweep's curves, a run's layers, dashboards and CDF, or a "
+        "scenario's I/O path (topology)",
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
     p.add_argument("--x", default=None, metavar="KEY", help="dotted key on the x axis")
@@ -366,7 +354,13 @@ def _parser() -> argparse.ArgumentParser:
         help="turn measured counters (perfmon, iostat, esxtop), fio or a block trace into a "
         "scenario",
     )
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="measured files: perfmon CSV, iostat or sadf output, esxtop batch CSV, fio job "
+        "files or JSON results, or a block trace",
+    )
     p.add_argument(
         "--format",
         choices=["auto", *FORMATS],

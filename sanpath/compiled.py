@@ -64,6 +64,7 @@ CORE_MODULES = (
     "sanpath.sim.kernel",
     "sanpath.sim.forkjoin",
     "sanpath.sim.station",
+    "sanpath.sim.credit",
     "sanpath.sim.hops",
     "sanpath.stats.histogram",
     "sanpath.stats.intervals",

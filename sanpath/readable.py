@@ -83,6 +83,8 @@ _COLUMNS: dict[str, str] = {
     "throughput": "throughput (per s)",
     "completions": "completions",
     "rejected": "rejected",
+    "credit_starved": "credit-starved",
+    "frames_discarded": "frames discarded",
     "fairness_jain": "Jain's fairness",
     "fairness_max_min": "busiest / least served",
     "commands_per_io": "commands per I/O",

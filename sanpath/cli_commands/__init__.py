@@ -17,7 +17,7 @@ function of the parsed arguments that prints its output and returns the exit cod
 * :mod:`~sanpath.cli_commands.animate`: ``animate`` (a window of a run as an animation of its
   path);
 * :mod:`~sanpath.cli_commands.argtypes`: what a number, fraction or duration on the command
-  line must be;
+  line must be, and the options several commands share (``--set``, ``--force``);
 * :mod:`~sanpath.cli_commands.terminal`: what every command prints, with control characters
   escaped (a name cannot drive the terminal).
 
@@ -27,6 +27,8 @@ Each command imports what it needs when it runs, so that ``sanpath --help`` stay
 from sanpath.cli_commands.analysis import cmd_calibrate, cmd_check, cmd_plot
 from sanpath.cli_commands.animate import add_animate_parser, cmd_animate
 from sanpath.cli_commands.argtypes import (
+    add_force,
+    add_set,
     fraction,
     positive_duration,
     positive_float,
@@ -47,7 +49,9 @@ __all__ = [
     "EXIT_CHECK_FAILED",
     "EXIT_OK",
     "add_animate_parser",
+    "add_force",
     "add_predict_parser",
+    "add_set",
     "cmd_animate",
     "cmd_calibrate",
     "cmd_check",

@@ -41,6 +41,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     else:
         print(result.text())
         print(f"calibrated scenario written to {out}")
+    for caution in result.cautions:
+        print(f"sanpath: warning: {caution}", file=sys.stderr)
     limit = args.fail_above
     warning = result.warning(RMS_WARNING if limit is None else min(limit, RMS_WARNING))
     if warning is not None:

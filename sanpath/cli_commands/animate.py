@@ -6,7 +6,13 @@ import argparse
 from typing import Any
 
 from sanpath.cli_commands.animation import animated, write_run_animation
-from sanpath.cli_commands.argtypes import positive_duration, positive_int, start_time
+from sanpath.cli_commands.argtypes import (
+    add_force,
+    add_set,
+    positive_duration,
+    positive_int,
+    start_time,
+)
 from sanpath.cli_commands.exits import EXIT_OK
 
 
@@ -16,18 +22,13 @@ def add_animate_parser(sub: Any) -> None:
         "animate",
         help="a window of a run as an animation of its path: HTML player, GIF or MP4",
     )
-    p.add_argument("file", metavar="SCENARIO")
+    p.add_argument(
+        "file", metavar="SCENARIO", help="a scenario file (YAML); run.animate sets its window"
+    )
     p.add_argument(
         "--out", required=True, metavar="FILE", help="the animation to write: .html, .gif or .mp4"
     )
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="overrides",
-        help="change a field before running, e.g. hosts.0.qfull.throttle=none (repeatable)",
-    )
+    add_set(p, "change a field before running, e.g. hosts.0.qfull.throttle=none")
     p.add_argument(
         "--start", type=start_time, default=None, help="simulated time the window starts (0)"
     )
@@ -42,12 +43,7 @@ def add_animate_parser(sub: Any) -> None:
         "--fps", type=positive_int, default=None, help="frames per second of playback (8)"
     )
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="run even when the estimated memory or time is beyond sanpath's limits, "
-        "and replace an existing --out",
-    )
+    add_force(p, ", and replace an existing --out")
 
 
 def cmd_animate(args: argparse.Namespace) -> int:

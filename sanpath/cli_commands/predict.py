@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from sanpath.cli_commands.argtypes import add_set
 from sanpath.cli_commands.exits import EXIT_OK
 from sanpath.cli_commands.simulate import parse_overrides, parse_vary
 from sanpath.readable import column_label, figure, number, percent
@@ -36,15 +37,8 @@ def add_predict_parser(sub: Any) -> None:
     p = sub.add_parser(
         "predict", help="the analytic twin alone: IOPS, latency and bottleneck in milliseconds"
     )
-    p.add_argument("file", metavar="FILE")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        dest="overrides",
-        help="change a field before predicting, e.g. hosts.0.count=32 (repeatable)",
-    )
+    p.add_argument("file", metavar="FILE", help="a scenario file (YAML)")
+    add_set(p, "change a field before predicting, e.g. hosts.0.count=32")
     p.add_argument(
         "--vary",
         action="append",

@@ -5,7 +5,8 @@ A write-up (or your own fio run) gives figures at a few settings; what it does n
 :func:`calibrate` adjusts the named dotted keys so the model's figures match the measured
 ones, with ``scipy.optimize.least_squares`` on log-relative residuals
 ``log(model / measured)``, every evaluation using the same seed (common random numbers keep
-the objective smooth enough to differentiate).
+the objective smooth enough to differentiate), from the twin's fit where that is closer
+(:mod:`sanpath.experiments.surrogate`), to :data:`TOLERANCE`.
 
 Before fitting it checks that the data can identify the parameters: the sensitivity of every
 measured figure to every parameter (a finite-difference Jacobian) must have full rank. A
@@ -30,6 +31,14 @@ from typing import Any
 import numpy as np
 from scipy.optimize import least_squares
 
+from sanpath.experiments.identify import (
+    Ceiling,
+    capacity_cautions,
+    capacity_unknown,
+    ceiling,
+    traded_capacity,
+)
+from sanpath.experiments.surrogate import twin_start
 from sanpath.files import atomic_path, check_output
 from sanpath.spec import Scenario, ScenarioError, load_scenario, read_yaml, set_dotted
 
@@ -50,6 +59,10 @@ STEP = 0.05
 WEAK = 0.02
 """Smallest sensitivity (relative change of the figures per relative change of the
 parameter, over all measured figures) for a parameter to count as identifiable."""
+
+TOLERANCE = 1e-4
+"""Relative change of the parameters or the squared log errors at which the fit stops: below
+the simulation's noise (about 1%), unlike scipy's 1e-8, which buys digits noise does not carry."""
 
 RMS_WARNING = 0.10
 """RMS relative error above which a fit is reported as poor (``sanpath calibrate`` warns)."""
@@ -82,6 +95,10 @@ class CalibrationResult:
     singular_values: list[float]
     evaluations: int
     rms_error: float = field(default=math.nan)
+    ceilings: dict[str, Ceiling] = field(default_factory=dict)
+    """The twin's ceiling of the scenario ``before`` and ``after`` the fit."""
+    cautions: list[str] = field(default_factory=list)
+    """What the measured points cannot tell, and what the fit did because of it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +108,8 @@ class CalibrationResult:
             "singular_values": self.singular_values,
             "evaluations": self.evaluations,
             "rms_error": self.rms_error,
+            "ceilings": {k: c.to_dict() for k, c in self.ceilings.items()},
+            "cautions": list(self.cautions),
         }
 
     def text(self) -> str:
@@ -106,6 +125,9 @@ class CalibrationResult:
         lines.append(
             f"rms relative error {100 * self.rms_error:.2f}% after {self.evaluations} evaluations"
         )
+        before, after = self.ceilings.get("before"), self.ceilings.get("after")
+        if before is not None and after is not None:
+            lines.append(f"ceiling (the twin's): {before.text()} -> {after.text()}")
         return "\n".join(lines)
 
     def worst(self, n: int = WORST_POINTS) -> list[dict[str, Any]]:
@@ -292,6 +314,8 @@ def calibrate(
             except ScenarioError as exc:
                 raise CalibrationError(f"point {point.label}: {exc}") from None
             budget.check(spec, source=source, context=f"measured point {point.label!r}: ")
+    why = capacity_unknown(data, [p.settings for p in measured])
+    cautions = capacity_cautions(data, keys, start, why)
     evaluations = 0
 
     def model(x: np.ndarray) -> np.ndarray:
@@ -340,14 +364,20 @@ def calibrate(
             + ", ".join(keys)
             + " move the measured figures the same way (add points where they differ)"
         )
+    begin = x0  # or the twin's fit, where the simulation agrees it is closer
+    x_twin = twin_start(data, keys, start, [(p.settings, m, p.metrics[m]) for p, m in targets])
+    if x_twin is not None and np.any(x_twin != 0.0):
+        begin = x_twin if np.linalg.norm(model(x_twin)) < np.linalg.norm(r0) else x0
     solution = least_squares(
         model,
-        x0,
+        begin,
         method="trf",
         diff_step=np.full(len(keys), STEP),
         x_scale=1.0,
         bounds=(np.full(len(keys), -7.0), np.full(len(keys), 7.0)),
         max_nfev=max_evaluations,
+        xtol=TOLERANCE,
+        ftol=TOLERANCE,
     )
     fitted = start * np.exp(solution.x)
     residuals = model(solution.x)
@@ -366,6 +396,10 @@ def calibrate(
                 "error": math.exp(r) - 1.0,
             }
         )
+    ceilings = {"before": ceiling(base), "after": ceiling(final)}
+    traded = traded_capacity(ceilings["before"], ceilings["after"], why)
+    if traded is not None:
+        cautions.append(traded)
     return CalibrationResult(
         parameters={k: float(v) for k, v in zip(keys, fitted, strict=True)},
         start={k: float(v) for k, v in zip(keys, start, strict=True)},
@@ -374,6 +408,8 @@ def calibrate(
         singular_values=[float(s) for s in singular],
         evaluations=evaluations,
         rms_error=float(np.sqrt(np.mean(np.expm1(residuals) ** 2))),
+        ceilings=ceilings,
+        cautions=cautions,
     )
 
 

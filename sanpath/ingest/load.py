@@ -25,6 +25,7 @@ from typing import Any
 from sanpath.formats import FORMATS, TRACE_FORMATS
 from sanpath.ingest.interval import Chosen, choose
 from sanpath.ingest.model import ADAPTER_PREFIX, Measured, bad_file
+from sanpath.ingest.multipath import multipath_once
 from sanpath.ingest.scenario import (
     assign,
     base_facts,
@@ -280,6 +281,8 @@ def import_scenario(
     interval = interval or "peak-iops"
     mapping = parse_map(map)
     measured = _disks_only(load(inputs, format))
+    if not mapping:
+        measured = multipath_once(measured)
     chosen = choose(measured, interval) if measured.samples else None
     use_jobs = bool(measured.jobs)
     devices = (

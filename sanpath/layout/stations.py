@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from sanpath.layout.fabric import isl_labels
 from sanpath.spec import Scenario
 
 
@@ -60,6 +61,7 @@ ROLES: Final[dict[str, Role]] = {
         Role("pcie_up", "{host}.pcie.up", "pcie", "link", "PCIe slots, to host memory"),
         Role("host_link_out", "{host}.link.out", "fabric", "link", "host links, outwards"),
         Role("host_link_in", "{host}.link.in", "fabric", "link", "host links, inwards"),
+        Role("isl", "fabric.isl.{isl}", "fabric", "link", "inter-switch links, one direction"),
         Role("port_queue", "array.port{port}.queue", "array_port", "slots", "array port queue"),
         Role("port_link_in", "array.port{port}.link.in", "fabric", "link", "array port link in"),
         Role("port_link_out", "array.port{port}.link.out", "fabric", "link", "array port link out"),
@@ -116,6 +118,7 @@ def station_roles(scenario: Scenario) -> dict[str, Role]:
         "lun": [group.name for group in array.luns],
         "pool": [pool.name for pool in array.pools],
         "controller": list(range(array.controllers)) if array.controllers > 1 else [],
+        "isl": list(isl_labels(scenario)),
     }
     out: dict[str, Role] = {}
     for role in ROLES.values():

@@ -31,7 +31,14 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from sanpath.plotting.style import subtitle
-from sanpath.plotting.topology import COLUMNS, FONT_SIZE, PathBox, draw_box, path_layout
+from sanpath.plotting.topology import (
+    COLUMNS,
+    FONT_SIZE,
+    PathBox,
+    draw_box,
+    path_layout,
+    path_line,
+)
 from sanpath.readable import duration, size
 from sanpath.results import Recording
 from sanpath.spec import load_line, load_scenario
@@ -130,14 +137,7 @@ class PathAnimation:
         hosts = [h.name for h in scenario.hosts]
         for start, end, active in sorted(layout.lines, key=str):
             src, dst = layout.boxes[start], layout.boxes[end]
-            (line,) = ax.plot(
-                [src.column + 0.42, dst.column - 0.42],
-                [src.y, dst.y],
-                color="0.55" if active else "0.8",
-                ls="-" if active else "--",
-                lw=1,
-                zorder=1,
-            )
+            line = path_line(ax, src, dst, active)
             kind, key = start
             if kind == "host":
                 group = hosts[key[0]]  # type: ignore[index]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import FancyBboxPatch
 
 from sanpath.layout import Wiring, nvme_queues, station_name
@@ -29,7 +30,7 @@ from sanpath.readable import duration, percent, rate, size
 from sanpath.results import RunResult
 from sanpath.spec import TRANSPORTS, Scenario, expand_names, load_line
 
-__all__ = ["PathBox", "PathLayout", "draw_box", "path_layout", "topology"]
+__all__ = ["PathBox", "PathLayout", "draw_box", "path_layout", "path_line", "topology"]
 
 COLUMNS = ("hosts", "HBA ports", "fabric", "array ports", "controller", "LUNs", "pools")
 """The columns of the diagram, left to right, as a command travels."""
@@ -253,15 +254,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     fig = Figure(figsize=(16, 1.15 * tallest + 1.4), layout="constrained")
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
-        src, dst = boxes[start], boxes[end]
-        ax.plot(
-            [src.column + 0.42, dst.column - 0.42],
-            [src.y, dst.y],
-            color="0.55" if active else "0.8",
-            ls="-" if active else "--",
-            lw=1,
-            zorder=1,
-        )
+        path_line(ax, boxes[start], boxes[end], active)
     for box in boxes.values():
         draw_box(ax, box)
     for c, name in enumerate(COLUMNS):
@@ -291,6 +284,19 @@ def _drive_label(drive: object) -> str:
     if model == "ssd":
         return "SSD"
     return "textbook drive" if model == "textbook" else "drive"
+
+
+def path_line(ax: Axes, src: PathBox, dst: PathBox, active: bool) -> Line2D:
+    """The line from box ``src`` to box ``dst`` (dashed where no I/O takes it)."""
+    (line,) = ax.plot(
+        [src.column + 0.42, dst.column - 0.42],
+        [src.y, dst.y],
+        color="0.55" if active else "0.8",
+        ls="-" if active else "--",
+        lw=1,
+        zorder=1,
+    )
+    return line
 
 
 def draw_box(ax: Axes, box: PathBox) -> None:

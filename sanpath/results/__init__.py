@@ -7,6 +7,7 @@ notebooks can read results written by another process or another version.
 """
 
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
+from sanpath.results.congestion import Victim, victims
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
@@ -59,6 +60,7 @@ __all__ = [
     "Starving",
     "StationStats",
     "SweepResult",
+    "Victim",
     "beyond",
     "check_result",
     "check_table_path",
@@ -78,4 +80,5 @@ __all__ = [
     "status",
     "tail_note",
     "verdict",
+    "victims",
 ]

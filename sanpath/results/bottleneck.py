@@ -49,6 +49,9 @@ class Bottleneck:
         Plain mean of the utilizations of the kind's stations (fraction).
     stations
         How many station groups of this kind did work in the window.
+    credit_starved
+        For a link short of buffer-to-buffer credits, the share of the window it had frames
+        to send and no credit to send them with; None elsewhere.
     """
 
     kind: str
@@ -57,6 +60,7 @@ class Bottleneck:
     utilization: float
     mean_utilization: float
     stations: int
+    credit_starved: float | None = None
 
     @property
     def meaning(self) -> str:
@@ -79,7 +83,7 @@ class Bottleneck:
             "mean_utilization": self.mean_utilization,
             "stations": self.stations,
             "meaning": self.meaning,
-        }
+        } | ({} if self.credit_starved is None else {"credit_starved": self.credit_starved})
 
 
 def rank_bottlenecks(stations: Iterable[StationStats]) -> tuple[Bottleneck, ...]:
@@ -108,6 +112,7 @@ def rank_bottlenecks(stations: Iterable[StationStats]) -> tuple[Bottleneck, ...]
                 utilization=min(1.0, top.utilization),
                 mean_utilization=min(1.0, sum(m.utilization for m in members) / len(members)),
                 stations=len(members),
+                credit_starved=top.credit_starved,
             )
         )
     busiest_server = max((b.utilization for b in ranked if b.station_kind != "slots"), default=0.0)
@@ -128,6 +133,11 @@ def _order(st: StationStats) -> tuple[float, bool]:
 def _path(b: Bottleneck) -> int:
     kinds = [KIND_OF_LAYER[layer] for layer in LAYERS]
     return kinds.index(b.kind) if b.kind in kinds else len(kinds)
+
+
+CREDIT_BOUND = 0.25
+"""Share of the window a link must be short of credits for its bottleneck to be called
+credit-bound rather than a busy wire."""
 
 
 def _level(u: float) -> str:
@@ -173,6 +183,15 @@ def _meaning(b: Bottleneck, quiet: bool) -> str:
             f"the array front-end port queue ({b.station}) is {level}, {pct} of its slots "
             "held: more hosts on this port will get QUEUE FULL; spread LUNs over more ports or "
             "lower the hosts' queue depths"
+        )
+    if b.kind == "link" and b.credit_starved is not None and b.credit_starved >= CREDIT_BOUND:
+        return (
+            f"the link {b.station} is {level}, busy {pct} of the time, and for "
+            f"{100 * b.credit_starved:.0f}% of it had frames to send and no buffer-to-buffer "
+            "credit to send them with: they wait for credits, not for the wire. Its receiver "
+            "returns them slowly (a slow-draining host: find why, and meanwhile "
+            "fabric.frame_timeout or port fencing protect the hosts that share its ISLs) or it "
+            "is too long for its credits (give its ports more: hbas.M.credits, isls.N.credits)"
         )
     if b.kind == "link":
         port = _port_of(b.station)

@@ -18,6 +18,7 @@ import numpy as np
 
 from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
+from sanpath.results.congestion import Victim
 from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
 from sanpath.results.latency import finite, tail_note
 from sanpath.results.recording import Recording
@@ -102,6 +103,9 @@ class RunResult:
     starving: tuple[Starving, ...] = field(default=(), compare=False)
     """Hosts served far below their queue share of a LUN while the array kept refusing them
     (see :func:`sanpath.results.starving`), most starved first."""
+    victims: tuple[Victim, ...] = field(default=(), compare=False)
+    """Hosts that waited for ISL credits another host's frames held (slow drain), longest
+    wait first (see :mod:`sanpath.results.congestion`)."""
     assumptions: tuple[dict[str, str], ...] = field(default=(), compare=False)
     """The profile numbers the run used that no document gives: each ``{"where", "profile",
     "field", "kind", "note"}`` with ``kind`` ``assumed`` or ``fitted`` (see
@@ -248,6 +252,8 @@ class RunResult:
             out["fairness"] = self.fairness
             out["served"] = self.served
             out["starving"] = [x.to_dict() for x in self.starving]
+        if self.victims:  # only where a switch's ISL was blocked
+            out["victims"] = [x.to_dict() for x in self.victims]
         if self.devices:
             out["devices"] = [d.to_dict() for d in self.devices]
         if self.timeseries is not None:
@@ -454,6 +460,9 @@ class RunResult:
                 f"  starving (served below {STARVE_SHARE:.0%} of their queue share, refused):"
             )
             lines += [f"    {x.text()}" for x in self.starving]
+        if self.victims:
+            lines.append("  victims of congestion they did not cause:")
+            lines += [f"    {x.text()}" for x in self.victims]
         return lines
 
     def _how(self) -> str:

@@ -72,10 +72,18 @@ class StationStats:
     rejected: int
     little_residual: float
     """Relative gap between the time-weighted count and the summed time in station."""
+    credit_starved: float | None = None
+    """Share of the window its links had a frame to send and no buffer-to-buffer credit
+    (each link's time counts once per link, as Brocade's ``tim_txcrd_z``); None: no link of
+    the station is credit-bound."""
+    frames_discarded: int | None = None
+    """Frames its switch ports dropped in the window, held longer than the fabric's
+    ``frame_timeout``; None: no link of the station is credit-bound."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly dict (milliseconds, None for undefined utilization)."""
-        return {
+        """JSON-friendly dict (milliseconds, None for undefined utilization; ``credit_starved``
+        only for a station with a credit-bound link)."""
+        out: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
             "layer": self.layer,
@@ -89,3 +97,8 @@ class StationStats:
             "completions": self.completions,
             "rejected": self.rejected,
         }
+        if self.credit_starved is not None:  # a credit-bound link's: absent elsewhere
+            out["credit_starved"] = self.credit_starved
+        if self.frames_discarded is not None:
+            out["frames_discarded"] = self.frames_discarded
+        return out

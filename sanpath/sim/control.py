@@ -15,7 +15,8 @@ write-back cache and the application I/Os in flight. From those series it decide
   sectioning interval of every chosen metric is within ``half_width`` of its estimate and
   the batches give no reason to doubt it (:func:`sanpath.stats.steady.interval_doubts`).
 
-:meth:`RunControl.diagnose` then says, in words, what still makes the figures unsafe.
+:func:`sanpath.sim.diagnosis.diagnose` then says, in words, what still makes the figures
+unsafe.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
@@ -326,162 +326,3 @@ def metric_interval(
         estimate = histogram.quantile(q)
         sections = batches.quantiles(q)
     return estimate, sections, section_ci(estimate, sections, confidence, in_time_order=True)
-
-
-class CacheLevel(NamedTuple):
-    """The write-back cache's fill at the end of a run (bytes)."""
-
-    capacity: int
-    low: float
-    high: float
-    dirty: int
-    dirty_peak: int
-    absorbed: int
-    """Bytes written into the cache since the start of the run."""
-
-
-MIB = 1024 * 1024
-
-
-def diagnose(
-    control: RunControl, now: float, window_start: float, measured: int, cache: CacheLevel
-) -> tuple[list[str], bool]:
-    """What makes the figures of a finished run unsafe: (warnings, steady).
-
-    ``steady`` is False when the run did not reach steady state (warm-up gave up, an
-    unstable open loop, a cache still filling, a trend across the measured batches); a
-    precision short of its target only warns.
-    """
-    info = control.info
-    spec = control.spec
-    out: list[str] = []
-    steady = True
-    if info.unstable:
-        steady = False
-        out.append(
-            f"UNSTABLE: the open loop offers about {info.arrival_rate:,.0f} I/O per s but the "
-            f"path completes about {info.completion_rate:,.0f}, and the I/Os in flight grew "
-            "through the warm-up: the queue "
-            "grows without bound, so there is no steady latency to report (it grows with the "
-            "run length). Lower workloads.N.rate below the path's capacity"
-        )
-    elif not info.warmup_settled:
-        steady = False
-        out.append(
-            f"no steady state found during the warm-up ({info.warmup_ios:,} I/Os, "
-            f"{info.warmup_seconds:.3g} simulated s, the run.max_ios cap): the figures may still "
-            "be the start-up transient; raise run.max_ios"
-        )
-    if info.unstable:
-        return out, steady  # a growing queue explains every trend: nothing more to say
-    cache_note = _cache_warning(control, now, cache)
-    if cache_note:
-        steady = False
-        out.append(cache_note)
-    batches = control.batches
-    v = batches.batch_values()
-    k = len(v.completions)
-    if measured and k < 2:
-        out.append("no interval: the measured window holds fewer than 2 batches; run longer")
-    states = batches.states()
-    if control.scheduled:
-        out.append(
-            "the settings change during the run (schedule): whole-window figures mix them, so "
-            "they are not one steady state; read the time series for each setting"
-        )
-    elif control.trace:
-        pass  # a trace's load moves by itself: its trends are the trace's, not a transient
-    elif k >= 8:
-        drift = trend(v.latency_mean)
-        if drift.significant and abs(drift.change) > DRIFT * float(v.latency_mean.mean()):
-            steady = False
-            q = max(1, k // 4)
-            out.append(
-                "latency drifts across the measured window (batch means from "
-                f"{1e3 * float(v.latency_mean[:q].mean()):.3g} to "
-                f"{1e3 * float(v.latency_mean[-q:].mean()):.3g} ms): not steady; "
-                + _longer(spec, measured)
-            )
-        if states.size and len(states) >= 8:
-            flight = states[:, STATE_IN_FLIGHT]
-            grow = trend(flight)
-            if grow.significant and grow.change > max(8.0, 0.25 * float(flight[0])):
-                steady = False
-                out.append(
-                    f"I/Os in flight grew from {flight[0]:.0f} to {flight[-1]:.0f} during the "
-                    "measured window: a queue is still building (not steady, or more load "
-                    "than the path carries); " + _longer(spec, measured)
-                )
-    if info.stopped_by in ("max_ios", "trace") and info.target is not None:
-        worst = max(info.precision.values(), default=math.inf)
-        if worst > info.target:
-            need = measured * (worst / info.target) ** 2 if math.isfinite(worst) else math.inf
-            out.append(
-                f"precision not reached: the 95% interval is +/-{100 * worst:.1f}% after "
-                f"{measured:,} I/Os (asked +/-{100 * info.target:.1f}%); about "
-                f"{need:,.0f} I/Os would reach it ("
-                + (
-                    "raise run.max_ios)"
-                    if info.stopped_by == "max_ios"
-                    else "the trace ended first: replay it with trace.loop, or a longer span)"
-                )
-            )
-    elif k >= 8 and not control.scheduled and not control.trace:
-        doubts = interval_doubts(v.latency_mean)
-        if doubts:
-            out.append(
-                "the 95% intervals may be too narrow: "
-                + "; ".join(doubts)
-                + "; "
-                + _longer(spec, measured)
-            )
-    return out, steady
-
-
-def _longer(spec: RunSpec, measured: int) -> str:
-    if spec.duration is not None:
-        return f"run longer (run.duration {2 * spec.duration:.3g}s or more)"
-    if spec.ios is not None:
-        return f"run longer (run.ios {4 * measured:,} or more, or unset for a precision stop)"
-    return "run longer (a tighter run.precision.half_width or a larger run.max_ios)"
-
-
-def _cache_warning(control: RunControl, now: float, cache: CacheLevel) -> str:
-    """A write-back cache whose fill the figures do not reach past (empty: none)."""
-    if not control.has_write_back or cache.absorbed == 0 or now <= 0:
-        return ""
-    rate = cache.absorbed / now  # bytes into cache per second (before destage starts: dirty)
-    states = control.batches.states()
-    rising = False
-    if states.size and len(states) >= 8:
-        level = trend(states[:, STATE_DIRTY])
-        rising = level.significant and level.change > 0.02 * cache.capacity
-    if cache.dirty_peak > cache.low and not rising:
-        return ""
-    t_high = cache.high / rate if rate > 0 else math.inf
-    if cache.dirty >= cache.high:
-        return (
-            "the write-back cache was still filling during the measured window "
-            f"({cache.dirty / MIB:,.0f} of {cache.capacity / MIB:,.0f} MiB dirty at the end, "
-            "above its high watermark): once it is full, writes wait for destages and the "
-            "figures change; measure after a warm-up (run.warmup: auto, the default, with "
-            "run.warmup_ios not 0) so the run starts from the full cache"
-        )
-    if cache.dirty_peak <= cache.low:
-        what = (
-            f"the write-back cache never started destaging: {cache.dirty / MIB:,.0f} MiB dirty "
-            f"of {cache.capacity / MIB:,.0f} MiB (low watermark {cache.low / MIB:,.0f} MiB) "
-            f"after {now:.3g} simulated s"
-        )
-    else:
-        what = (
-            "the write-back cache was still filling during the measured window "
-            f"({cache.dirty / MIB:,.0f} of {cache.capacity / MIB:,.0f} MiB dirty at the end)"
-        )
-    return (
-        f"{what}; writes reach the drives only once it destages, so these figures are the "
-        f"cache-filling transient, not steady state. At {rate / 1e6:.3g} MB/s into cache it "
-        f"reaches its high watermark after about {t_high:.3g} s: leave run.precondition on "
-        "(the default: the run starts with the cache at its high watermark) and run.warmup: "
-        f"auto (it waits for the cache to settle), or measure from about {2 * t_high:.3g} s on"
-    )

@@ -86,7 +86,9 @@ class Simulation:
         self.topology: Topology = build_topology(self.env, scenario, self.streams)
         fabric = scenario.fabric
         self.one_way = fabric.one_way_latency
-        self.transfers = Transfers(self.env)
+        self.transfers = Transfers(
+            self.env, fabric.frame_timeout or 0.0, fabric.error_detect, fabric.fence_after or 0
+        )
         """Data crossing the links of a route (:mod:`sanpath.sim.transfer`)."""
         cache = scenario.array.cache
         self.hit_time = cache.hit_time
@@ -224,7 +226,9 @@ class Simulation:
                 layers[DRIVE] += now - t - wait
             for gate in route.back_end:  # the LUN queue, held since admission
                 gate.pool.release(now, trip.arrived(gate.slot), trip.started(gate.slot))
-            now = yield from self.transfers.move(layers, route.read_legs, size, now, route.wire)
+            now = yield from self.transfers.move(
+                layers, route.read_legs, size, now, route.wire, cmd.host.index
+            )
         self._complete(cmd, route, trip, t_sent, now, fork, key, t_issue)  # 8.
         return now
 
@@ -329,7 +333,7 @@ class Simulation:
             start, done = controller.reserve(t, self.qfull_time)
             yield env.sleep(done - t)
             controller.station.depart(env._now, t, start, done)
-        yield env.sleep(self.one_way)
+        yield env.sleep(route.one_way)
         now = env._now
         if measure.exchanges is not None:
             measure.exchanges.add(now, now - t_sent, 0)
@@ -354,12 +358,12 @@ class Simulation:
         env = self.env
         layers = cmd.layers
         lun, size = cmd.lun, cmd.size
-        one_way = self.one_way
+        one_way = route.one_way
         if one_way > 0:
             yield env.sleep(one_way)
             layers[FABRIC] += one_way
         now = t = yield from self.transfers.move(
-            layers, route.write_legs, size, env._now, route.wire
+            layers, route.write_legs, size, env._now, route.wire, cmd.host.index
         )
         if self.cache.absorbs(size):
             self.measure.counters["cached_writes"] += 1

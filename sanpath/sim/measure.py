@@ -31,8 +31,9 @@ from sanpath.results import (
 )
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
-from sanpath.sim.control import UNSTABLE_WINDOW, CacheLevel, RunControl, diagnose, metric_interval
+from sanpath.sim.control import UNSTABLE_WINDOW, RunControl, metric_interval
 from sanpath.sim.devices import DeviceCounter
+from sanpath.sim.diagnosis import CacheLevel, diagnose
 from sanpath.sim.record import Recorder
 from sanpath.sim.replay import trace_notes, trace_run
 from sanpath.sim.topology import Topology
@@ -368,6 +369,7 @@ class Measurement:
             devices=devices,
             demand=host_demand(scenario),
             starving=hungry,
+            victims=self.topology.victims(span),
             recording=self.recorder.recording() if self.recorder is not None else None,
         )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sanpath.layout import FLIGHT, host_framing
+from sanpath.layout import FLIGHT, IslHop, host_framing
 from sanpath.layout import Hop as DeclaredHop
 from sanpath.layout.wiring import PathInfo, Wiring
 from sanpath.sim.components.array import ArrayPort, Lun
@@ -93,6 +93,8 @@ class PathPlan:
         "card",
         "front",
         "governs",
+        "isl_light",
+        "isls",
         "legs",
         "lun",
         "port",
@@ -138,6 +140,10 @@ class PathPlan:
         """What the host's throttle of the path governs: its target port or its LUN."""
         self.legs = (path.port << 21) | (path.array_port << 1) | lun.owner
         """The path's links, as a number: host port, array port and LUN owner."""
+        self.isls: tuple[IslHop, ...] = ()
+        """The ISLs the path's frames cross toward the array (none without switches)."""
+        self.isl_light = 0.0
+        """Seconds light takes over those ISLs, one way."""
         self.array_legs = array_legs
 
 

@@ -31,7 +31,7 @@ from typing import Protocol
 import numpy as np
 import simpy
 
-from sanpath.layout import station_roles
+from sanpath.layout import split_sizes, station_roles
 from sanpath.results import LAYERS, Journey, Recording
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
@@ -182,8 +182,7 @@ class Recorder:
             return
         self.done += 1
         self.latency_sum += now - t_issue
-        limit = host.split_limit
-        parts = 1 if limit is None or size <= limit else -(-size // limit)
+        parts = len(split_sizes(size, host.split_limit))
         if parts > 1:
             self.split_ios += 1
         if self.spec.tracked == 0:

@@ -32,13 +32,13 @@ from collections.abc import Sequence
 
 import simpy
 
-from sanpath.layout import front_hops
+from sanpath.layout import front_hops, isl_hops, isl_light, reverse
 from sanpath.layout.wiring import Wiring
 from sanpath.sim.binding import Binding, bind_hops
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import Association, HostInstance, Leg, Route, Throttle
-from sanpath.sim.hops import Gate, Server
+from sanpath.sim.hops import Delay, Gate, Server, constant
 from sanpath.sim.knobs import Rank
 from sanpath.sim.paths import NVME_KEY, GroupPaths, PathPlan, rank, usable_paths
 from sanpath.sim.station import CONTROLLER, FABRIC, HOST_QUEUE, PCIE, Link, SlotPool, Station
@@ -48,7 +48,10 @@ from sanpath.spec import Scenario
 class RouteMaker:
     """Makes a host's route of one path to one LUN when it is first used (module docstring).
 
-    ``one_way`` (s) is the fabric latency before the far end's link.
+    ``one_way`` (s) is the fabric latency before the far end's link. ``isl_links`` holds
+    the links of each ISL direction, by (ISL, direction): the bundle that hands each
+    exchange to the next of its links (exchange-based routing), or the links themselves, of
+    which a host port's exchanges with one array port always take the same one (port-based).
     """
 
     def __init__(
@@ -64,8 +67,10 @@ class RouteMaker:
         wiring: Wiring,
         controllers: dict[tuple[str, int], Server],
         cross_time: float,
+        isl_links: dict[tuple[int, int], tuple[Link, ...]] | None = None,
     ) -> None:
         self.env = env
+        self.isl_links = {} if isl_links is None else isl_links
         self.wiring = wiring
         self.binding = Binding(controllers, one_way, cross_time)
         """What binding a declared hop needs besides its scope's objects."""
@@ -151,6 +156,7 @@ class RouteMaker:
             throttle,
             legs[0],
             legs[1],
+            one_way=self.one_way + path.isl_light,
         )
 
     def _nvme_route(
@@ -188,6 +194,7 @@ class RouteMaker:
             legs[0],
             legs[1],
             association,
+            self.one_way + path.isl_light,
         )
 
     def _route_legs(
@@ -199,11 +206,45 @@ class RouteMaker:
         if legs is None:
             host_legs = self._host_side(host.index, path.port, host.cards[path.card], port)
             array_legs = path.array_legs
-            legs = self._legs[legs_key] = (
-                host_legs[0] + array_legs[0],
-                array_legs[1] + host_legs[1],
-            )
+            if path.isls:
+                legs = self._legs[legs_key] = self._isl_legs(host, path, host_legs, array_legs)
+            else:
+                legs = self._legs[legs_key] = (
+                    host_legs[0] + array_legs[0],
+                    array_legs[1] + host_legs[1],
+                )
         return legs
+
+    def _isl_legs(
+        self,
+        host: HostInstance,
+        path: PathPlan,
+        host_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
+        array_legs: tuple[tuple[Leg, ...], tuple[Leg, ...]],
+    ) -> tuple[tuple[Leg, ...], tuple[Leg, ...]]:
+        """A write's and a read's links on a path over ISLs: the host's, the ISLs' (toward
+        the array, or back in the other direction) and the array's; light over the ISLs
+        reaches the far end's link later."""
+        pick = host.index + path.port + path.array_port.index  # port-based: fixed per pair
+        ways = []
+        for hops in (path.isls, reverse(path.isls)):
+            way = []
+            for hop in hops:
+                links = self.isl_links[hop.isl, hop.direction]
+                way.append(Leg(links[pick % len(links)], True, 0.0, FABRIC))
+            ways.append(tuple(way))
+        light = path.isl_light
+        write_far, read_far = array_legs[0][0], host_legs[1][0]
+        return (
+            host_legs[0]
+            + ways[0]
+            + (write_far._replace(latency=write_far.latency + light),)
+            + array_legs[0][1:],
+            array_legs[1]
+            + ways[1]
+            + (read_far._replace(latency=read_far.latency + light),)
+            + host_legs[1][1:],
+        )
 
     def throttle(self, host: HostInstance, lun_index: int, route: Route) -> Throttle | None:
         """The QUEUE FULL throttle of ``host``'s ``route`` to LUN ``lun_index``, made now if
@@ -286,7 +327,14 @@ class RouteMaker:
             array_hops = bind_hops(
                 self.binding, front, "array", lun=lun, array_port=port, transport=transport
             )
-            plans.append(PathPlan(path, k, group, port, lun, array_legs, front, array_hops))
+            isls = isl_hops(self.wiring.scenario, group.index, port.index) if self.isl_links else ()
+            light = isl_light(self.wiring.scenario, isls)
+            if light > 0.0:  # the command frame's light over the ISLs
+                array_hops = (Delay(FABRIC, constant(light)), *array_hops)
+            plan = PathPlan(path, k, group, port, lun, array_legs, front, array_hops)
+            plan.isls = isls
+            plan.isl_light = light
+            plans.append(plan)
         group.plans[lun_index] = plans
         return plans
 

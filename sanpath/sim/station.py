@@ -11,7 +11,8 @@ Three shapes cover the whole I/O path:
   command arrives, the server computes at once when the command will leave, so a stage costs
   one SimPy event instead of request/timeout/release.
 * :class:`Link` - a bandwidth server (an FC link direction, a PCIe slot direction): a
-  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served.
+  transfer of ``n`` bytes occupies it for ``n / rate`` seconds, first come first served
+  (:mod:`sanpath.sim.credit` adds links under buffer-to-buffer credits).
 
 Each of them feeds a :class:`Station`, which keeps streaming statistics over the measurement
 window: the time-weighted number of commands present (updated at every arrival and
@@ -60,6 +61,8 @@ class Station:
         "area",
         "busy",
         "completions",
+        "credited",
+        "discarded",
         "held",
         "held_since",
         "kind",
@@ -73,7 +76,9 @@ class Station:
         "servers",
         "service_sum",
         "sojourn_sum",
+        "starved",
         "t_last",
+        "victims",
         "wait_sum",
         "window_start",
     )
@@ -98,6 +103,15 @@ class Station:
         self.sojourn_sum = 0.0
         self.held = -1
         self.held_since = 0.0
+        self.credited = False
+        """Some of its links send under buffer-to-buffer credits (:mod:`sanpath.sim.credit`)."""
+        self.starved = 0.0
+        """Seconds in the window its credit links had a frame to send and no credit."""
+        self.discarded = 0
+        """Frames its switch ports dropped in the window, held past the frame timeout."""
+        self.victims: dict[tuple[int, int], float] | None = None
+        """An ISL's: seconds in the window frames of one host waited for credits another
+        host's frames held, by (waiting host, that host) (None: not an ISL)."""
         self.mirror = False
         """A slot station no command has waited at: its busy time is its time-weighted
         count (``area``), the same sums in the same order, so ``busy``, ``held`` and
@@ -190,6 +204,10 @@ class Station:
         self.window_start = now
         self.sojourn_sum = 0.0
         self.present_sum = self.n * now
+        self.starved = 0.0
+        self.discarded = 0
+        if self.victims is not None:
+            self.victims = {}
         if self.held >= 0:
             self.held_since = now
 
@@ -227,6 +245,10 @@ class Station:
             completions=done,
             rejected=self.rejected,
             little_residual=abs(area - accounted) / max(area, 1e-300) if area > 0 else 0.0,
+            credit_starved=(
+                self.starved / (span * self.servers) if self.credited and span > 0 else None
+            ),
+            frames_discarded=self.discarded if self.credited else None,
         )
 
 
@@ -380,7 +402,20 @@ class Link:
     (``setup``: seconds per transfer besides its bytes, e.g. a DMA set-up).
     """
 
-    __slots__ = ("_env", "free", "rate", "setup", "station")
+    __slots__ = (
+        "_env",
+        "dropped",
+        "fenced",
+        "first",
+        "free",
+        "holds",
+        "owner",
+        "rate",
+        "sent",
+        "setup",
+        "starving",
+        "station",
+    )
 
     def __init__(
         self, env: simpy.Environment, rate: float | None, station: Station, setup: float = 0.0
@@ -390,6 +425,42 @@ class Link:
         self.setup = setup
         self.free = 0.0
         self.station = station
+        self.holds = False
+        """A switch's port whose credits come back only when the next link of the way has
+        taken the frames (:meth:`handed`): an ISL."""
+        self.sent = 0
+        """Frames of the last transfer (counted by a credit link)."""
+        self.first = 0
+        """The number of the last transfer's first frame (counted by a credit link)."""
+        self.dropped = 0
+        """Frames a switch dropped for this link (its egress port), held past the timeout."""
+        self.fenced = False
+        """The switch has disabled the port this link leaves from (port fencing)."""
+        self.owner = -1
+        """The host whose transfer a link that :attr:`holds` carries next (its index)."""
+        self.starving = 0.0
+        """Seconds the last transfer's frames waited for credits (a credit link's)."""
+
+    def handed(self, start: float, end: float, blocked: bool, first: int, sent: int) -> None:
+        """The next link of the way sends the ``sent`` frames numbered from ``first`` from
+        ``start`` to ``end`` (a link that :attr:`holds` frees their credits then; a plain
+        link ignores it); ``blocked``: it was short of credits itself (a slow drain behind)."""
+
+    def carrier(self) -> Link:
+        """The link that carried the last transfer: this one (a bundle: its member)."""
+        return self
+
+    def ready(self, t_arrive: float) -> float:
+        """When a transfer arriving at ``t_arrive`` could start: once the link is free."""
+        free = self.free
+        return free if free > t_arrive else t_arrive
+
+    def sustained(self) -> float:
+        """The rate the link keeps up over a long transfer, bytes/s (its rate; a link of no
+        limit is never asked)."""
+        rate = self.rate
+        assert rate is not None
+        return rate
 
     def reserve(self, now: float, t_arrive: float, nbytes: float) -> tuple[float, float]:
         """Reserve the link at ``now`` for ``nbytes`` arriving at ``t_arrive``; (start, end)."""

@@ -23,6 +23,7 @@ import simpy
 
 from sanpath.layout import (
     Wiring,
+    host_link_credits,
     nvme_io_time,
     nvme_queues,
     port_controller,
@@ -33,7 +34,7 @@ from sanpath.layout import (
     transport_delay,
 )
 from sanpath.layout.access import read_hits
-from sanpath.results import LAYERS
+from sanpath.results import LAYERS, Victim, victims
 from sanpath.sim.components.array import ArrayPort, Lun
 from sanpath.sim.components.cache import Cache, ReadAhead
 from sanpath.sim.components.drive import Drive
@@ -41,6 +42,7 @@ from sanpath.sim.components.flash import make_drive
 from sanpath.sim.components.hba import Hba, HbaPort
 from sanpath.sim.components.host import HostInstance, Route, Throttle
 from sanpath.sim.components.raid import RaidPool
+from sanpath.sim.fabric import host_link, isl_links
 from sanpath.sim.hops import Server, constant
 from sanpath.sim.knobs import Knob, slot_servers
 from sanpath.sim.paths import GroupPaths, QueuePairs, group_paths
@@ -92,6 +94,15 @@ class Topology:
     """Makes each host's routes when they are first used."""
     controllers: list[FcfsServer] = field(default_factory=list)
     """Every controller: one, or two (``array.controllers``), by index."""
+
+    def victims(self, span: float) -> tuple[Victim, ...]:
+        """The hosts that waited in the window for ISL credits other hosts' frames held
+        (:func:`sanpath.results.victims`), over every ISL."""
+        waits: dict[tuple[int, int], float] = {}
+        for st in self.stations.values():
+            for key, waited in (st.victims or {}).items():
+                waits[key] = waits.get(key, 0.0) + waited
+        return tuple(victims(waits, [host.name for host in self.hosts], span))
 
     def fail_controller(self, scenario: Scenario, failed: int | None) -> None:
         """Controller ``failed`` of ``scenario``'s array has failed (None: both work again):
@@ -260,6 +271,7 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
         wiring,
         _controllers(scenario, controllers, controller_time, controller_write_time),
         array.cross_controller.time if array.cross_controller is not None else 0.0,
+        isl_links(env, scenario, station),
     )
     for hi, hspec in enumerate(scenario.hosts):
         hg = hspec.name
@@ -306,7 +318,8 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
             if hspec.cpus is not None:
                 cpus = hspec.cpus
                 host.cpu = FcfsServer(env, cpus, station(station_name("host_cpu", host=hg), cpus))
-            for hba_spec in hspec.hbas:
+            for hba_index, hba_spec in enumerate(hspec.hbas):
+                credit_limits = host_link_credits(scenario, hi, hba_index)
                 for _card in range(hba_spec.count):
                     cname = f"{iname}.hba{len(host.cards)}"
                     rate = hba_spec.pcie.bytes_per_s if hba_spec.pcie is not None else None
@@ -326,8 +339,12 @@ def build_topology(env: simpy.Environment, scenario: Scenario, streams: Streams)
                             name=f"{cname}.port{p}",
                             cpu=cpu,
                             command_time=command_time,
-                            link_out=Link(env, hba_spec.speed, station(link_out_name, 1)),
-                            link_in=Link(env, hba_spec.speed, station(link_in_name, 1)),
+                            link_out=host_link(
+                                env, hba_spec.speed, station(link_out_name, 1), credit_limits, 0
+                            ),
+                            link_in=host_link(
+                                env, hba_spec.speed, station(link_in_name, 1), credit_limits, 1
+                            ),
                         )
                         hba.ports.append(port)
                         host.ports.append(port)

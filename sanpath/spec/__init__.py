@@ -9,7 +9,8 @@ This is the public face; the modules behind it:
 * :mod:`~sanpath.spec.scenario`: :class:`Scenario`, :func:`load_scenario`, the checks across
   sections and the figures derived from a whole scenario;
 * :mod:`~sanpath.spec.host`: hosts, their HBAs or NICs and their transport;
-  :mod:`~sanpath.spec.hardware`: the fabric and the array;
+  :mod:`~sanpath.spec.fabric`: the fabric, its switches and ISLs;
+  :mod:`~sanpath.spec.hardware`: the array;
   :mod:`~sanpath.spec.drives`: the drives of a pool;
 * :mod:`~sanpath.spec.workload`: workloads and schedules; :mod:`~sanpath.spec.run`: the run
   length and warm-up; :mod:`~sanpath.spec.experiment`: sweeps and published figures;
@@ -30,13 +31,13 @@ from sanpath.spec.describe import load_line, value_range, workload_words
 from sanpath.spec.drives import FlashSpec, HddSpec, SsdSpec, TextbookDriveSpec
 from sanpath.spec.errors import Problem, ScenarioError, locate_field, read_yaml
 from sanpath.spec.experiment import ReferencePointSpec, ReferenceSpec, SweepSpec
+from sanpath.spec.fabric import LIGHT_PER_KM, FabricSpec, IslSpec, SwitchSpec
 from sanpath.spec.fields import MAX_HOSTS, MAX_IO_SIZE, DistSpec, Spec
 from sanpath.spec.hardware import (
     ArraySpec,
     CacheSpec,
     ControllerSpec,
     CrossControllerSpec,
-    FabricSpec,
     LunSpec,
     PoolSpec,
     ZoneSpec,
@@ -75,6 +76,7 @@ __all__ = [
     "DRIVE_PROFILES",
     "HBA_PROFILES",
     "KNOBS",
+    "LIGHT_PER_KM",
     "MAX_HOSTS",
     "MAX_IO_SIZE",
     "SCHEDULABLE",
@@ -97,6 +99,7 @@ __all__ = [
     "HddSpec",
     "HostSpec",
     "IscsiSpec",
+    "IslSpec",
     "Knob",
     "LunSpec",
     "NvmeSpec",
@@ -113,6 +116,7 @@ __all__ = [
     "Spec",
     "SsdSpec",
     "SweepSpec",
+    "SwitchSpec",
     "TextbookDriveSpec",
     "TransportFacts",
     "WorkloadSpec",

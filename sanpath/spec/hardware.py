@@ -1,8 +1,8 @@
-"""Hardware specs: the fabric, and the array with its controllers, cache, pools and LUNs.
+"""Hardware specs: the array with its controllers, cache, pools and LUNs.
 
 Also the figures derived from them alone: a pool's usable capacity and a LUN's queue limit.
-The hosts are in :mod:`sanpath.spec.host`, the drives behind a pool in
-:mod:`sanpath.spec.drives`.
+The hosts are in :mod:`sanpath.spec.host`, the fabric in :mod:`sanpath.spec.fabric`, the
+drives behind a pool in :mod:`sanpath.spec.drives`.
 """
 
 from __future__ import annotations
@@ -45,26 +45,6 @@ ArrayProfile = Literal[
 
 
 # --------------------------------------------------------------------------------------
-
-
-class FabricSpec(Spec):
-    """The switched fabric between host ports and array ports.
-
-    Frames carry at most ``frame_payload`` bytes and cost ``frame_overhead`` more on the
-    wire (SOF 4 + header 24 + CRC 4 + EOF 4 + about 24 bytes of idles between frames).
-    ``distance_km`` adds 5 us per km each way (light in fibre).
-    """
-
-    hop_latency: Duration = 1e-6
-    hops: Annotated[int, Field(ge=0)] = 1
-    frame_payload: PositiveIoBytes = 2048
-    frame_overhead: IoBytes = 60
-    distance_km: Annotated[float, Field(ge=0.0)] = 0.0
-
-    @property
-    def one_way_latency(self) -> float:
-        """Propagation and switching latency from host port to array port, seconds."""
-        return self.hops * self.hop_latency + self.distance_km * 5e-6
 
 
 class ControllerSpec(Spec):
@@ -287,6 +267,9 @@ class ArraySpec(Spec):
     at ``cross_controller``'s cost."""
     nvme: ArrayNvmeSpec = ArrayNvmeSpec()
     """What the NVMe target grants (queue caps) and spends per command (NVMe transports)."""
+    port_switches: tuple[str, ...] | None = None
+    """The switch each array port attaches to, one name per port (null: the first of
+    ``fabric.switches``; only with switches)."""
 
     @model_validator(mode="after")
     def _check_pair(self) -> ArraySpec:

@@ -82,6 +82,8 @@ class HbaSpec(Spec):
     card, so a second port adds no command rate) or ``port`` (one processor per port, so
     each port adds ``1 / command_time`` commands per second). ``profile`` starts from a named
     card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
+    ``credits`` is the buffer-to-buffer credits of each port's link to the array, frames in
+    flight per direction (null: ``fabric.credits``; Fibre Channel only).
     """
 
     @model_validator(mode="before")
@@ -99,6 +101,7 @@ class HbaSpec(Spec):
     command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
     processor: HbaProcessor = "card"
     pcie: PcieSpec | None = None
+    credits: Annotated[int, Field(ge=1)] | None = None
 
     @property
     def processors(self) -> int:
@@ -170,6 +173,10 @@ class HostSpec(Spec):
     ``speed`` (``25GbE``); ``transport_cpu_time`` replaces the transport's own processor time
     per command on the host (:data:`~sanpath.spec.transport.TRANSPORTS`), added to
     ``cpu_time``.
+
+    ``drain_time`` is the time the host's HBA takes to free a receive buffer and return its
+    buffer-to-buffer credit, seconds (0: at once; Fibre Channel only): a host that drains
+    slowly holds the credits of the link toward it (slow drain).
     """
 
     @model_validator(mode="before")
@@ -235,6 +242,10 @@ class HostSpec(Spec):
     cpus: Annotated[int, Field(ge=1)] | None = None
     cpu_time: ServiceTime = DistSpec(dist="constant", mean=0.0)
     qfull: QfullSpec = QfullSpec()
+    drain_time: Duration = 0.0
+    switch: str | None = None
+    """The switch the host's HBA ports attach to (null: the first of ``fabric.switches``;
+    only with switches)."""
     hbas: tuple[HbaSpec, ...] = Field(default=(HbaSpec(),), min_length=1)
 
     @model_validator(mode="after")
@@ -261,7 +272,17 @@ class HostSpec(Spec):
         if not facts.ethernet and self.mtu is not None:
             raise ValueError(f"mtu applies to Ethernet transports, not to {self.transport}")
         if facts.ethernet:
+            if self.drain_time > 0.0:
+                raise ValueError(
+                    f"drain_time applies to Fibre Channel (buffer-to-buffer credits), not to "
+                    f"{self.transport}"
+                )
             for i, hba in enumerate(self.hbas):
+                if hba.credits is not None:
+                    raise ValueError(
+                        f"hbas.{i}.credits: buffer-to-buffer credits are Fibre Channel's, not "
+                        f"{self.transport}'s"
+                    )
                 if "speed" not in hba.model_fields_set or hba.profile is not None:
                     raise ValueError(
                         f"hbas.{i}: an Ethernet transport ({self.transport}) needs its NIC's "

@@ -42,10 +42,10 @@ from sanpath.spec.errors import (
     read_yaml,
 )
 from sanpath.spec.experiment import ReferenceSpec, SweepSpec
+from sanpath.spec.fabric import FabricSpec, fabric_problems
 from sanpath.spec.fields import MAX_CAPACITY, DistSpec, Spec, show_bytes
 from sanpath.spec.hardware import (
     ArraySpec,
-    FabricSpec,
     PoolSpec,
     ZoneSpec,
     lun_queue_limit,
@@ -307,6 +307,7 @@ def _check_references(s: Scenario) -> list[tuple[list[str | int], str]]:
                 found.append(
                     (path, f"no LUN group named {name!r} (LUNs: {', '.join(sorted(lun_names))})")
                 )
+    found.extend(fabric_problems(s.fabric, s.hosts, s.array))
     if not found:
         found.extend(_check_capacity(s))
         found.extend(_check_paths(s))

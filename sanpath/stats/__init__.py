@@ -17,7 +17,7 @@ otherwise (``*_ms`` milliseconds, ``*_ns`` integer nanoseconds).
 from sanpath.stats.batches import BatchMeans, BatchValues
 from sanpath.stats.histogram import DEFAULT_BITS, FLUSH_EVERY, MAX_NS_BITS, LatencyHistogram
 from sanpath.stats.intervals import lag1_autocorrelation, mean_ci, section_ci, t_quantile
-from sanpath.stats.steady import interval_doubts, relative_half_width, settled, trend
+from sanpath.stats.steady import interval_doubts, mser, relative_half_width, settled, trend
 from sanpath.stats.timeseries import TimeSeries
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "interval_doubts",
     "lag1_autocorrelation",
     "mean_ci",
+    "mser",
     "relative_half_width",
     "section_ci",
     "settled",

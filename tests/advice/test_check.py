@@ -95,6 +95,16 @@ SEQ_READ = {
 }
 
 
+def edge_core(isl_speed: str) -> dict[str, Any]:
+    """The host on switch ``edge``, the array's ports on ``core``, one ISL between them."""
+    return {
+        "fabric.switches": [{"name": "edge"}, {"name": "core"}],
+        "fabric.isls": [{"between": ["edge", "core"], "speed": isl_speed}],
+        "hosts.0.switch": "edge",
+        "array.port_switches": ["core", "core"],
+    }
+
+
 def two_hosts(web_throttle: str) -> dict[str, Any]:
     """Two host groups on the same LUNs, 2 x 2 paths x 16 = 64 commands per LUN against a
     limit of 16: ``db`` throttles (VMware), ``web`` with ``web_throttle``. Without write-back
@@ -282,6 +292,10 @@ TRIGGERS: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
         {},
         "warning",
     ),
+    # 50 km on 8 credits: an 8GFC port carries about 34 of its 850 MB/s
+    "SP023-link-credits": ({"fabric.distance_km": 50, **SEQ_READ}, {}, "warning"),
+    # two 8GFC host ports behind one 1GFC ISL: 16:1
+    "SP024-isl-fan-in": ({**edge_core("1GFC"), **SEQ_READ}, {}, "warning"),
 }
 
 # rule -> compliant variants (changes, check() keyword arguments): the rule stays quiet
@@ -370,6 +384,13 @@ COMPLIANT: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {
         # four LUNs alternate owners: each controller carries half
         ({"array.controllers": 2, "array.controller": {"cores": 1, "io_time": "2ms"}}, {}),
     ],
+    "SP023-link-credits": [
+        ({}, {}),
+        # 5 km at 8GFC needs 22 credits
+        ({"fabric.distance_km": 5, "fabric.credits": 32}, {}),
+        ({"fabric.distance_km": 5, "hosts.0.hbas.0.credits": 22}, {}),
+    ],
+    "SP024-isl-fan-in": [({}, {}), (edge_core("16GFC"), {})],
 }
 
 SIMULATED = [r.id for r in RULES if r.simulate]
@@ -486,6 +507,19 @@ def test_milder_settings_give_milder_severities(
 def fan_in_scenario(changes: dict[str, Any]) -> Scenario:
     data = variant({"hosts.0.count": 4, "zoning": "all-to-all", **changes})
     return load_scenario(data)
+
+
+def test_link_credits_names_the_credits_a_long_link_needs() -> None:
+    report = check(variant({"fabric.distance_km": 50}), rules=["SP023"])
+    (found,) = report.by_rule("SP023-link-credits")
+    # 8GFC: a 2,108-byte frame takes 2.48 us, its credit 502.5 us: 203 credits
+    assert found.numbers["credits_needed"] == 203
+    assert found.numbers["capped_bytes_per_s"] == pytest.approx(8 * 2108 / 502.48e-6, rel=1e-3)
+    assert found.fix == {"hosts.0.hbas.0.credits": 203}
+    # a slow-draining host is the host's fault, not the credits'
+    report = check(variant({"hosts.0.drain_time": "2ms"}), rules=["SP023"])
+    (found,) = report.by_rule("SP023-link-credits")
+    assert "drains slowly" in found.title and found.fix is None
 
 
 def test_fan_in_is_hosts_x_paths_x_luns_x_depth() -> None:

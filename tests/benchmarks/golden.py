@@ -90,6 +90,9 @@ def main() -> int:
     for line in found[:40]:
         print(line)
     print(f"{len(found)} differing fields over {len(ref)} records")
+    moved = sorted({line[1:].split(".yaml")[0] + ".yaml" for line in found})
+    if moved:
+        print("records that differ: " + ", ".join(moved))
     return 1 if found else 0
 
 

@@ -65,6 +65,55 @@ def test_recovers_known_parameters() -> None:
     assert result.scenario.array.controller.io_time.mean == pytest.approx(0.5e-3, rel=0.02)
 
 
+def test_a_fit_that_trades_delay_for_capacity_says_so() -> None:
+    # the measured system has 1 ms more fixed delay (a longer fabric) than the model; fitted
+    # to its one operating point, the controller's time soaks it up and becomes the
+    # bottleneck: a perfect fit that cuts the ceiling from 1,000 to about 400 IOPS
+    truth = path_with(0.5, 1.0)
+    truth["fabric"] = {"hop_latency": "1ms", "hops": 1}
+    measured = measure(truth, (1,))
+    result = calibrate(path_with(0.5, 1.0), measured, ["array.controller.io_time"])
+    assert result.rms_error < 0.01
+    before, after = result.ceilings["before"], result.ceilings["after"]
+    assert before.iops == pytest.approx(1000.0, rel=1e-6)  # 1 ms drives
+    assert before.station == "array.pool.drives" and after.station == "array.controller"
+    assert after.iops < 0.5 * before.iops
+    assert any(
+        "traded delay for capacity" in c and "one operating point" in c for c in result.cautions
+    )
+    assert "ceiling (the twin's): 1,000 IOPS (array.pool.drives) ->" in result.text()
+    assert result.to_dict()["ceilings"]["after"]["station"] == "array.controller"
+
+
+def test_a_capacity_fitted_at_low_load_is_named_before_the_fit() -> None:
+    # the controller is the bottleneck from the start: fitting its time from one point
+    measured = measure(path_with(2.0, 0.2), (1,))
+    result = calibrate(path_with(1.5, 0.2), measured, ["array.controller.io_time"])
+    assert any(c.startswith("array.controller.io_time.mean sets how much") for c in result.cautions)
+
+
+def test_points_up_to_saturation_identify_a_capacity_without_caution() -> None:
+    measured = measure(path_with(0.5, 1.0), (1, 4, 16))  # 16 outstanding saturate the drive
+    result = calibrate(path_with(0.4, 1.0), measured, ["array.controller.io_time"])
+    assert result.cautions == []
+    assert result.ceilings["after"].iops == pytest.approx(result.ceilings["before"].iops, rel=0.05)
+
+
+def test_the_twin_s_fit_as_the_start_saves_simulations(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sanpath.experiments.calibrate as calibration
+
+    measured = measure(path_with(0.5, 1.0), (1, 4, 16))
+    keys = ["array.controller.io_time", "array.pools.0.drive.service"]
+    started = calibrate(path_with(0.2, 3.0), measured, keys)
+    monkeypatch.setattr(calibration, "twin_start", lambda *args: None)
+    cold = calibrate(path_with(0.2, 3.0), measured, keys)
+    for result in (started, cold):
+        assert result.parameters["array.pools.0.drive.service.mean"] == pytest.approx(
+            1e-3, rel=0.02
+        )
+    assert started.evaluations < 0.9 * cold.evaluations  # 51 against 66 simulations
+
+
 def test_refuses_a_parameter_that_moves_nothing() -> None:
     measured = measure(path_with(0.5, 1.0), (1, 8))
     start = path_with(0.5, 1.0)

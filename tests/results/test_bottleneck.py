@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -77,6 +78,22 @@ def test_meaning_below_half_load_says_nothing_is_near_saturation() -> None:
     assert b.meaning.startswith("nothing is near saturation")
     assert "controller" in b.saturating
     assert b.to_dict()["meaning"] == b.meaning
+
+
+def test_a_link_short_of_credits_is_named_as_such_not_as_a_busy_wire() -> None:
+    wire = Bottleneck("link", "h.link.in", "link", 0.97, 0.5, 2)
+    assert "queue for the wire" in wire.meaning and "credit_starved" not in wire.to_dict()
+    starved = Bottleneck("link", "h.link.in", "link", 0.97, 0.5, 2, credit_starved=0.9)
+    assert "no buffer-to-buffer credit" in starved.meaning and "90%" in starved.meaning
+    assert "queue for the wire" not in starved.meaning
+    assert starved.to_dict()["credit_starved"] == 0.9
+    # a run of the shipped slow-drain incident names the slow host's link so
+    slow = sanpath.run(
+        Path(__file__).resolve().parents[2] / "scenarios" / "slow_drain.yaml",
+        overrides={"run.ios": 2_000, "run.warmup_ios": 200},
+    )
+    assert slow.bottlenecks[0].station == "slow.link.in"
+    assert "no buffer-to-buffer credit" in slow.bottlenecks[0].meaning
 
 
 def test_a_run_names_its_saturated_controller_first() -> None:

@@ -75,7 +75,10 @@ def test_round_robin_keeps_a_path_for_rr_ios_commands_and_counts_per_lun() -> No
     host = host_of("round-robin", rr_ios=3)
     assert host.rr_ios == 3
     assert picks(host, 0, 7) == [0, 0, 0, 1, 1, 1, 2]
-    assert picks(host, 1, 4) == [0, 0, 0, 1]  # LUN 1 has its own count
+    # LUN 1 has its own count, started on its own path (turns longer than one I/O)
+    assert picks(host, 1, 4) == [1, 1, 1, 2]
+    assert picks(host_of("round-robin", rr_ios=3), 2, 4) == [2, 2, 2, 3]
+    assert picks(host_of("round-robin"), 1, 3) == [0, 1, 2]  # turns of one I/O: from path 0
     assert picks(host, 0, 6) == [2, 2, 3, 3, 3, 0]
 
 

@@ -172,6 +172,18 @@ def test_every_iopolicy_runs_and_conserves_ios(policy: str) -> None:
     assert result.counters["qfull"] == 0
 
 
+@pytest.mark.parametrize("policy", ["lb-rr", "lb-iops", "lb-bytes"])
+def test_hpp_turns_spread_the_namespaces_over_the_paths_in_a_short_run(policy: str) -> None:
+    # turns of 100,000 I/Os outlast the run: had every namespace started on path 0 it would
+    # never leave it; each (host, namespace) starts on its own path instead, so four
+    # namespaces over two paths load the two array ports equally
+    result = sanpath.run(nvme_san(iopolicy=policy, rr_ios=100_000, rr_bytes=2**40))
+    port0 = result.station("array.port0.link.out").completions
+    port1 = result.station("array.port1.link.out").completions
+    assert port0 + port1 >= 20_000
+    assert port0 / (port0 + port1) == pytest.approx(0.5, abs=0.05)
+
+
 def test_ethernet_framing_follows_the_mtu() -> None:
     tcp = ethernet_framing("nvme-tcp", 1500)
     jumbo = ethernet_framing("nvme-tcp", 9000)

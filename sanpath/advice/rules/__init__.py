@@ -12,12 +12,15 @@
 * :mod:`~sanpath.advice.rules.nvme`: SP017 round-robin over unequal paths, SP018 queue pairs
   too few, SP019 fewer I/O queues than processors, SP020 NVMe/TCP on a 1,500-byte MTU,
   SP021 FCP and FC-NVMe on one array port;
-* :mod:`~sanpath.advice.rules.controllers`: SP022 controller balance.
+* :mod:`~sanpath.advice.rules.controllers`: SP022 controller balance;
+* :mod:`~sanpath.advice.rules.fabric`: SP023 too few buffer-to-buffer credits, SP024 ISL
+  fan-in.
 """
 
 from sanpath.advice.rules import (
     controllers,
     depth,
+    fabric,
     host,
     nvme,
     paths,
@@ -32,6 +35,7 @@ from sanpath.advice.rules.queues import safe_host_queue_depth
 __all__ = [
     "controllers",
     "depth",
+    "fabric",
     "host",
     "nvme",
     "paths",

@@ -21,6 +21,11 @@ NVMe hosts choose among a namespace's optimized paths (ANA) by their ``iopolicy`
 next), ``queue-depth`` (the controller association with the fewest commands outstanding),
 and VMware HPP's ``lb-rr``, ``lb-iops`` and ``lb-bytes`` (switch after a number of I/Os or
 bytes: to the next path, or to the one with the fewest outstanding commands or bytes).
+
+Policies that stay on a path for a turn of many I/Os (``round-robin`` with ``rr_ios`` > 1,
+the HPP ones) start each (host, LUN) on its own path, host by host and LUN by LUN, as hosts
+that have run for hours are spread; a measured window of a fraction of a second then shows
+each path's long-run share, not every LUN's first turn on the first path.
 """
 
 from __future__ import annotations
@@ -196,6 +201,7 @@ class Route:
         "hops",
         "host_queue",
         "lun",
+        "one_way",
         "read_legs",
         "releases",
         "retry_at",
@@ -217,6 +223,7 @@ class Route:
         write_legs: tuple[Leg, ...] = (),
         read_legs: tuple[Leg, ...] = (),
         association: Association | None = None,
+        one_way: float = 0.0,
     ) -> None:
         self.hops = hops
         """The front: host queue, host work, HBA, fabric, the array's gates, controller."""
@@ -241,6 +248,9 @@ class Route:
         """How the host's transport frames the data on the links (:mod:`sanpath.sim.wire`)."""
         self.association = association
         """NVMe: the controller association the route's queue pairs belong to."""
+        self.one_way = one_way
+        """Seconds a frame takes from host port to array port: the fabric's latency and
+        light over the ISLs the route crosses."""
 
     def set_hops(self, hops: tuple[Hop, ...]) -> None:
         """The route's front is ``hops`` (made, or changed by a controller's failure); the
@@ -323,7 +333,9 @@ class HostInstance:
         if n > 1:
             policy = self.policy
             if policy == "round-robin":
-                count = self._rr.get(lun_index, 0)
+                count = self._rr.get(lun_index, -1)
+                if count < 0:
+                    count = self._phase(lun_index, n)
                 self._rr[lun_index] = count + 1
                 k = (count // self.rr_ios) % n
             elif policy in ("least-queue-depth", "least-cmd-load"):
@@ -361,7 +373,9 @@ class HostInstance:
         if n > 1:
             policy = self.policy
             if policy == "round-robin":
-                count = self._rr.get(lun_index, 0)
+                count = self._rr.get(lun_index, -1)
+                if count < 0:
+                    count = self._phase(lun_index, n)
                 self._rr[lun_index] = count + 1
                 k = usable[(count // self.rr_ios) % n]
             elif policy in ("least-queue-depth", "least-cmd-load"):
@@ -404,7 +418,7 @@ class HostInstance:
             else:  # lb-rr, lb-iops, lb-bytes: switch after rr_ios I/Os or rr_bytes bytes
                 state = self._lb.get(lun_index)
                 if state is None:
-                    state = self._lb[lun_index] = [0, 0, 0]
+                    state = self._lb[lun_index] = [(lun_index + self.index) % n, 0, 0]
                 ios_left = policy != "lb-bytes" and state[1] >= self.rr_ios
                 bytes_left = policy != "lb-iops" and state[2] >= self.rr_bytes
                 if ios_left or bytes_left:
@@ -427,6 +441,14 @@ class HostInstance:
         association.active += 1
         association.bytes += size
         return route
+
+    def _phase(self, lun_index: int, n: int) -> int:
+        """Where a LUN's round-robin count starts on this host, for ``n`` paths: with turns of
+        ``rr_ios`` > 1 I/Os, each (host, LUN) starts on its own path, as on hosts that have
+        run for a while. Started together, every LUN would sit on its first path for its
+        first ``rr_ios`` I/Os, and a run shorter than that would load one path alone. Turns of
+        one I/O start at zero (the phase cannot change any path's share)."""
+        return ((lun_index + self.index) % n) * self.rr_ios if self.rr_ios > 1 else 0
 
     def _fastest(self, lun_index: int, usable: tuple[int, ...]) -> int:
         """The usable path whose association's moving mean latency, times the commands

@@ -15,7 +15,12 @@ from typing import Any, Literal
 from sanpath.spec import Scenario, load_scenario
 from sanpath.theory.twin.model import Knobs, Network, apply_knobs, build_network
 from sanpath.theory.twin.prediction import TwinPrediction, with_note
-from sanpath.theory.twin.solve import add_read_ahead, closed_predictions, open_prediction
+from sanpath.theory.twin.solve import (
+    add_read_ahead,
+    closed_predictions,
+    mixed_predictions,
+    open_prediction,
+)
 
 __all__ = ["Destage", "predict", "predict_many"]
 
@@ -40,9 +45,7 @@ def _predict_knobs(s: Scenario, net: Network, knob_sets: Sequence[Knobs]) -> lis
     if not any(c.closed for c in net.classes):
         return [open_prediction(net, k, base_notes) for k in knob_sets]
     if any(not c.closed for c in net.classes):
-        base_notes.append(
-            "open-loop workloads next to closed ones are ignored by the closed-loop solution"
-        )
+        return mixed_predictions(net, knob_sets, base_notes)
     return closed_predictions(net, knob_sets, base_notes)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sanpath.layout import Wiring, split_sizes, station_name
+from sanpath.layout import Wiring, host_link_rates, isl_labels, split_sizes, station_name
 from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
@@ -146,6 +146,8 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
                 len(ports) * hs.count
             )
             group_servers[station_name("host_link_in", host=hs.name)] = float(len(ports) * hs.count)
+    for label, isl in zip(isl_labels(s), (i for i in s.fabric.isls for _ in (0, 1)), strict=True):
+        group_servers[station_name("isl", isl=label)] = float(isl.count)
     if array.controller.bandwidth is not None:
         group_servers[station_name("controller_bandwidth")] = 1.0
 
@@ -250,6 +252,27 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             continue
         mode = "seq" if seq_private[pi] else "random"
         net.read_ahead.append(_ReadAhead(pi, drive_models[pi], pool_base[pi], streams_pi, mode))
+    credit_bound = [
+        hs.name
+        for g, hs in enumerate(s.hosts)
+        for si, hba in enumerate(hs.hbas)
+        if hba.speed is not None and host_link_rates(s, g, si) != (hba.speed, hba.speed)
+    ]
+    if credit_bound:
+        notes.append(
+            "buffer-to-buffer credits: the host links of "
+            + ", ".join(dict.fromkeys(credit_bound))
+            + " are credit-bound and are treated as links of the reduced rate "
+            "credits x frame / credit cycle; a transfer of fewer frames than credits goes "
+            "at line rate in the simulator, and a slow-draining host's hold on the fabric "
+            "beyond its own link is not modelled"
+        )
+    if any(h.drain_time > 0.0 for h in s.hosts) and s.fabric.isls:
+        notes.append(
+            "slow drain: a host that drains slowly holds the credits of the ISLs its frames "
+            "cross, and the hosts sharing them wait (head-of-line blocking), as do the "
+            "switches' frame drops; the twin models neither, only each link's own rate"
+        )
     if any_split:
         notes.append(
             "splitting: an I/O larger than the host's split limit becomes several commands that "

@@ -12,7 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from sanpath.layout import (
+    IslHop,
     host_framing,
+    host_link_rates,
+    isl_credits,
+    isl_hops,
+    isl_label,
+    isl_light,
     nvme_io_time,
     port_controller,
     read_hit,
@@ -87,6 +93,11 @@ def fill_class(
     count = hs.count
     cache = s.array.cache
     framing = host_framing(s, c.host_group)
+    # each HBA spec's link rates outwards and inwards, less where its credits bind
+    link_rates = [host_link_rates(s, c.host_group, si) for si in range(len(hs.hbas))]
+    # the ISLs each array port's route crosses toward the array: (station, rate) per hop,
+    # both ways, and their light one way
+    isl_ways = {a: _isl_way(s, c.host_group, a) for _, a in routes}
     n_luns = len(lun_fractions)
     route_share = [sum(fr[r] for fr in lun_fractions) / n_luns for r in range(len(routes))]
     # the owner of each LUN, weighted by the LUN's share of the class's commands
@@ -159,7 +170,8 @@ def fill_class(
                     pf = f / len(children)
                     wire = framing.wire_bytes(part)
                     t_pcie = part / hba.pcie.bytes_per_s if hba.pcie is not None else 0.0
-                    t_host = wire / hba.speed if hba.speed is not None else 0.0
+                    host_rate = link_rates[si][0 if write else 1]
+                    t_host = wire / host_rate if host_rate is not None else 0.0
                     t_port = wire / port_speed if port_speed is not None else 0.0
                     direction = ("down", "out", "in") if write else ("up", "in", "out")
                     if t_pcie > 0:
@@ -175,10 +187,20 @@ def fill_class(
                     if t_port > 0:
                         key = member(station_name(f"port_link_{direction[2]}", port=a), a, 1, 1)
                         _add(_get(c, key), pf, t_port)
-                    legs.append((pf, t_pcie + t_host + t_port - max(t_pcie, t_host, t_port)))
+                    t_isls = []
+                    for out_name, back_name, isl_rate, links in isl_ways[a][0]:
+                        t_isl = wire / isl_rate
+                        for j in range(links):  # the load spread evenly over the links
+                            key = member(out_name if write else back_name, j, 1, 1)
+                            _add(_get(c, key), pf / links, t_isl)
+                        t_isls.append(t_isl)
+                    t_all = t_pcie + t_host + t_port + sum(t_isls)
+                    legs.append((pf, t_all - max(t_pcie, t_host, t_port, *t_isls)))
                 # Pipelined transfer: the links overlap, the service of the slower ones only
                 # counts once (a negative delay removes the overlap).
                 c.overlap += sum(pf * overlap for pf, overlap in legs)
+                if isl_ways[a][1] > 0.0:  # light over the ISLs, as over the fabric
+                    _delay(c, "fabric", f * isl_ways[a][1] * (4 if write else 2))
             # array side
             mean, var = ctrl[1] if write else ctrl[0]
             for owner_key, owner_part in owner_share.items():
@@ -296,3 +318,17 @@ def _get_bg(c: _Class, key: tuple[str, int]) -> _Work:
     if acc is None:
         acc = c.background[key] = _work()
     return acc
+
+
+def _isl_way(s: Scenario, group: int, port: int) -> tuple[list[tuple[str, str, float, int]], float]:
+    """The ISLs host group ``group`` crosses to array port ``port``: for each, its station
+    toward the array and back, its rate (less where its own credits bind; a slow drain
+    behind it is not modelled) and its parallel links; and their light one way, seconds."""
+    hops = isl_hops(s, group, port)
+    way = []
+    for hop in hops:
+        isl = s.fabric.isls[hop.isl]
+        out = station_name("isl", isl=isl_label(s, hop))
+        back = station_name("isl", isl=isl_label(s, IslHop(hop.isl, 1 - hop.direction)))
+        way.append((out, back, isl_credits(s, hop.isl).rate(isl.speed), isl.count))
+    return way, isl_light(s, hops)

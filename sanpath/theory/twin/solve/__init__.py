@@ -9,12 +9,14 @@
   refusals;
 * :mod:`~sanpath.theory.twin.solve.open` - open loops (``rate``): Erlang C,
   Pollaczek-Khinchine and birth-death chains, summed;
+* :mod:`~sanpath.theory.twin.solve.mixed` - open loops beside closed ones (a mixed network);
 * :mod:`~sanpath.theory.twin.solve.read_ahead` - the prefetch streams a read-ahead cache adds;
 * :mod:`~sanpath.theory.twin.solve.notes` - utilisation, bottleneck and the model's notes.
 """
 
 from sanpath.theory.twin.solve.aggregate import Arrays, arrays
 from sanpath.theory.twin.solve.closed import closed_predictions
+from sanpath.theory.twin.solve.mixed import mixed_predictions
 from sanpath.theory.twin.solve.mva import EXACT_POPULATION, ClosedSolution, solve_closed
 from sanpath.theory.twin.solve.open import open_prediction
 from sanpath.theory.twin.solve.read_ahead import add_read_ahead
@@ -26,6 +28,7 @@ __all__ = [
     "add_read_ahead",
     "arrays",
     "closed_predictions",
+    "mixed_predictions",
     "open_prediction",
     "solve_closed",
 ]

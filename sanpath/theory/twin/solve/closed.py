@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from sanpath.layout import station_name
+from sanpath.theory.kernels import FloatArray
 from sanpath.theory.qfull import UTILIZATION_CAP, refusal_load
 from sanpath.theory.twin.model import F1, P1, Knobs, Network, populations
 from sanpath.theory.twin.prediction import TwinPrediction, note_once
@@ -36,9 +38,39 @@ below which the closed solution is kept as it is (the refusals only add their ut
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass
+class ClosedPoint:
+    """The closed loops' solution at one set of knobs: the aggregated network ``arr`` of the
+    class mix ``mix`` (command shares), the populations ``pops`` per class and the notes."""
+
+    knobs: Knobs
+    arr: Arrays
+    mix: list[float]
+    pops: list[float]
+    sol: ClosedSolution
+    notes: list[str]
+
+
 def closed_predictions(
-    net: Network, knob_sets: Sequence[Knobs], base_notes: Sequence[str]
+    net: Network,
+    knob_sets: Sequence[Knobs],
+    base_notes: Sequence[str],
+    open_util: FloatArray | None = None,
 ) -> list[TwinPrediction]:
+    """The closed loops' prediction at each set of knobs (``open_util``: as in
+    :func:`closed_points`)."""
+    return [closed_result(p, net) for p in closed_points(net, knob_sets, base_notes, open_util)]
+
+
+def closed_points(
+    net: Network,
+    knob_sets: Sequence[Knobs],
+    base_notes: Sequence[str],
+    open_util: FloatArray | None = None,
+) -> list[ClosedPoint]:
+    """Solve the closed loops at each set of knobs; ``open_util`` (per member of
+    ``net.members``, 0 to 1) is the utilisation open loops beside them take, which
+    inflates the closed demands by ``1 / (1 - U)`` (a mixed network)."""
     cls = net.classes
     pops_list = []
     notes_list = []
@@ -50,24 +82,29 @@ def closed_predictions(
         notes_list.append(notes)
         retrying_list.append(retrying)
     closed = [i for i, c in enumerate(cls) if c.closed]
-    out: list[TwinPrediction] = []
+
+    def aggregate(mix: Sequence[float]) -> Arrays:
+        arr = arrays(net, mix, net.prefetch)
+        return arr if open_util is None else dataclasses.replace(arr, open_util=open_util)
+
+    out: list[ClosedPoint] = []
     if len(closed) == 1 or _same_work(net, closed):
         # One kind of command: every point shares the network, solved once for all.
         mix = [1.0 / len(closed) if i in closed else 0.0 for i in range(len(cls))]
-        arr = arrays(net, mix, net.prefetch)
+        arr = aggregate(mix)
         sols = solve_closed(arr, [max(sum(p), 1.0) for p in pops_list])
         for knobs, pops, notes, sol, retrying in zip(
             knob_sets, pops_list, notes_list, sols, retrying_list, strict=True
         ):
             sol = _with_refusals(net, arr, max(sum(pops), 1.0), retrying, sol, notes)
-            out.append(_closed_result(net, arr, mix, knobs, pops, sol, notes))
+            out.append(ClosedPoint(knobs, arr, mix, pops, sol, notes))
         return out
     for knobs, pops, notes, retrying in zip(
         knob_sets, pops_list, notes_list, retrying_list, strict=True
     ):
         total = max(sum(pops), 1.0)
         mix = [pops[i] / total if cls[i].closed else 0.0 for i in range(len(cls))]
-        arr = arrays(net, mix, net.prefetch)
+        arr = aggregate(mix)
         storm: list[str] = []  # the refusals' note of the final class mix
         sol = _with_refusals(net, arr, total, retrying, solve_closed(arr, [total])[0], storm)
         for _ in range(8):  # class mix: X_c proportional to N_c / R_c
@@ -75,7 +112,7 @@ def closed_predictions(
             if max(abs(a - b) for a, b in zip(new_mix, mix, strict=True)) < 1e-6:
                 break
             mix = [0.5 * (a + b) for a, b in zip(new_mix, mix, strict=True)]
-            arr = arrays(net, mix, net.prefetch)
+            arr = aggregate(mix)
             storm = []
             sol = _with_refusals(net, arr, total, retrying, solve_closed(arr, [total])[0], storm)
         for text in storm:
@@ -85,7 +122,7 @@ def closed_predictions(
             "several kinds of commands are aggregated into one class (mix weighted by "
             "N_c / R_c, fixed point): per-class queueing is approximate",
         )
-        out.append(_closed_result(net, arr, mix, knobs, pops, sol, notes))
+        out.append(ClosedPoint(knobs, arr, mix, pops, sol, notes))
     return out
 
 
@@ -129,9 +166,10 @@ def _with_refusals(
         util[k] += u
         sol = dataclasses.replace(sol, util=util)
         solves = 0
+    beside = np.zeros(len(arr.keys)) if arr.open_util is None else arr.open_util
     for _ in range(solves):
-        open_u = np.zeros(len(arr.keys))
-        open_u[k] = u
+        open_u = beside.copy()
+        open_u[k] += u
         sol = solve_closed(dataclasses.replace(arr, open_util=open_u), [total])[0]
         load = refusal_load(retrying, qfull_time, cores, float(sol.util[k]) - u)
         g = u - load.utilization
@@ -196,15 +234,16 @@ def _same_work(net: Network, closed: list[int]) -> bool:
     return True
 
 
-def _closed_result(
-    net: Network,
-    arr: Arrays,
-    mix: Sequence[float],
-    knobs: Knobs,
-    pops: Sequence[float],
-    sol: ClosedSolution,
-    notes: list[str],
-) -> TwinPrediction:
+def closed_result(point: ClosedPoint, net: Network) -> TwinPrediction:
+    """The prediction of the closed loops' solution ``point``."""
+    arr, mix, knobs, pops, sol, notes = (
+        point.arr,
+        point.mix,
+        point.knobs,
+        point.pops,
+        point.sol,
+        point.notes,
+    )
     cls = net.classes
     s = net.scenario
     x_cmd = sol.x_cmd

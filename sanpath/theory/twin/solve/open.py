@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from sanpath.theory import queues
 from sanpath.theory.kernels import FloatArray
 from sanpath.theory.twin.model import Knobs, Network
 from sanpath.theory.twin.prediction import TwinPrediction, note_once
-from sanpath.theory.twin.solve.aggregate import arrays
+from sanpath.theory.twin.solve.aggregate import Arrays, arrays
 from sanpath.theory.twin.solve.layers import open_layers
 from sanpath.theory.twin.solve.notes import group_utilization, model_notes
 
@@ -50,19 +51,62 @@ def _open_ld(
     return (head_n + tail_n) / norm, busy, True
 
 
-def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> TwinPrediction:
-    """Each station on its own with Poisson arrivals; responses summed."""
-    notes = list(base_notes)
+@dataclass
+class OpenLoad:
+    """The open loops at one set of knobs, aggregated into one class of customers."""
+
+    rates: list[float]
+    """I/Os per second of each class of the network (0 for closed classes)."""
+    lam_cmd: float
+    """Commands per second of all the open loops."""
+    arr: Arrays
+
+    def utilization(self) -> FloatArray:
+        """Per member of the network: the share of each of its servers the open loops keep
+        busy (their demand and their writes' destage, at their offered rate)."""
+        arr = self.arr
+        servers = np.where(arr.servers > 0, arr.servers, 1) * np.where(arr.mirror, 2, 1)
+        work = self.lam_cmd * (arr.parallel * (arr.fixed + arr.pos) + arr.bg_fixed + arr.bg_pos)
+        return np.asarray(np.where(arr.servers > 0, work / servers, 0.0), dtype=np.float64)
+
+
+def open_load(net: Network, knobs: Knobs) -> OpenLoad:
+    """The open loops' rates at ``knobs`` and their aggregated network."""
     cls = net.classes
-    scale = [
-        (knobs.rate[c.workload] or 0.0) / (net.scenario.workloads[c.workload].rate or 1.0)
+    rates = [
+        0.0
+        if c.closed
+        else c.rate
+        * (knobs.rate[c.workload] or 0.0)
+        / (net.scenario.workloads[c.workload].rate or 1.0)
         for c in cls
-    ]
-    rates = [c.rate * f for c, f in zip(cls, scale, strict=True)]  # I/Os per second
+    ]  # I/Os per second
     cmd_rates = [r * c.cmds_per_io for r, c in zip(rates, cls, strict=True)]
     lam_cmd = sum(cmd_rates)
-    mix = [r / lam_cmd for r in cmd_rates]
-    arr = arrays(net, mix, net.prefetch)
+    mix = [r / lam_cmd if lam_cmd > 0 else 0.0 for r in cmd_rates]
+    return OpenLoad(rates, lam_cmd, arrays(net, mix, net.prefetch))
+
+
+def open_prediction(
+    net: Network,
+    knobs: Knobs,
+    base_notes: Sequence[str],
+    background: FloatArray | None = None,
+    closed_queue: FloatArray | None = None,
+) -> TwinPrediction:
+    """Each station on its own with Poisson arrivals; responses summed.
+
+    Beside closed loops (a mixed network), per member of ``net.members``: ``background`` is
+    the utilisation the closed loops take (0 to 1) and ``closed_queue`` their mean number of
+    customers there. At a single server the open loops' response is their own times
+    ``1 + closed_queue`` (product form, [LZGS84]_ 7.4); at the other stations the closed
+    loops' utilisation slows the server the open loops see by ``1 / (1 - U)``. The
+    utilisation reported is the open loops' alone.
+    """
+    notes = list(base_notes)
+    cls = net.classes
+    load = open_load(net, knobs)
+    rates, lam_cmd, arr = load.rates, load.lam_cmd, load.arr
     lam = lam_cmd * arr.parallel  # customers per second (branches of the commands)
     x_io = sum(rates)
     byte_rate = sum(r * c.bytes_per_io for r, c in zip(rates, cls, strict=True))
@@ -82,14 +126,23 @@ def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> Tw
             residence[k] = demand
             continue
         bg = lam_cmd * float(arr.bg_fixed[k] + arr.bg_pos[k]) / c
-        slow = 1.0 / (1.0 - bg) if bg < 1.0 else math.inf
+        beside = 0.0 if background is None else float(background[k])
+        # A single server's closed queue, where known, is what an open arrival finds there
+        # (product form: the response is multiplied by 1 + Q_closed); elsewhere the closed
+        # loops' utilisation slows the server
+        queued = -1.0
+        if closed_queue is not None and c == 1 and not arr.detailed(k):
+            queued = float(closed_queue[k])
+        slowed = beside if queued < 0.0 else 0.0
+        slow = 1.0 / (1.0 - bg - slowed) if bg + slowed < 1.0 else math.inf
         mean = demand / v * slow
         arrival = lam * v
         rho = arrival * mean / c
-        worst = max(worst, (rho + bg, k))
-        if rho + bg >= 1.0 or not math.isfinite(slow):
+        own = rho * (1.0 - slowed) + bg  # the open loops' utilisation, with their destage
+        worst = max(worst, (own + beside, k))
+        if own + beside >= 1.0 or not math.isfinite(slow):
             stable = False
-            util[k] = min(rho + bg, 1.0)
+            util[k] = min(own, 1.0)
             continue
         if arr.detailed(k):
             top = arr.saturation(k)
@@ -100,12 +153,12 @@ def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> Tw
                 util[k] = 1.0
                 continue
             w = number / arrival
-            util[k] = busy + bg
+            util[k] = busy * (1.0 - beside) + bg
             exponential = False
         else:
             scv = max(float(arr.second[k]) / (demand / v) ** 2 - 1.0, 0.0)
             if c == 1:
-                w = queues.mg1(arrival, mean, math.sqrt(scv)).response
+                w = queues.mg1(arrival, mean, math.sqrt(scv)).response * (1.0 + max(queued, 0.0))
             else:
                 base = queues.mmc(arrival, 1.0 / mean, c)
                 w = base.response if abs(scv - 1.0) <= 1e-12 else (
@@ -113,7 +166,7 @@ def open_prediction(net: Network, knobs: Knobs, base_notes: Sequence[str]) -> Tw
                 )  # fmt: skip
             if abs(scv - 1.0) > 1e-12:
                 exponential = False
-            util[k] = rho + bg
+            util[k] = own
         residence[k] = v * w
     drive_members = [k for k, key in enumerate(arr.keys) if net.members[key].pool >= 0]
     fork = 1.0
