@@ -14,6 +14,7 @@ from typing import Any
 from sanpath.layout import Wiring, host_link_rates, isl_labels, split_sizes, station_name
 from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
+from sanpath.theory.twin.model.drives import TOUCHED as _TOUCHED
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
 from sanpath.theory.twin.model.drives import drive_model as _drive_model
 from sanpath.theory.twin.model.network import Class as _Class
@@ -89,6 +90,7 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             gains=model.gains,
             sptf_window=model.sptf_window,
             mirror=mirror,
+            destage_depth=model.destage_depth(_TOUCHED[pool.raid]),
         )
 
     # -- array front end -----------------------------------------------------------------------

@@ -32,6 +32,7 @@ __all__ = [
     "F1",
     "P1",
     "PH",
+    "ROT",
     "SFF",
     "SFP",
     "SPP",
@@ -54,14 +55,16 @@ __all__ = [
 Work = list[float]
 """Accumulated visits of one kind of command to one station (the ``V``... fields)."""
 
-V, F1, P1, SFF, SFP, SPP, PH = range(7)
+V, F1, P1, SFF, SFP, SPP, PH, ROT = range(8)
 """Fields of a work vector: visits, fixed demand, SPTF-scalable (positioning) demand,
-second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var) and, for
-drives, the number of phases (operations in one phase run in parallel)."""
+second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var), for drives
+the number of phases (operations in one phase run in parallel) and, for destages in sweep
+order, their revolutions (s): each waits the least of the rotational waits of the destages
+queued at its drive, a revolution / (queued + 1), with the queue the solution finds."""
 
 
 def new_work() -> Work:
-    return [0.0] * 7
+    return [0.0] * 8
 
 
 def add_work(
@@ -76,7 +79,7 @@ def add_work(
 
 
 def scale_into(dst: Work, src: Work, k: float) -> None:
-    for i in range(7):
+    for i in range(len(src)):
         dst[i] += k * src[i]
 
 
@@ -117,20 +120,22 @@ class DriveModel:
     drives: int = 1
 
     def sweep_position(self, extent: int, touched: int) -> float:
-        """Positioning (s) of one destage operation in sweep order.
+        """Seek (s) of one destage operation in sweep order.
 
         The dirty extents a drive holds (``extent`` bytes each, ``touched`` drives per
         destage) lie ``span`` / their count apart, so the arm moves that far between
-        destages (a write seek); of the ``depth`` destages queued at the drive in that
-        narrow band the drive's scheduler takes the one that comes under the head first:
-        the least of ``depth`` uniform rotational waits, a revolution / (depth + 1).
+        destages (a write seek). Its rotational wait is the least of those of the destages
+        queued at the drive in that narrow band (:data:`ROT`, :meth:`destage_depth`).
         """
         per_drive = max(self.sweep_dirty / extent * touched / self.drives, 1.0)
         gap = self.span / per_drive
         track, a, b = self.write_curve
-        seek = track + a * gap + b * math.sqrt(gap) if gap * CYLINDERS >= 1.0 else 0.0
-        depth = max(self.sweep_depth * touched, 1.0)
-        return seek + self.rev / (depth + 1.0)
+        return track + a * gap + b * math.sqrt(gap) if gap * CYLINDERS >= 1.0 else 0.0
+
+    def destage_depth(self, touched: int) -> float:
+        """Destage operations queued at a drive at full throttle (``sweep_depth`` writes of
+        ``touched`` drives each); 0 when destages go in arrival order."""
+        return self.sweep_depth * touched if self.sweep_dirty > 0 else 0.0
 
     def op(
         self, nbytes: int, write: bool, mode: str, position: float | None = None
@@ -140,8 +145,8 @@ class DriveModel:
         ``mode``: ``random`` (seek over the active region and half a revolution),
         ``seq`` (a sequential stream: reads skip positioning by read look-ahead, writes wait
         half a revolution on average). A ``position`` given (a destage in sweep order,
-        :meth:`sweep_position`) is the positioning, fixed: the drive's queue already gave
-        what reordering gains.
+        :meth:`sweep_position`) is the seek, fixed: the drive's queue already gave what
+        reordering gains; its rotational wait is counted apart (:data:`ROT`).
         """
         if self.kind == "hdd":
             fixed = self.overhead + nbytes * self.inv_rate
@@ -353,3 +358,5 @@ def _phase_work(
         for nbytes in ops:
             f, p, vf, vp = model.op(nbytes, op_write, mode, position)
             add_work(acc, v, f, p, vf, vp)
+            if position is not None:
+                acc[ROT] += v * model.rev
