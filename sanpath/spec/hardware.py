@@ -112,6 +112,15 @@ class CacheSpec(Spec):
     """Each write waiting for room in a full cache adds one destage of its own to those in
     flight (a forced flush); false: a full cache destages at full throttle, its pool's
     ``destage_concurrency`` writes, as WOW does at or above its high threshold."""
+    read_priority: bool = True
+    """Below the high watermark (and while no write waits for room) a hard disk serves the
+    host operations queued at it before the destage operations beside them; from the high
+    watermark on they compete as equals. EMC CLARiiON's flushing levels: idle flushing
+    while the host's I/O continues, watermark flushing between the watermarks, and from
+    the high watermark "additional resources" for flushing ("How does CLARiiON array flush
+    cache", emcstorageinfo.com, 2008); that the host's operations go first at the drives
+    is assumed from it. False: destages and host operations compete from the start (the
+    drive's scheduler takes whichever positions first)."""
     hit_time: Duration = 0.0
     write_time: Duration | None = None
 

@@ -38,6 +38,7 @@ from sanpath.sim.components.destage import (
     Sweep,
     destage_concurrency,
 )
+from sanpath.sim.components.drive import Yielding
 from sanpath.sim.components.raid import RaidPool
 from sanpath.spec import CacheSpec, PoolSpec
 
@@ -49,7 +50,9 @@ class Cache:
     up to its ``concurrency`` writes in flight. How many of those may run follows the dirty
     level (the way WOW varies the destage rate between its thresholds): none at or below
     ``low_watermark``, rising linearly to all of them at ``high_watermark`` and above, and
-    all of them while writes wait for room. A write that finds the cache full waits for a
+    all of them while writes wait for room. With ``read_priority``, below the high watermark
+    (and while no write waits for room) a hard disk serves the host operations queued at
+    it before the destage operations beside them. A write that finds the cache full waits for a
     forced flush: it adds one destage of its pool's next dirty data to those in flight,
     so a full cache keeps at least as many writes at the drives as write-through would. A
     cache whose writes arrive faster than the drives can destage them thus settles full and
@@ -66,6 +69,9 @@ class Cache:
         self.sweep = spec.destage_order == "sweep"
         self.coalesce = spec.destage_coalesce
         self.flush_per_write = spec.forced_flush_destages
+        self.read_priority = spec.read_priority
+        self.yielding = Yielding()
+        """On while the destages wait for the host's operations at the drives."""
         self.dirty = 0
         self.low = spec.low_watermark * self.capacity
         self.high = spec.high_watermark * self.capacity
@@ -219,6 +225,7 @@ class Cache:
 
     def _kick(self) -> None:
         share = self._share()
+        self.yielding.on = self.read_priority and share < 1.0
         if share == 0.0:
             return
         for destager in self.destagers.values():
@@ -277,7 +284,7 @@ class Cache:
     def _destage(
         self, destager: Destager, sweep: Sweep | None, lun: Lun, offset: int, size: int
     ) -> Generator[simpy.Event]:
-        yield from lun.pool.write(lun.base + offset, size)
+        yield from lun.pool.write(lun.base + offset, size, self.yielding)
         destager.active -= 1
         if sweep is not None:
             sweep.active -= 1

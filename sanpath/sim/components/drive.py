@@ -48,10 +48,22 @@ _SCHEDULERS: Final = {"fifo": FIFO, "elevator": ELEVATOR, "sptf": SPTF}
 """A drive's ``scheduler`` as the small integer the serving loop compares."""
 
 
+class Yielding:
+    """A cache's switch for its destages: while ``on``, a hard disk serves the host's
+    operations queued at it before the destage operations queued beside them (the cache's
+    ``read_priority``, below its high watermark)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = False
+
+
 class DriveOp:
     """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
 
     __slots__ = (
+        "background",
         "join",
         "offset",
         "read_offset",
@@ -65,13 +77,17 @@ class DriveOp:
         "xfer",
     )
 
-    def __init__(self, offset: int, size: int, write: bool, join: Join) -> None:
+    def __init__(
+        self, offset: int, size: int, write: bool, join: Join, background: Yielding | None = None
+    ) -> None:
         self.offset = offset
         self.size = size
         self.write = write
         self.read_offset = -2 if write else offset
         """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
         self.join = join
+        self.background = background
+        """A destage's: the switch that makes it wait for host operations (None for those)."""
         self.t_submit = 0.0
         self.t_accept = 0.0
         self.t_start = 0.0
@@ -208,6 +224,8 @@ class Hdd(Drive, Waiter):
         self.rate_span = spec.media_rate_outer - spec.media_rate_inner
         self.pending: deque[DriveOp] = deque()
         self.tcq: list[DriveOp] = []
+        self.deferrable = 0
+        """Operations in ``tcq`` with a ``background`` switch (destages)."""
         self.busy = False
         self.head = 0.0
         self.last_read_end = -1
@@ -235,6 +253,8 @@ class Hdd(Drive, Waiter):
         if len(self.tcq) < self.depth:
             op.t_accept = now
             self.tcq.append(op)
+            if op.background is not None:
+                self.deferrable += 1
         else:
             self.pending.append(op)
         if not self.busy:
@@ -242,21 +262,26 @@ class Hdd(Drive, Waiter):
 
     def _start(self, now: float) -> None:
         tcq = self.tcq
+        queue = tcq
+        if self.deferrable and self.deferrable < len(tcq):
+            # destages that yield (read priority) wait while host operations are queued
+            host = [op for op in tcq if op.background is None or not op.background.on]
+            if host:
+                queue = host
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
-        if len(tcq) == 1 or scheduler == FIFO:
+        if len(queue) == 1 or scheduler == FIFO:
             # one command (any scheduler chooses it) or FIFO: the oldest
-            op = tcq[0]
+            op = queue[0]
             positioning = self._positioning(op, now)
-            del tcq[0]
         else:
-            candidates = tcq
-            if len(tcq) > self.window:
+            candidates = queue
+            if len(queue) > self.window:
                 # A read the look-ahead buffer holds is a cache hit: the drive serves it
                 # wherever it sits in the queue; the window bounds only the mechanical choice.
-                candidates = tcq[: self.window]
-                buffered = self._buffered(tcq)
+                candidates = queue[: self.window]
+                buffered = self._buffered(queue)
                 if buffered is not None:
                     candidates.append(buffered)
             if scheduler == SPTF:
@@ -265,13 +290,15 @@ class Hdd(Drive, Waiter):
                 op = self._next_on_sweep(candidates)
                 positioning = self._positioning(op, now)
             else:
-                op = tcq[0]
+                op = queue[0]
                 positioning = self._positioning(op, now)
-            # by identity, from the oldest (list.remove would compare the others with ==)
-            i = 0
-            while tcq[i] is not op:
-                i += 1
-            tcq.pop(i)
+        # by identity, from the oldest (list.remove would compare the others with ==)
+        i = 0
+        while tcq[i] is not op:
+            i += 1
+        tcq.pop(i)
+        if op.background is not None:
+            self.deferrable -= 1
         self.busy = True
         self.current = op
         op.t_start = now
@@ -406,6 +433,8 @@ class Hdd(Drive, Waiter):
             nxt = self.pending.popleft()
             nxt.t_accept = now
             self.tcq.append(nxt)
+            if nxt.background is not None:
+                self.deferrable += 1
         op.join.done(now, op.t_accept - op.t_submit)
         if self.tcq:
             self._start(now)
