@@ -13,6 +13,7 @@ import sanpath
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
 from sanpath.sim.kernel import Kernel
+from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.theory import textbook
@@ -324,3 +325,22 @@ def test_each_raid_group_has_a_sweep_of_its_own() -> None:
     layout = destager.pool.layout
     rows = [destager.group(r * layout.row_bytes) for r in range(4)]
     assert rows == [0, 1, 0, 1]  # consecutive rows, consecutive groups
+
+
+def test_the_preconditioner_compares_the_rates_without_read_priority() -> None:
+    """Below the high watermark read priority holds destages back, so a cache starting at it
+    would seem to fill faster than full-concurrency destaging frees it: the comparison is
+    made without it, and the cache's own setting comes back once it is made."""
+    data = textbook.free_path()
+    data["array"]["cache"] = {"write_back": "1MiB"}
+    data["workloads"][0]["read_fraction"] = 0.5
+    scenario = sanpath.load_scenario(data)
+    streams = Streams(scenario.seed)
+    topology = build_topology(Kernel(), scenario, streams)
+    cache = topology.cache
+    assert cache.read_priority
+    pre = Preconditioner(scenario, topology, streams)
+    assert pre.start(0.0) > 0
+    assert not cache.read_priority
+    pre.settle(0.0)
+    assert cache.read_priority
