@@ -49,9 +49,8 @@ _SCHEDULERS: Final = {"fifo": FIFO, "elevator": ELEVATOR, "sptf": SPTF}
 
 
 class Yielding:
-    """A cache's switch for its destages: while ``on``, a hard disk serves the host's
-    operations queued at it before the destage operations queued beside them (the cache's
-    ``read_priority``, below its high watermark)."""
+    """A cache's switch: while ``on``, a hard disk serves the host's operations queued at it
+    before its destages (the cache's ``read_priority``, below its high watermark)."""
 
     __slots__ = ("on",)
 
@@ -86,8 +85,7 @@ class DriveOp:
         self.read_offset = -2 if write else offset
         """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
         self.join = join
-        self.background = background
-        """A destage's: the switch that makes it wait for host operations (None for those)."""
+        self.background = background  # a destage's switch (None for the host's operations)
         self.t_submit = 0.0
         self.t_accept = 0.0
         self.t_start = 0.0
@@ -224,8 +222,7 @@ class Hdd(Drive, Waiter):
         self.rate_span = spec.media_rate_outer - spec.media_rate_inner
         self.pending: deque[DriveOp] = deque()
         self.tcq: list[DriveOp] = []
-        self.deferrable = 0
-        """Operations in ``tcq`` with a ``background`` switch (destages)."""
+        self.deferrable = 0  # operations in `tcq` with a `background` switch (destages)
         self.busy = False
         self.head = 0.0
         self.last_read_end = -1
@@ -253,8 +250,7 @@ class Hdd(Drive, Waiter):
         if len(self.tcq) < self.depth:
             op.t_accept = now
             self.tcq.append(op)
-            if op.background is not None:
-                self.deferrable += 1
+            self.deferrable += op.background is not None
         else:
             self.pending.append(op)
         if not self.busy:
@@ -265,9 +261,7 @@ class Hdd(Drive, Waiter):
         queue = tcq
         if self.deferrable and self.deferrable < len(tcq):
             # destages that yield (read priority) wait while host operations are queued
-            host = [op for op in tcq if op.background is None or not op.background.on]
-            if host:
-                queue = host
+            queue = [op for op in tcq if op.background is None or not op.background.on] or tcq
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
@@ -297,8 +291,7 @@ class Hdd(Drive, Waiter):
         while tcq[i] is not op:
             i += 1
         tcq.pop(i)
-        if op.background is not None:
-            self.deferrable -= 1
+        self.deferrable -= op.background is not None
         self.busy = True
         self.current = op
         op.t_start = now
@@ -433,8 +426,7 @@ class Hdd(Drive, Waiter):
             nxt = self.pending.popleft()
             nxt.t_accept = now
             self.tcq.append(nxt)
-            if nxt.background is not None:
-                self.deferrable += 1
+            self.deferrable += nxt.background is not None
         op.join.done(now, op.t_accept - op.t_submit)
         if self.tcq:
             self._start(now)
