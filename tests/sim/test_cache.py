@@ -12,6 +12,7 @@ from typing import Any
 import sanpath
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
+from sanpath.sim.control import EARLY_IOS, RunControl
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.streams import Streams
@@ -344,3 +345,22 @@ def test_the_preconditioner_compares_the_rates_without_read_priority() -> None:
     assert not cache.read_priority
     pre.settle(0.0)
     assert cache.read_priority
+
+
+def test_an_automatic_warm_up_with_write_back_waits_for_the_preconditioner_s_check() -> None:
+    """The check (and the read priority it holds back) comes before anything is measured,
+    however soon the latencies look settled; without write-back the warm-up may end sooner."""
+    spec = sanpath.load_scenario(textbook.free_path(ios=5_000, warmup_ios=100)).run
+    checked: list[float] = []
+
+    def early(now: float) -> bool:
+        checked.append(now)
+        return False
+
+    for write_back in (True, False):
+        control = RunControl(spec, False, write_back, lambda: (0.0, 1.0, 0.0), early=early)
+        n = 1
+        while not control.warm_up(n * 1e-3, 1e-3):
+            n += 1
+        assert (n >= EARLY_IOS) == write_back, (write_back, n)
+    assert len(checked) == 1  # the run without write-back ended its warm-up before it
