@@ -83,6 +83,7 @@ CORE_MODULES = (
     "sanpath.sim.sources",
     "sanpath.sim.load",
     "sanpath.sim.components.array",
+    "sanpath.sim.components.destage",
     "sanpath.sim.components.cache",
     "sanpath.sim.components.drive",
     "sanpath.sim.components.flash",

@@ -39,7 +39,14 @@ from sanpath.layout.hops import (
     Hop,
     front_hops,
 )
-from sanpath.layout.raid import WRITE_PENALTY, RaidLayout, Spans, command_lengths, merge
+from sanpath.layout.raid import (
+    DESTAGE_PER_DRIVE,
+    WRITE_PENALTY,
+    RaidLayout,
+    Spans,
+    command_lengths,
+    merge,
+)
 from sanpath.layout.stations import ROLES, Role, station_name, station_roles
 from sanpath.layout.transport import (
     DEFAULT_CPUS,
@@ -68,6 +75,7 @@ __all__ = [
     "CYLINDERS",
     "DEFAULT_CPUS",
     "DELAY",
+    "DESTAGE_PER_DRIVE",
     "FLIGHT",
     "GATE",
     "KINDS",

@@ -21,11 +21,15 @@ CYLINDERS: Final = 100_000
 """Seek distances below one cylinder (1/CYLINDERS of the stroke) cost no seek."""
 
 
-def seek_curve(spec: HddSpec) -> tuple[float, float, float]:
-    """(track, A, B) of the seek curve ``t(x) = track + A x + B sqrt(x)``, seconds."""
-    track = spec.track_to_track
-    b = max((15.0 * spec.average_seek - 10.0 * track - 5.0 * spec.full_stroke) / 3.0, 0.0)
-    return track, spec.full_stroke - track - b, b
+def seek_curve(spec: HddSpec, write: bool = False) -> tuple[float, float, float]:
+    """(track, A, B) of the seek curve ``t(x) = track + A x + B sqrt(x)`` of a read (or with
+    ``write`` of a write: :attr:`~sanpath.spec.HddSpec.write_seeks`), seconds."""
+    if write:
+        track, average, full = spec.write_seeks
+    else:
+        track, average, full = spec.track_to_track, spec.average_seek, spec.full_stroke
+    b = max((15.0 * average - 10.0 * track - 5.0 * full) / 3.0, 0.0)
+    return track, full - track - b, b
 
 
 SPTF_GAMMA: Final = 0.27

@@ -37,6 +37,15 @@ WRITE_PENALTY: Final = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 4, "raid6"
 """Drive operations per element of a small random write, by RAID level (the write penalty:
 the mirror's two writes, RAID 5's read-modify-write of data and parity, RAID 6's of P and Q)."""
 
+DESTAGE_PER_DRIVE: Final = 4
+"""Destage writes in flight per drive of a pool at full speed, when the cache's
+``destage_concurrency`` is not given.
+
+Gill and Modha ("WOW: Wise Ordering for Writes", USENIX FAST 2005, sections 4.4 and 5.1) keep
+up to MAXQUEUE = 20 destages outstanding on a RAID-5 array of five disks, "to utilize the full
+throughput potential" of its drives: enough queued writes for each drive's own scheduler to
+reorder, 4 per drive."""
+
 _Range = tuple[int, int]  # (drive offset, length) in bytes
 Spans = dict[int, list[int]]
 """Drive commands by drive (numbered ``group x drives + member``), drives in the order an I/O

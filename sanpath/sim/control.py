@@ -144,6 +144,9 @@ class RunControl:
         self.auto = spec.warmup == "auto" and not scheduled and not trace
         # a fixed warm-up shorter than EARLY_IOS gets its hook half way through
         self.early_at = max(EARLY_IOS, spec.warmup_ios // 2) if self.auto else spec.warmup_ios // 2
+        if self.auto and has_write_back and early is not None:
+            # the cache's check comes before anything is measured
+            self.min_warmup = max(self.min_warmup, self.early_at)
         self.warm: BatchMeans | None = (
             BatchMeans(WARM_BATCH, max_batches=WARM_BATCHES) if self.auto else None
         )

@@ -70,6 +70,9 @@ class Preconditioner:
     cache with the rate the drives destage: when writes are faster the cache is bound to
     fill, and it is filled at once (the slow climb from the high watermark to full is the
     transient this saves); otherwise the dirty level drains to where destaging keeps up.
+    The comparison is with destaging at full concurrency, the host's operations and the
+    destages at the drives as equals: the cache's ``read_priority``, which holds destages
+    back below the high watermark, waits until it is made.
     """
 
     def __init__(self, scenario: Scenario, topology: Topology, streams: Streams) -> None:
@@ -78,10 +81,14 @@ class Preconditioner:
         self.total = sum(g.total for g in self.pools.values())
         self.decided = not self.pools
         self.t_start = 0.0
+        self.read_priority = self.cache.read_priority
+        """The cache's own setting, given back once the rates are compared."""
 
     def start(self, now: float) -> int:
         """Fill the cache to its high watermark; returns the bytes put in."""
         self.t_start = now
+        if not self.decided:
+            self.cache.read_priority = False
         return self._fill(int(self.cache.high) - self.cache.dirty)
 
     def settle(self, now: float) -> bool:
@@ -90,6 +97,7 @@ class Preconditioner:
             return False
         self.decided = True
         cache = self.cache
+        cache.read_priority = self.read_priority
         elapsed = now - self.t_start
         if elapsed <= 0 or cache.absorbed <= FASTER * cache.destaged:
             return False

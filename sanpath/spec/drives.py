@@ -76,6 +76,20 @@ class HddSpec(Spec):
     """SPTF aging: seconds of positioning credited per second a command has waited, so no
     command starves behind a stream of nearby ones (0 = pure SPTF)."""
     read_lookahead: bool = True
+    write_track_to_track: Duration | None = None
+    """Seek times of a write (s), longer than a read's where the head must settle more
+    precisely before it writes; ``None``: the read's (``track_to_track`` ...)."""
+    write_average_seek: Duration | None = None
+    write_full_stroke: Duration | None = None
+
+    @property
+    def write_seeks(self) -> tuple[float, float, float]:
+        """(track-to-track, average, full-stroke) seek of a write, seconds."""
+        return (
+            self.track_to_track if self.write_track_to_track is None else self.write_track_to_track,
+            self.average_seek if self.write_average_seek is None else self.write_average_seek,
+            self.full_stroke if self.write_full_stroke is None else self.write_full_stroke,
+        )
 
     @model_validator(mode="before")
     @classmethod
@@ -94,6 +108,12 @@ class HddSpec(Spec):
         if not self.track_to_track <= self.average_seek <= self.full_stroke:
             raise ValueError(
                 "seek times must satisfy track_to_track <= average_seek <= full_stroke"
+            )
+        track, average, full = self.write_seeks
+        if not track <= average <= full:
+            raise ValueError(
+                "write seek times must satisfy write_track_to_track <= write_average_seek <= "
+                "write_full_stroke (a field left out is the read's)"
             )
         if self.media_rate_inner > self.media_rate_outer:
             raise ValueError("media_rate_inner must not exceed media_rate_outer")

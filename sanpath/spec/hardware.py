@@ -99,7 +99,28 @@ class CacheSpec(Spec):
     destage_size: PositiveIoBytes = 64 * 1024
     destage_concurrency: Annotated[int, Field(ge=1)] | None = None
     """Destage writes in flight per RAID pool at full speed; null = 4 per drive of the pool
-    (see :data:`sanpath.sim.components.cache.DESTAGE_PER_DRIVE`)."""
+    (see :data:`sanpath.layout.raid.DESTAGE_PER_DRIVE`)."""
+    destage_order: Literal["sweep", "arrival"] = "sweep"
+    """Which dirty data destages next: ``sweep`` the next in pool address order from where
+    the last destage was, round to the start when none is left ahead (the spatial order of
+    WOW, Gill and Modha, USENIX FAST 2005); ``arrival`` the oldest."""
+    destage_coalesce: bool = True
+    """A write that ends where a dirty extent still waiting begins, or fills the gap between
+    two, joins it (up to the LUN's merge size), as a write that continues one always does:
+    WOW destages "a set of contiguous pages within one write group" as one write."""
+    forced_flush_destages: bool = False
+    """Each write waiting for room in a full cache adds one destage of its own to those in
+    flight (a forced flush); false: a full cache destages at full throttle, its pool's
+    ``destage_concurrency`` writes, as WOW does at or above its high threshold."""
+    read_priority: bool = True
+    """Below the high watermark (and while no write waits for room) a hard disk serves the
+    host operations queued at it before the destage operations beside them; from the high
+    watermark on they compete as equals. EMC CLARiiON's flushing levels: idle flushing
+    while the host's I/O continues, watermark flushing between the watermarks, and from
+    the high watermark "additional resources" for flushing ("How does CLARiiON array flush
+    cache", emcstorageinfo.com, 2008); that the host's operations go first at the drives
+    is assumed from it. False: destages and host operations compete from the start (the
+    drive's scheduler takes whichever positions first)."""
     hit_time: Duration = 0.0
     write_time: Duration | None = None
 

@@ -4,7 +4,8 @@ The mixed scenarios (``scenarios/mixed_*.yaml``) compare the model with publishe
 nobody here tuned to (``docs/validation.md``). Points the model is known to miss are listed
 with the reason, and the test fails if one starts to pass, so the report's "where the model
 still disagrees" stays true. The write-penalty test runs one set-up at 67% reads on RAID 10,
-5 and 6 and checks the IOPS ratios against the textbook arithmetic, at steady state.
+5 and 6 and checks the drive operations against the textbook arithmetic, and the IOPS
+ratios between 1 and those operations' ratios, at steady state.
 """
 
 from __future__ import annotations
@@ -19,19 +20,7 @@ from tests.experiments.bands import assert_bands, reference_points
 
 MIXED = ("mixed_p2000", "mixed_smart_array")
 
-KNOWN_MISSES: dict[tuple[str, str], str] = {
-    ("mixed_p2000", "HP P2000 G3 FC: RAID 10 / RAID 5, 60/40 random"): (
-        "the model destages each random write with its own read-modify-write, so RAID 5 falls "
-        "further behind RAID 10 than HP measured (pessimistic for RAID 5)"
-    ),
-    ("mixed_smart_array", "HP P421: RAID 0, 4 KiB random writes"): (
-        "the model destages a few writes per drive at a time; the P421 sorts a large dirty "
-        "cache into deep ordered queues (pessimistic for cached random writes)"
-    ),
-    ("mixed_smart_array", "HP P421: RAID 0, writes / reads (write cache gain)"): (
-        "same cause: the model's destaging gains little over serving reads"
-    ),
-}
+KNOWN_MISSES: dict[tuple[str, str], str] = {}
 """(scenario, point label) -> why the model misses it."""
 
 PENALTY = {"raid10": 2, "raid5": 4, "raid6": 6}
@@ -63,29 +52,39 @@ def _drive_ops(read_fraction: float, raid: str) -> float:
 
 @pytest.mark.slow
 def test_raid_levels_under_a_67_33_mix_follow_the_write_penalties() -> None:
-    """Same drives, 67% reads: IOPS ratios within 12% of the write-penalty arithmetic.
+    """Same drives, 67% reads: the drive operations per host I/O are the write-penalty
+    arithmetic, and the IOPS ratios lie between 1 and the ratios of those operations.
 
-    With the drives the bottleneck, IOPS go as 1 / (drive operations per host I/O), so
-    RAID 10 / RAID 5 should be near 1.99 / 1.33 and RAID 5 / RAID 6 near 2.65 / 1.99. Each
-    run must be at steady state: the write-back cache's filling transient is not measured.
+    Every read miss is one drive operation and every destaged small write the penalty's
+    (RAID 10: 2, RAID 5: 4, RAID 6: 6), whatever the destage order: 1.33, 1.99 and 2.65 per
+    host I/O (within 10%: a few writes coalesce, a few rewrite dirty data). The IOPS ratios
+    would equal the operation ratios (1.50 and 1.33) only if a destage operation cost what
+    a random read costs, as destaging each write where it lands did. In sweep order a
+    destage operation costs less (a short write seek within the sweep's band and the
+    drive's pick of the rotational waits of the destages queued there), so the more of the
+    drives' operations are destages, the more the IOPS gain: the ratios fall below the
+    operation ratios, never to 1 or under. Each run must be at steady state (the
+    preconditioned cache neither draining nor filling), which takes a run as long as the
+    P2000 reference's.
     """
     base = load_scenario(SCENARIOS / "mixed_p2000.yaml")
-    iops = {}
+    iops, ops = {}, {}
     for raid, layout in LAYOUT.items():
         overrides = {
             **layout,
             "array.pools.0.raid": raid,
             "workloads.0.read_fraction": 0.67,
-            "run.ios": 6000,
-            "run.warmup_ios": 3000,
+            "run.ios": 40_000,
+            "run.warmup_ios": 20_000,
         }
         result = run(base.with_overrides(overrides))
         assert result.steady, f"{raid}: {result.warnings}"
-        assert not result.warnings, f"{raid}: {result.warnings}"
         assert result.counters["cached_writes"] > 0  # writes went through the write-back cache
         iops[raid] = result.iops
+        ops[raid] = result.station("array.r10.drives").completions / result.ios
+        assert ops[raid] == pytest.approx(_drive_ops(0.67, raid), rel=0.1), (raid, ops[raid])
     assert iops["raid10"] > iops["raid5"] > iops["raid6"]
     for better, worse in (("raid10", "raid5"), ("raid5", "raid6")):
-        expected = _drive_ops(0.67, worse) / _drive_ops(0.67, better)
+        bound = _drive_ops(0.67, worse) / _drive_ops(0.67, better)
         ratio = iops[better] / iops[worse]
-        assert ratio == pytest.approx(expected, rel=0.12), (better, worse, ratio, expected)
+        assert 1.0 < ratio <= bound * 1.05, (better, worse, ratio, bound)

@@ -12,7 +12,9 @@ from typing import Any
 import sanpath
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.cache import Cache
+from sanpath.sim.control import EARLY_IOS, RunControl
 from sanpath.sim.kernel import Kernel
+from sanpath.sim.precondition import Preconditioner
 from sanpath.sim.streams import Streams
 from sanpath.sim.topology import Topology, build_topology
 from sanpath.theory import textbook
@@ -96,8 +98,9 @@ def test_no_read_ahead_unless_configured() -> None:
 # -- write-back -------------------------------------------------------------------------------
 
 
-def write_back(concurrency: int = 4) -> tuple[Topology, Cache, Lun]:
-    """1 MiB of dirty space, destaging from 50% (512 KiB), all of it from 75% (768 KiB)."""
+def write_back(concurrency: int = 4, **knobs: Any) -> tuple[Topology, Cache, Lun]:
+    """1 MiB of dirty space, destaging from 50% (512 KiB), all of it from 75% (768 KiB);
+    oldest first, each write waiting for room adding a destage, unless ``knobs`` say."""
     topology = array(
         {
             "write_back": "1MiB",
@@ -105,6 +108,9 @@ def write_back(concurrency: int = 4) -> tuple[Topology, Cache, Lun]:
             "low_watermark": 0.5,
             "high_watermark": 0.75,
             "destage_concurrency": concurrency,
+            "destage_order": "arrival",
+            "forced_flush_destages": True,
+            **knobs,
         }
     )
     (lun,) = topology.luns
@@ -196,3 +202,165 @@ def test_contiguous_writes_join_one_extent_up_to_the_merge_size() -> None:
         (256 * KiB, 64 * KiB),
     ]
     assert cache.dirty == 7 * 64 * KiB
+
+
+# -- destaging as array controllers do it -----------------------------------------------------
+
+
+def destages(cache: Cache) -> list[tuple[int, int]]:
+    """(offset, size) of the destages the cache would start next, in order, until none is
+    left (taken from the queue without running them)."""
+    (destager,) = cache.destagers.values()
+    out = []
+    if destager.sweeps:
+        (sweep,) = destager.sweeps
+        while (extent := sweep.pop()) is not None:
+            out.append((extent.offset, extent.size))
+    else:
+        while (extent := destager.pop_oldest()) is not None:
+            out.append((extent.offset, extent.size))
+    return out
+
+
+def test_arrival_order_destages_the_oldest_first() -> None:
+    _, cache, lun = write_back(high_watermark=1.0, low_watermark=1.0)
+    for offset in (5, 1, 3):
+        assert cache.reserve(lun, offset * MiB, 64 * KiB) is None
+    assert destages(cache) == [(5 * MiB, 64 * KiB), (1 * MiB, 64 * KiB), (3 * MiB, 64 * KiB)]
+
+
+def test_sweep_order_goes_up_the_addresses_and_starts_again_from_the_lowest() -> None:
+    _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
+    for offset in (5, 1, 3):
+        assert cache.reserve(lun, offset * MiB, 64 * KiB) is None
+    (destager,) = cache.destagers.values()
+    (sweep,) = destager.sweeps
+    extent = sweep.pop()
+    assert extent is not None and extent.offset == 1 * MiB
+    extent = sweep.pop()
+    assert extent is not None and extent.offset == 3 * MiB
+    # written behind the pointer: it waits for the next sweep, after 5 MiB
+    assert cache.reserve(lun, 2 * MiB, 64 * KiB) is None
+    assert cache.reserve(lun, 4 * MiB, 64 * KiB) is None  # ahead: taken in this sweep
+    assert destages(cache) == [(4 * MiB, 64 * KiB), (5 * MiB, 64 * KiB), (2 * MiB, 64 * KiB)]
+
+
+def test_a_write_joins_the_dirty_extent_it_runs_into_and_fills_gaps() -> None:
+    for order in ("sweep", "arrival"):
+        _, cache, lun = write_back(destage_order=order, high_watermark=1.0, low_watermark=1.0)
+        for offset in (64, 192):
+            assert cache.reserve(lun, offset * KiB, 64 * KiB) is None
+        assert cache.reserve(lun, 0, 64 * KiB) is None  # ends where the first begins
+        assert cache.reserve(lun, 128 * KiB, 64 * KiB) is None  # fills the gap: one extent
+        assert destages(cache) == [(0, 256 * KiB)], order
+        assert cache.dirty == 4 * 64 * KiB
+
+
+def test_without_coalescing_only_a_write_that_continues_an_extent_joins_it() -> None:
+    _, cache, lun = write_back(destage_coalesce=False, high_watermark=1.0, low_watermark=1.0)
+    for offset in (64, 0, 128):
+        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None
+    assert destages(cache) == [(64 * KiB, 128 * KiB), (0, 64 * KiB)]
+
+
+def test_joined_extents_stay_within_blocks_of_the_merge_size() -> None:
+    """Extents join within one aligned block of the merge size (whole rows): a stream that
+    started off a block's start still fills the next blocks whole."""
+    _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
+    assert lun.destage_merge == 256 * KiB
+    for offset in (64, 128, 192, 256):
+        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None  # 256: the next block
+    assert cache.reserve(lun, 0, 64 * KiB) is None  # fills the first block from below
+    # the first block was written to since it was queued: its recency bit lets the other go first
+    assert destages(cache) == [(256 * KiB, 64 * KiB), (0, 256 * KiB)]
+
+
+def test_the_sweep_skips_an_extent_written_since_it_passed_once() -> None:
+    """WOW's recency bit: a joined extent is passed over once, then taken on the next turn."""
+    _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
+    for offset in (0, 64, 512):
+        assert cache.reserve(lun, offset * KiB, 64 * KiB) is None  # 0 and 64 join
+    (destager,) = cache.destagers.values()
+    (sweep,) = destager.sweeps
+    first = sweep.pop()
+    assert first is not None and (first.offset, first.size) == (512 * KiB, 64 * KiB)
+    second = sweep.pop()
+    assert second is not None and (second.offset, second.size) == (0, 128 * KiB)
+    assert not second.recent and sweep.pop() is None
+
+
+def test_a_full_cache_destages_at_full_throttle_unless_each_waiting_write_adds_one() -> None:
+    for per_write, expected in ((False, 2), (True, 3)):
+        _, cache, lun = write_back(
+            concurrency=2, destage_order="sweep", forced_flush_destages=per_write
+        )
+        fill(cache, lun, 0, 16)  # 1 MiB: full
+        assert cache.active == 2
+        assert cache.reserve(lun, 100 * MiB, 64 * KiB) is not None  # waits for room
+        assert cache.active == expected, per_write
+
+
+def test_a_preconditioned_backlog_destages_in_address_order_with_the_run_s_writes() -> None:
+    _, cache, lun = write_back(destage_order="sweep", high_watermark=1.0, low_watermark=1.0)
+    (pool,) = cache.destagers
+    draws = iter([(7 * MiB, 64 * KiB), (2 * MiB, 64 * KiB), (9 * MiB, 64 * KiB)])
+
+    def draw() -> tuple[Lun, int, int]:
+        offset, size = next(draws)
+        return lun, offset, size
+
+    cache.precondition(pool, 3 * 64 * KiB, draw)
+    assert cache.dirty == 3 * 64 * KiB
+    assert cache.reserve(lun, 8 * MiB, 64 * KiB) is None
+    assert [offset // MiB for offset, _ in destages(cache)] == [2, 7, 8, 9]
+
+
+def test_each_raid_group_has_a_sweep_of_its_own() -> None:
+    data = textbook.free_path()
+    data["array"]["cache"] = {"write_back": "1MiB", "destage_concurrency": 4}
+    data["array"]["pools"][0].update({"drive": "1ms", "groups": 2})
+    scenario = sanpath.load_scenario(data)
+    topology = build_topology(Kernel(), scenario, Streams(scenario.seed))
+    (destager,) = topology.cache.destagers.values()
+    assert len(destager.sweeps) == 2
+    layout = destager.pool.layout
+    rows = [destager.group(r * layout.row_bytes) for r in range(4)]
+    assert rows == [0, 1, 0, 1]  # consecutive rows, consecutive groups
+
+
+def test_the_preconditioner_compares_the_rates_without_read_priority() -> None:
+    """Below the high watermark read priority holds destages back, so a cache starting at it
+    would seem to fill faster than full-concurrency destaging frees it: the comparison is
+    made without it, and the cache's own setting comes back once it is made."""
+    data = textbook.free_path()
+    data["array"]["cache"] = {"write_back": "1MiB"}
+    data["workloads"][0]["read_fraction"] = 0.5
+    scenario = sanpath.load_scenario(data)
+    streams = Streams(scenario.seed)
+    topology = build_topology(Kernel(), scenario, streams)
+    cache = topology.cache
+    assert cache.read_priority
+    pre = Preconditioner(scenario, topology, streams)
+    assert pre.start(0.0) > 0
+    assert not cache.read_priority
+    pre.settle(0.0)
+    assert cache.read_priority
+
+
+def test_an_automatic_warm_up_with_write_back_waits_for_the_preconditioner_s_check() -> None:
+    """The check (and the read priority it holds back) comes before anything is measured,
+    however soon the latencies look settled; without write-back the warm-up may end sooner."""
+    spec = sanpath.load_scenario(textbook.free_path(ios=5_000, warmup_ios=100)).run
+    checked: list[float] = []
+
+    def early(now: float) -> bool:
+        checked.append(now)
+        return False
+
+    for write_back in (True, False):
+        control = RunControl(spec, False, write_back, lambda: (0.0, 1.0, 0.0), early=early)
+        n = 1
+        while not control.warm_up(n * 1e-3, 1e-3):
+            n += 1
+        assert (n >= EARLY_IOS) == write_back, (write_back, n)
+    assert len(checked) == 1  # the run without write-back ended its warm-up before it

@@ -22,6 +22,11 @@ from typing import Any
 import pytest
 
 import sanpath
+from sanpath.sim.components.drive import DriveOp, Hdd, Join, Yielding
+from sanpath.sim.kernel import Kernel
+from sanpath.sim.station import Station
+from sanpath.spec import HddSpec
+from sanpath.spec.profiles import DRIVE_PROFILES
 from sanpath.theory import textbook
 
 DEPTHS = (1, 32)
@@ -144,3 +149,47 @@ def test_cheetah_15k7_against_the_measured_queue_curve() -> None:
 def test_profile_gain_from_depth_1_to_32(profile: str, band: tuple[float, float]) -> None:
     gain = one_drive(profile, 32) / one_drive(profile, 1)
     assert band[0] <= gain <= band[1]
+
+
+def test_a_write_seeks_longer_than_a_read_on_the_cheetah() -> None:
+    from sanpath.layout.geometry import seek_curve
+    from sanpath.spec.profiles import DRIVE_PROFILES
+
+    spec = sanpath.spec.HddSpec.model_validate(DRIVE_PROFILES["hdd-15k"])
+    assert spec.write_seeks == pytest.approx((0.44e-3, 3.9e-3, 7.4e-3))
+    read, write = seek_curve(spec), seek_curve(spec, write=True)
+    for d in (1e-4, 0.01, 1 / 3, 1.0):
+        assert (
+            write[0] + write[1] * d + write[2] * d**0.5 > read[0] + read[1] * d + read[2] * d**0.5
+        )
+    plain = sanpath.spec.HddSpec()  # no write seeks given: a write seeks as a read
+    assert seek_curve(plain, write=True) == seek_curve(plain)
+    with pytest.raises(ValueError, match="write seek times"):
+        sanpath.spec.HddSpec(write_track_to_track=5e-3)
+
+
+# -- read priority over the cache's destages ----------------------------------------------------
+
+
+@pytest.mark.parametrize("yielding", [True, False])
+def test_a_yielding_destage_waits_for_the_host_operation_queued_beside_it(yielding: bool) -> None:
+    """A destage under the head and a read across the disk wait while the drive is busy:
+    SPTF takes the destage first, unless the cache's switch makes it yield (read priority)."""
+    env = Kernel()
+    drive = Hdd(
+        env, HddSpec.model_validate(DRIVE_PROFILES["hdd-15k"]), Station("d", "drive", 1, "drives")
+    )
+    switch = Yielding()
+    switch.on = yielding
+    join = Join(env, 0.0)
+    join.remaining = 3
+    near = drive.capacity // 100
+    busy = DriveOp(near, 8192, False, join)
+    destage = DriveOp(near + 65536, 8192, True, join, switch)
+    read = DriveOp(drive.capacity * 9 // 10, 8192, False, join)
+    for op in (busy, destage, read):
+        drive.submit(op, 0.0)
+    assert drive.deferrable == 1
+    env.run()
+    assert drive.deferrable == 0
+    assert (read.t_start < destage.t_start) == yielding

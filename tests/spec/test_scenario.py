@@ -108,7 +108,12 @@ def test_quickstart_values() -> None:
     assert s.array.port_speed == 850e6
     assert s.array.cache.write_back == 1 << 30
     assert s.array.pools[0].drive == HddSpec(
-        capacity=450_000_000_000, media_rate_outer="204MB/s", media_rate_inner="122MB/s"
+        capacity=450_000_000_000,
+        media_rate_outer="204MB/s",
+        media_rate_inner="122MB/s",
+        write_track_to_track="0.44ms",
+        write_average_seek="3.9ms",
+        write_full_stroke="7.4ms",
     )
     assert s.workloads[0].block_size == ((8192, 1.0),)
     assert s.workloads[0].closed and s.workloads[0].outstanding_per_lun == 8

@@ -309,6 +309,21 @@ def test_destage_modes() -> None:
     assert any("low watermark" in note for note in auto.notes)
 
 
+def test_sweep_destages_choose_among_the_queue_the_solution_finds() -> None:
+    """A destage in sweep order waits the least of the rotational waits of the destages
+    queued at its drive: as many as the mixed network's destage class holds there (the
+    cache keeps up between its watermarks), at most the full-throttle depth."""
+    path = ROOT / "scenarios" / "quickstart.yaml"
+    plateau = {"workloads.0.read_fraction": 0.5, "array.cache.write_back": "128MiB"}
+    base = predict(load_scenario(path, plateau))
+    # a deeper full throttle changes nothing: the queue found is below both
+    deep = predict(load_scenario(path, {**plateau, "array.cache.destage_concurrency": 1200}))
+    assert deep.iops == pytest.approx(base.iops, rel=1e-6)
+    # half a destage a drive at full throttle: one queued, half a revolution each
+    shallow = predict(load_scenario(path, {**plateau, "array.cache.destage_concurrency": 15}))
+    assert shallow.iops < 0.97 * base.iops
+
+
 def test_sweep_adds_twin_columns() -> None:
     from sanpath.experiments.sweep import sweep
 

@@ -30,71 +30,17 @@ import simpy
 # imports nothing of this module) and named here too, with the rest of the cache
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.array import ReadAhead as ReadAhead
+from sanpath.sim.components.destage import (
+    Backlog,
+    Destager,
+    Extent,
+    SortedBacklog,
+    Sweep,
+    destage_concurrency,
+)
+from sanpath.sim.components.drive import Yielding
 from sanpath.sim.components.raid import RaidPool
 from sanpath.spec import CacheSpec, PoolSpec
-
-
-class _Extent:
-    """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged."""
-
-    __slots__ = ("lun", "offset", "size")
-
-    def __init__(self, lun: Lun, offset: int, size: int) -> None:
-        self.lun = lun
-        self.offset = offset
-        self.size = size
-
-
-class Backlog:
-    """Dirty data a pool's destage queue starts with (a preconditioned cache).
-
-    The extents are made one at a time, when destaging reaches them, by ``draw``: so the
-    dirty space of even a very large cache costs no memory up front. They are older than
-    any write of the run and destage first.
-    """
-
-    __slots__ = ("draw", "remaining")
-
-    def __init__(self, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]) -> None:
-        self.remaining = nbytes
-        """Bytes of the backlog not yet handed to a destage."""
-        self.draw = draw
-        """The next extent: (LUN, offset in the LUN, size in bytes)."""
-
-
-class Destager:
-    """The destage queue of one RAID pool: its dirty extents and the writes in flight."""
-
-    __slots__ = ("active", "backlog", "concurrency", "extents", "pool", "waiting")
-
-    def __init__(self, pool: RaidPool, concurrency: int) -> None:
-        self.pool = pool
-        self.concurrency = concurrency
-        """Destage writes in flight at full speed."""
-        self.active = 0
-        self.waiting = 0
-        """Host writes to this pool waiting for room in the full cache (forced flushes)."""
-        self.backlog: Backlog | None = None
-        self.extents: deque[_Extent] = deque()
-        """Dirty extents in the order they were first written (the destage order)."""
-
-
-DESTAGE_PER_DRIVE = 4
-"""Destage writes in flight per drive of a pool at full speed, when
-``destage_concurrency`` is not given.
-
-Gill and Modha ("WOW: Wise Ordering for Writes", USENIX FAST 2005, section 4.4) keep up to
-MAXQUEUE = 20 destages outstanding on one RAID-5 array, "to utilize the full throughput
-potential" of its drives: enough queued writes for each drive's own scheduler to reorder.
-Spread over a 4+1 group that is 4 per drive."""
-
-
-def destage_concurrency(spec: CacheSpec, pool: PoolSpec) -> int:
-    """Destage writes in flight at full speed on ``pool`` (``spec.destage_concurrency`` or
-    :data:`DESTAGE_PER_DRIVE` per drive of the pool)."""
-    if spec.destage_concurrency is not None:
-        return spec.destage_concurrency
-    return DESTAGE_PER_DRIVE * pool.drives * pool.groups
 
 
 class Cache:
@@ -104,12 +50,15 @@ class Cache:
     up to its ``concurrency`` writes in flight. How many of those may run follows the dirty
     level (the way WOW varies the destage rate between its thresholds): none at or below
     ``low_watermark``, rising linearly to all of them at ``high_watermark`` and above, and
-    all of them while writes wait for room. A write that finds the cache full waits for a
-    forced flush: it adds one destage of its pool's oldest dirty data to those in flight,
+    all of them while writes wait for room. With ``read_priority``, below the high watermark
+    (and while no write waits for room) a hard disk serves the host operations queued at
+    it before the destage operations beside them. A write that finds the cache full waits for a
+    forced flush: it adds one destage of its pool's next dirty data to those in flight,
     so a full cache keeps at least as many writes at the drives as write-through would. A
     cache whose writes arrive faster than the drives can destage them thus settles full and
     delivers what the back end can do with the RAID write penalty, never less than the same
-    drives without the cache (and more where destage merging forms full stripes).
+    drives without the cache (and more where destage merging forms full stripes and the
+    sweep order shortens the drives' seeks).
     """
 
     def __init__(self, env: simpy.Environment, spec: CacheSpec) -> None:
@@ -117,38 +66,67 @@ class Cache:
         self.spec = spec
         self.capacity = spec.write_back or 0
         self.write_aside = spec.write_aside
+        self.sweep = spec.destage_order == "sweep"
+        self.coalesce = spec.destage_coalesce
+        self.flush_per_write = spec.forced_flush_destages
+        self.read_priority = spec.read_priority
+        self.yielding = Yielding()
+        """On while the destages wait for the host's operations at the drives."""
         self.dirty = 0
         self.low = spec.low_watermark * self.capacity
         self.high = spec.high_watermark * self.capacity
         self.destagers: dict[RaidPool, Destager] = {}
-        self.tails: dict[tuple[Lun, int], _Extent] = {}
+        self.tails: dict[tuple[Lun, int], Extent] = {}
         """Extents that can still grow, by (LUN, offset where the next write would join)."""
+        self.heads: dict[tuple[Lun, int], Extent] = {}
+        """With ``destage_coalesce``: extents that can still grow down, by (LUN, offset where
+        they start)."""
         self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
         self.forced_flushes = 0
         self.dirty_peak = 0
+        """The most dirty bytes seen (a cache that never reached its low watermark never
+        destaged: its figures are the filling transient)."""
         self.absorbed = 0
         """Bytes written into the cache since the start of the run."""
         self.destaged = 0
         """Bytes destaged since the start of the run."""
-        """The most dirty bytes seen (a cache that never reached its low watermark never
-        destaged: its figures are the filling transient)."""
 
     def add_pool(self, pool: RaidPool, spec: PoolSpec) -> None:
         """Give ``pool`` a destage queue (every pool a LUN can write to needs one)."""
-        self.destagers[pool] = Destager(pool, destage_concurrency(self.spec, spec))
+        self.destagers[pool] = Destager(pool, destage_concurrency(self.spec, spec), self.sweep)
 
     def precondition(
         self, pool: RaidPool, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]
     ) -> None:
         """Start the run with ``nbytes`` of ``pool``'s dirty data waiting for destage.
 
-        ``draw`` makes the extents as destaging reaches them (see :class:`Backlog`). The
-        dirty level rises by ``nbytes`` at once; destaging starts when the level asks for it.
+        ``draw`` makes the extents: as destaging reaches them in arrival order (see
+        :class:`~sanpath.sim.components.destage.Backlog`), all at once in sweep order
+        (:class:`~sanpath.sim.components.destage.SortedBacklog`). The dirty level rises by
+        ``nbytes`` at once; destaging starts when the level asks for it.
         """
         if nbytes <= 0:
             return
         destager = self.destagers[pool]
-        if destager.backlog is None:
+        if destager.sweeps:
+            luns: list[Lun] = []
+            index: dict[Lun, int] = {}
+            groups: list[list[tuple[int, int, int]]] = [[] for _ in destager.sweeps]
+            remaining = nbytes
+            while remaining > 0:
+                lun, offset, size = draw()
+                size = min(size, remaining)
+                remaining -= size
+                i = index.get(lun)
+                if i is None:
+                    i = index[lun] = len(luns)
+                    luns.append(lun)
+                key = lun.base + offset
+                groups[destager.group(key)].append((key, size, i))
+            for sweep, extents in zip(destager.sweeps, groups, strict=True):
+                if extents:
+                    sweep.backlogs.append(SortedBacklog(extents, luns, sweep.pointer))
+        elif destager.backlog is None:
             destager.backlog = Backlog(nbytes, draw)
         else:
             destager.backlog.remaining += nbytes
@@ -186,14 +164,55 @@ class Cache:
         self.absorbed += size
         if self.dirty > self.dirty_peak:
             self.dirty_peak = self.dirty
-        extent = self.tails.pop((lun, offset), None)
-        if extent is not None and extent.size + size <= lun.destage_merge:
+        # Extents join within one aligned block of the LUN's merge size (whole rows), as a
+        # cache's write groups are whole stripes: a stream whose extent went early (a partial
+        # row) keeps its later extents on row boundaries.
+        merge, base = lun.destage_merge, lun.base
+        before = self.tails.pop((lun, offset), None)  # an extent this write continues
+        start = before.offset if before is not None else offset
+        if (
+            before is not None
+            and (base + before.offset) // merge != (base + offset + size - 1) // merge
+        ):
+            self.tails[lun, offset] = before  # across a block's end: stays as it was
+            before, start = None, offset
+        after = None  # an extent this write runs into
+        if self.coalesce:
+            after = self.heads.pop((lun, offset + size), None)
+            if after is not None:
+                if (base + start) // merge != (base + after.offset + after.size - 1) // merge:
+                    self.heads[lun, offset + size] = after  # another block: stays
+                    after = None
+                elif self.tails.get((lun, after.offset + after.size)) is after:
+                    del self.tails[lun, after.offset + after.size]  # (none at a block's end)
+        destager = self.destagers[lun.pool]
+        if before is not None:
+            extent = before
+            extent.recent = True
             extent.size += size
+            if after is not None:  # the write fills the gap: one extent of the three
+                extent.size += after.size
+                after.gone = True
+        elif after is not None:
+            extent = after  # grows down: in a sweep, queued again at its new start
+            extent.recent = True
+            extent.offset = offset
+            extent.size += size
+            if self.sweep:
+                destager.push(extent)
         else:
-            extent = _Extent(lun, offset, size)
-            self.destagers[lun.pool].extents.append(extent)
-        if extent.size < lun.destage_merge:
-            self.tails[lun, extent.offset + extent.size] = extent
+            extent = Extent(lun, offset, size)
+            destager.push(extent)
+        end = extent.offset + extent.size
+        if (base + end) % merge:
+            self.tails[lun, end] = extent
+        elif self.tails.get((lun, end)) is extent:  # at its block's end: no more joins up
+            del self.tails[lun, end]
+        if self.coalesce:
+            if (base + extent.offset) % merge:
+                self.heads[lun, extent.offset] = extent
+            elif self.heads.get((lun, extent.offset)) is extent:
+                del self.heads[lun, extent.offset]
         self._kick()
 
     def _share(self) -> float:
@@ -206,34 +225,69 @@ class Cache:
 
     def _kick(self) -> None:
         share = self._share()
+        self.yielding.on = self.read_priority and share < 1.0
         if share == 0.0:
             return
         for destager in self.destagers.values():
-            # a write waiting for room flushes for itself: one more destage in flight each
-            allowed = max(1, math.ceil(share * destager.concurrency)) + destager.waiting
-            backlog = destager.backlog
-            while backlog is not None and destager.active < allowed:
-                lun, offset, size = backlog.draw()
-                size = min(size, backlog.remaining)
-                backlog.remaining -= size
-                if backlog.remaining <= 0:
-                    destager.backlog = backlog = None
-                destager.active += 1
-                self.env.process(self._destage(destager, lun, offset, size))
-            extents = destager.extents
-            while extents and destager.active < allowed:
-                extent = extents.popleft()
-                lun, offset, size = extent.lun, extent.offset, extent.size
-                if self.tails.get((lun, offset + size)) is extent:
-                    del self.tails[lun, offset + size]
-                destager.active += 1
-                self.env.process(self._destage(destager, lun, offset, size))
+            # with forced_flush_destages a write waiting for room flushes for itself: one more
+            # destage in flight each; without, a full cache destages at full throttle (WOW)
+            extra = destager.waiting if self.flush_per_write else 0
+            if destager.sweeps:
+                self._kick_sweeps(destager, share, extra)
+                continue
+            allowed = max(1, math.ceil(share * destager.concurrency)) + extra
+            while destager.active < allowed:
+                extent = destager.pop_oldest()
+                if extent is None:
+                    break
+                self._start(destager, None, extent)
+
+    def _kick_sweeps(self, destager: Destager, share: float, extra: int) -> None:
+        """Start the destages ``share`` of the pool's concurrency (and ``extra`` more) allow,
+        shared evenly between the pool's RAID groups (sweep order)."""
+        sweeps = destager.sweeps
+        allowed = max(1, math.ceil(share * destager.concurrency / len(sweeps)))
+        for sweep in sweeps:
+            while sweep.active < allowed:
+                extent = sweep.pop()
+                if extent is None:
+                    break
+                self._start(destager, sweep, extent)
+        if extra <= 0:
+            return
+        beyond = destager.active - sum(min(sweep.active, allowed) for sweep in sweeps)
+        idle = 0  # groups in a row with nothing to destage
+        while beyond < extra and idle < len(sweeps):
+            sweep = sweeps[destager.turn]
+            destager.turn = (destager.turn + 1) % len(sweeps)
+            extent = sweep.pop()
+            if extent is None:
+                idle += 1
+                continue
+            idle = 0
+            self._start(destager, sweep, extent)
+            beyond += 1
+
+    def _start(self, destager: Destager, sweep: Sweep | None, extent: Extent) -> None:
+        """Start the destage of ``extent`` (of ``sweep``'s group in sweep order)."""
+        lun, offset, size = extent.lun, extent.offset, extent.size
+        # no longer open to joins (a backlog extent never was)
+        if self.tails.get((lun, offset + size)) is extent:
+            del self.tails[lun, offset + size]
+        if self.heads.get((lun, offset)) is extent:
+            del self.heads[lun, offset]
+        destager.active += 1
+        if sweep is not None:
+            sweep.active += 1
+        self.env.process(self._destage(destager, sweep, lun, offset, size))
 
     def _destage(
-        self, destager: Destager, lun: Lun, offset: int, size: int
+        self, destager: Destager, sweep: Sweep | None, lun: Lun, offset: int, size: int
     ) -> Generator[simpy.Event]:
-        yield from lun.pool.write(lun.base + offset, size)
+        yield from lun.pool.write(lun.base + offset, size, self.yielding)
         destager.active -= 1
+        if sweep is not None:
+            sweep.active -= 1
         self.dirty -= size
         self.destaged += size
         # Let writers waiting for room in, in order (a forced flush ends for them).

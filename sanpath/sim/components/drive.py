@@ -18,7 +18,9 @@ A drive receives :class:`DriveOp` objects grouped by a :class:`Join`: the RAID l
 submits every member-drive operation of one array I/O and waits on the join's event.
 
 Seek curve: for a seek over a fraction ``x`` of the full stroke,
-``t(x) = track + A x + B sqrt(x)``. Datasheet "average seek" weights every start/end pair
+``t(x) = track + A x + B sqrt(x)``, one curve for reads and one for writes (whose head
+settles longer before it writes: the Cheetah 15K.7's write seeks are 0.44 / 3.9 / 7.4 ms).
+Datasheet "average seek" weights every start/end pair
 (a triangular distance distribution, E[x] = 1/3, E[sqrt x] = 8/15), which gives
 ``B = (15 avg - 10 track - 5 full) / 3`` and ``A = full - track - B``. For the Cheetah 15K.7
 (0.2 / 3.4 / 6.6 ms): A = 1.07 ms, B = 5.33 ms.
@@ -46,10 +48,21 @@ _SCHEDULERS: Final = {"fifo": FIFO, "elevator": ELEVATOR, "sptf": SPTF}
 """A drive's ``scheduler`` as the small integer the serving loop compares."""
 
 
+class Yielding:
+    """A cache's switch: while ``on``, a hard disk serves the host's operations queued at it
+    before its destages (the cache's ``read_priority``, below its high watermark)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self) -> None:
+        self.on = False
+
+
 class DriveOp:
     """One member-drive operation of an array I/O (offsets in bytes on the drive)."""
 
     __slots__ = (
+        "background",
         "join",
         "offset",
         "read_offset",
@@ -63,13 +76,16 @@ class DriveOp:
         "xfer",
     )
 
-    def __init__(self, offset: int, size: int, write: bool, join: Join) -> None:
+    def __init__(
+        self, offset: int, size: int, write: bool, join: Join, background: Yielding | None = None
+    ) -> None:
         self.offset = offset
         self.size = size
         self.write = write
         self.read_offset = -2 if write else offset
         """The offset for a read, -2 for a write (a look-ahead buffer serves reads only)."""
         self.join = join
+        self.background = background  # a destage's switch (None for the host's operations)
         self.t_submit = 0.0
         self.t_accept = 0.0
         self.t_start = 0.0
@@ -188,11 +204,10 @@ class Hdd(Drive, Waiter):
         self.capacity = spec.capacity
         self.rev = 60.0 / spec.rpm
         self.track, self.seek_a, self.seek_b = seek_curve(spec)
-        # sqrt(d) >= d on the stroke (0 <= d <= 1), so track + (A + B) d bounds the seek from
-        # below when A and B are not negative; shaved by a relative 1e-9 so that rounding
-        # can never make the bound exceed the seek itself. -1 when there is no such bound.
-        floor = (self.seek_a + self.seek_b) * (1.0 - 1e-9)
-        self.seek_floor = floor if self.seek_a >= 0.0 and self.seek_b >= 0.0 else -1.0
+        self.seek_floor = _floor(self.seek_a, self.seek_b)
+        self.w_track, self.w_seek_a, self.w_seek_b = seek_curve(spec, write=True)
+        """A write's seek curve (its head settles longer before it writes)."""
+        self.w_seek_floor = _floor(self.w_seek_a, self.w_seek_b)
         self.overhead = spec.overhead
         self.depth = spec.queue_depth
         self.scheduler = _SCHEDULERS[spec.scheduler]
@@ -207,6 +222,7 @@ class Hdd(Drive, Waiter):
         self.rate_span = spec.media_rate_outer - spec.media_rate_inner
         self.pending: deque[DriveOp] = deque()
         self.tcq: list[DriveOp] = []
+        self.deferrable = 0  # operations in `tcq` with a `background` switch (destages)
         self.busy = False
         self.head = 0.0
         self.last_read_end = -1
@@ -234,6 +250,7 @@ class Hdd(Drive, Waiter):
         if len(self.tcq) < self.depth:
             op.t_accept = now
             self.tcq.append(op)
+            self.deferrable += op.background is not None
         else:
             self.pending.append(op)
         if not self.busy:
@@ -241,21 +258,24 @@ class Hdd(Drive, Waiter):
 
     def _start(self, now: float) -> None:
         tcq = self.tcq
+        queue = tcq
+        if self.deferrable and self.deferrable < len(tcq):
+            # destages that yield (read priority) wait while host operations are queued
+            queue = [op for op in tcq if op.background is None or not op.background.on] or tcq
         # The scheduler chooses among the oldest `window` queued commands (the list keeps
         # arrival order); FIFO takes the oldest.
         scheduler = self.scheduler
-        if len(tcq) == 1 or scheduler == FIFO:
+        if len(queue) == 1 or scheduler == FIFO:
             # one command (any scheduler chooses it) or FIFO: the oldest
-            op = tcq[0]
+            op = queue[0]
             positioning = self._positioning(op, now)
-            del tcq[0]
         else:
-            candidates = tcq
-            if len(tcq) > self.window:
+            candidates = queue
+            if len(queue) > self.window:
                 # A read the look-ahead buffer holds is a cache hit: the drive serves it
                 # wherever it sits in the queue; the window bounds only the mechanical choice.
-                candidates = tcq[: self.window]
-                buffered = self._buffered(tcq)
+                candidates = queue[: self.window]
+                buffered = self._buffered(queue)
                 if buffered is not None:
                     candidates.append(buffered)
             if scheduler == SPTF:
@@ -264,13 +284,14 @@ class Hdd(Drive, Waiter):
                 op = self._next_on_sweep(candidates)
                 positioning = self._positioning(op, now)
             else:
-                op = tcq[0]
+                op = queue[0]
                 positioning = self._positioning(op, now)
-            # by identity, from the oldest (list.remove would compare the others with ==)
-            i = 0
-            while tcq[i] is not op:
-                i += 1
-            tcq.pop(i)
+        # by identity, from the oldest (list.remove would compare the others with ==)
+        i = 0
+        while tcq[i] is not op:
+            i += 1
+        tcq.pop(i)
+        self.deferrable -= op.background is not None
         self.busy = True
         self.current = op
         op.t_start = now
@@ -334,9 +355,10 @@ class Hdd(Drive, Waiter):
         The loop is written out with local names: it runs for every operation a drive serves.
         """
         head, rev, overhead = self.head, self.rev, self.overhead
-        track, a, b = self.track, self.seek_a, self.seek_b
+        r_track, r_a, r_b, r_floor = self.track, self.seek_a, self.seek_b, self.seek_floor
+        w_track, w_a, w_b = self.w_track, self.w_seek_a, self.w_seek_b
+        w_floor = self.w_seek_floor
         aging = self.aging
-        floor = self.seek_floor
         streaming = self.last_read_end if self.lookahead else -1
         t_ready = now + overhead
         best_op = tcq[0]
@@ -350,6 +372,10 @@ class Hdd(Drive, Waiter):
                 if d < 0.0:
                     d = -d
                 if d * CYLINDERS >= 1.0:
+                    if op.write:
+                        track, a, b, floor = w_track, w_a, w_b, w_floor
+                    else:
+                        track, a, b, floor = r_track, r_a, r_b, r_floor
                     if floor >= 0.0 and track + floor * d - credit >= best_score:
                         continue  # even the seek's lower bound is too long (no square root)
                     seek = track + a * d + b * math.sqrt(d)
@@ -376,7 +402,10 @@ class Hdd(Drive, Waiter):
         if d < 0.0:
             d = -d
         if d * CYLINDERS >= 1.0:
-            seek = self.track + self.seek_a * d + self.seek_b * math.sqrt(d)
+            if op.write:
+                seek = self.w_track + self.w_seek_a * d + self.w_seek_b * math.sqrt(d)
+            else:
+                seek = self.track + self.seek_a * d + self.seek_b * math.sqrt(d)
         else:
             seek = 0.0
         rev = self.rev
@@ -397,9 +426,20 @@ class Hdd(Drive, Waiter):
             nxt = self.pending.popleft()
             nxt.t_accept = now
             self.tcq.append(nxt)
+            self.deferrable += nxt.background is not None
         op.join.done(now, op.t_accept - op.t_submit)
         if self.tcq:
             self._start(now)
+
+
+def _floor(a: float, b: float) -> float:
+    """The slope of a lower bound ``track + floor x d`` of the seek curve with ``A``, ``B``.
+
+    sqrt(d) >= d on the stroke (0 <= d <= 1), so track + (A + B) d bounds the seek from below
+    when A and B are not negative; shaved by a relative 1e-9 so that rounding can never make
+    the bound exceed the seek itself. -1 when there is no such bound.
+    """
+    return (a + b) * (1.0 - 1e-9) if a >= 0.0 and b >= 0.0 else -1.0
 
 
 class FcfsDrive(Drive):

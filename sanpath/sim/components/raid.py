@@ -14,7 +14,7 @@ from typing import cast
 import simpy
 
 from sanpath.layout.raid import RaidLayout, Spans, ranges
-from sanpath.sim.components.drive import Drive, DriveOp, Join
+from sanpath.sim.components.drive import Drive, DriveOp, Join, Yielding
 from sanpath.sim.kernel import Kernel
 from sanpath.sim.station import Station
 from sanpath.spec import PoolSpec
@@ -142,8 +142,11 @@ class RaidPool:
             row_global += 1
         return join
 
-    def write(self, offset: int, size: int) -> Generator[simpy.Event, None, float]:
-        """Write ``size`` bytes at pool ``offset`` with the level's write penalty.
+    def write(
+        self, offset: int, size: int, background: Yielding | None = None
+    ) -> Generator[simpy.Event, None, float]:
+        """Write ``size`` bytes at pool ``offset`` with the level's write penalty; a cache's
+        destage gives its ``background`` switch to its drive operations (read priority).
 
         Returns the array-queue wait (s) summed over the read and write phases.
         """
@@ -151,16 +154,18 @@ class RaidPool:
         reads, writes = self.layout.write_commands(offset, size)
         wait = 0.0
         if reads:
-            join = self._submit(reads, False, env.now)
+            join = self._submit(reads, False, env.now, background)
             yield join.close(env.now).waited()
             join.settle(env.now)
             wait += join.queue_wait
-        join = self._submit(writes, True, env.now)
+        join = self._submit(writes, True, env.now, background)
         yield join.close(env.now).waited()
         join.settle(env.now)
         return wait + join.queue_wait
 
-    def _submit(self, spans: Spans, write: bool, now: float) -> Join:
+    def _submit(
+        self, spans: Spans, write: bool, now: float, background: Yielding | None = None
+    ) -> Join:
         join = Join(cast(Kernel, self.env), now)
         flat = self.flat
         for number, bounds in spans.items():
@@ -169,10 +174,12 @@ class RaidPool:
             if len(bounds) == 2:
                 if counted:
                     join.remaining += 1
-                drive.submit(DriveOp(bounds[0], bounds[1] - bounds[0], write, join), now)
+                drive.submit(
+                    DriveOp(bounds[0], bounds[1] - bounds[0], write, join, background), now
+                )
                 continue
             for start, length in ranges(bounds):
                 if counted:
                     join.remaining += 1
-                drive.submit(DriveOp(start, length, write, join), now)
+                drive.submit(DriveOp(start, length, write, join, background), now)
         return join

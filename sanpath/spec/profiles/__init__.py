@@ -24,9 +24,9 @@ Numbers and their sources of the older profiles (see also ``docs/model.md``):
 
 * Seek curves use three datasheet points, track-to-track, average and full stroke. The
   curve between them is fitted in :mod:`sanpath.sim.components.drive`.
-* ``hdd-15k`` is a Seagate Cheetah 15K.7 (ST3450857SS): 0.2 / 3.4 / 6.6 ms read seeks, 15,000
-  rpm, 450 GB, 122-204 MB/s sustained (Seagate product manual 100516226, as quoted in
-  Seagate/cortx-motr ``desim/ut/chs_test.c``).
+* ``hdd-15k`` is a Seagate Cheetah 15K.7 (ST3450857SS): 0.2 / 3.4 / 6.6 ms read seeks and
+  0.44 / 3.9 / 7.4 ms write seeks, 15,000 rpm, 450 GB, 122-204 MB/s sustained (Seagate
+  product manual 100516226, as quoted in Seagate/cortx-motr ``desim/ut/chs_test.c``).
 * ``hdd-10k`` uses 0.5 / 4.5 / 9 ms at 10,000 rpm and 67-124 MB/s (Seagate Savvio 10K.3 data
   sheet range).
 * ``hdd-7k2`` uses 1.0 / 8.5 / 16 ms at 7,200 rpm, 60-140 MB/s: a nearline SATA drive.
@@ -122,6 +122,9 @@ _HDD_15K: dict[str, Any] = {
     "track_to_track": "0.2ms",
     "average_seek": "3.4ms",
     "full_stroke": "6.6ms",
+    "write_track_to_track": "0.44ms",
+    "write_average_seek": "3.9ms",
+    "write_full_stroke": "7.4ms",
     "media_rate_outer": "204MB/s",
     "media_rate_inner": "122MB/s",
     "capacity": 450_000_000_000,

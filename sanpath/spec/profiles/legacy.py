@@ -45,6 +45,7 @@ _MECHANICS = (
 )
 _RATES = ("media_rate_outer", "media_rate_inner")
 _SEEKS = ("track_to_track", "average_seek", "full_stroke")
+_WRITE_SEEKS = ("write_track_to_track", "write_average_seek", "write_full_stroke")
 _TCQ = assumed("64 commands: typical SAS/FC tagged queue (parameter catalogue 1.5)")
 _DC600M = "Kingston DC600M figures on the Puget Systems parts page (parameters.md 1.7)"
 _LUN_FORMULA = sourced(
@@ -67,6 +68,7 @@ _WRITE_ASIDE = sourced(
 LEGACY: dict[str, dict[str, Origin]] = {
     "hdd-15k": {
         **dict.fromkeys(_MECHANICS, _CHEETAH),
+        **dict.fromkeys(_WRITE_SEEKS, _CHEETAH),
         **dict.fromkeys(_RATES, _CHEETAH_RATE),
         "overhead": _OVERHEAD,
         "queue_depth": _TCQ,
@@ -74,6 +76,7 @@ LEGACY: dict[str, dict[str, Origin]] = {
     },
     "seagate-cheetah-15k7": {
         **dict.fromkeys(_MECHANICS, _CHEETAH),
+        **dict.fromkeys(_WRITE_SEEKS, _CHEETAH),
         **dict.fromkeys(_RATES, _CHEETAH_RATE),
         "overhead": _OVERHEAD,
         "queue_depth": _TCQ,

@@ -14,6 +14,7 @@ from typing import Any
 from sanpath.layout import Wiring, host_link_rates, isl_labels, split_sizes, station_name
 from sanpath.spec import Scenario, WorkloadSpec, pool_capacity
 from sanpath.theory.twin.model.demands import dist, fill_class, hba_processors
+from sanpath.theory.twin.model.drives import TOUCHED as _TOUCHED
 from sanpath.theory.twin.model.drives import DriveModel as _DriveModel
 from sanpath.theory.twin.model.drives import drive_model as _drive_model
 from sanpath.theory.twin.model.network import Class as _Class
@@ -74,7 +75,7 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             for base, size, _ in extents[gi]:
                 intervals.append((base / cap, (base + size * spans[gi]) / cap))
         intervals = _union(intervals) or [(0.0, 1.0)]
-        model = _drive_model(pool, intervals)
+        model = _drive_model(pool, intervals, array.cache)
         drive_models.append(model)
         n = pool.drives * pool.groups
         group_servers[station_name("drives", pool=pool.name)] = float(n * model.servers)
@@ -89,6 +90,7 @@ def build_network(scenario: Scenario, destage: bool) -> _Network:
             gains=model.gains,
             sptf_window=model.sptf_window,
             mirror=mirror,
+            destage_depth=model.destage_depth(_TOUCHED[pool.raid]),
         )
 
     # -- array front end -----------------------------------------------------------------------

@@ -18,6 +18,7 @@ import numpy as np
 
 from sanpath.layout import (
     CYLINDERS,
+    DESTAGE_PER_DRIVE,
     SPTF_GAMMA,
     RaidLayout,
     command_lengths,
@@ -25,12 +26,13 @@ from sanpath.layout import (
     seek_curve,
     split_sizes,
 )
-from sanpath.spec import HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
+from sanpath.spec import CacheSpec, HddSpec, PoolSpec, SsdSpec, TextbookDriveSpec
 
 __all__ = [
     "F1",
     "P1",
     "PH",
+    "ROT",
     "SFF",
     "SFP",
     "SPP",
@@ -53,14 +55,16 @@ __all__ = [
 Work = list[float]
 """Accumulated visits of one kind of command to one station (the ``V``... fields)."""
 
-V, F1, P1, SFF, SFP, SPP, PH = range(7)
+V, F1, P1, SFF, SFP, SPP, PH, ROT = range(8)
 """Fields of a work vector: visits, fixed demand, SPTF-scalable (positioning) demand,
-second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var) and, for
-drives, the number of phases (operations in one phase run in parallel)."""
+second-moment parts (fixed^2 + var, fixed x positioning, positioning^2 + var), for drives
+the number of phases (operations in one phase run in parallel) and, for destages in sweep
+order, their revolutions (s): each waits the least of the rotational waits of the destages
+queued at its drive, a revolution / (queued + 1), with the queue the solution finds."""
 
 
 def new_work() -> Work:
-    return [0.0] * 7
+    return [0.0] * 8
 
 
 def add_work(
@@ -75,7 +79,7 @@ def add_work(
 
 
 def scale_into(dst: Work, src: Work, k: float) -> None:
-    for i in range(7):
+    for i in range(len(src)):
         dst[i] += k * src[i]
 
 
@@ -103,17 +107,52 @@ class DriveModel:
     per_unit: float = 0.0
     mean: float = 0.0
     scv: float = 0.0
+    sweep_dirty: float = 0.0
+    """Bytes of the pool's dirty data a sweep orders at full throttle (the cache's high
+    watermark); 0 when destages go in arrival order."""
+    sweep_depth: float = 0.0
+    """Destage writes in flight per drive at full throttle (``destage_concurrency`` over the
+    pool's drives)."""
+    span: float = 1.0
+    """Fraction of the stroke the pool's LUNs occupy (where dirty data can be)."""
+    write_curve: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    """(track, A, B) of a write's seek curve, s."""
+    drives: int = 1
 
-    def op(self, nbytes: int, write: bool, mode: str) -> tuple[float, float, float, float]:
+    def sweep_position(self, extent: int, touched: int) -> float:
+        """Seek (s) of one destage operation in sweep order.
+
+        The dirty extents a drive holds (``extent`` bytes each, ``touched`` drives per
+        destage) lie ``span`` / their count apart, so the arm moves that far between
+        destages (a write seek). Its rotational wait is the least of those of the destages
+        queued at the drive in that narrow band (:data:`ROT`, :meth:`destage_depth`).
+        """
+        per_drive = max(self.sweep_dirty / extent * touched / self.drives, 1.0)
+        gap = self.span / per_drive
+        track, a, b = self.write_curve
+        return track + a * gap + b * math.sqrt(gap) if gap * CYLINDERS >= 1.0 else 0.0
+
+    def destage_depth(self, touched: int) -> float:
+        """Destage operations queued at a drive at full throttle (``sweep_depth`` writes of
+        ``touched`` drives each); 0 when destages go in arrival order."""
+        return self.sweep_depth * touched if self.sweep_dirty > 0 else 0.0
+
+    def op(
+        self, nbytes: int, write: bool, mode: str, position: float | None = None
+    ) -> tuple[float, float, float, float]:
         """(fixed, positioning, fixed variance, positioning variance) of one operation.
 
         ``mode``: ``random`` (seek over the active region and half a revolution),
         ``seq`` (a sequential stream: reads skip positioning by read look-ahead, writes wait
-        half a revolution on average).
+        half a revolution on average). A ``position`` given (a destage in sweep order,
+        :meth:`sweep_position`) is the seek, fixed: the drive's queue already gave what
+        reordering gains; its rotational wait is counted apart (:data:`ROT`).
         """
         if self.kind == "hdd":
             fixed = self.overhead + nbytes * self.inv_rate
             rot_var = self.rev * self.rev / 12.0
+            if position is not None:
+                return fixed + position, 0.0, 0.0, 0.0
             if mode == "seq":
                 if write:
                     return fixed, self.rev / 2.0, 0.0, rot_var
@@ -161,7 +200,12 @@ def _seek_moments(spec: HddSpec, intervals: list[tuple[float, float]]) -> tuple[
     return mean, max(float((pair * t * t).sum()) - mean * mean, 0.0)
 
 
-def drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> DriveModel:
+def drive_model(
+    pool: PoolSpec, intervals: list[tuple[float, float]], cache: CacheSpec | None = None
+) -> DriveModel:
+    """The service of ``pool``'s drives over the active ``intervals`` of their stroke; with
+    ``cache`` destaging in sweep order, the positioning its destages get
+    (:meth:`DriveModel.sweep_position`)."""
     spec = pool.drive
     if isinstance(spec, HddSpec):
         seek_mean, seek_var = _seek_moments(spec, intervals)
@@ -191,6 +235,7 @@ def drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> DriveMo
             tcq=spec.queue_depth,
             gains=gains,
             sptf_window=spec.window if spec.scheduler == "sptf" else 0,
+            **_sweep(pool, cache, total),
         )
     if isinstance(spec, SsdSpec):
         return DriveModel(
@@ -204,6 +249,28 @@ def drive_model(pool: PoolSpec, intervals: list[tuple[float, float]]) -> DriveMo
     return DriveModel(
         kind="textbook", servers=spec.servers, mean=spec.service.mean_s, scv=spec.service.scv
     )
+
+
+def _sweep(pool: PoolSpec, cache: CacheSpec | None, span: float) -> dict[str, Any]:
+    """The :class:`DriveModel` fields of destaging in sweep order (none in arrival order)."""
+    if cache is None or not cache.write_back or cache.destage_order != "sweep":
+        return {}
+    spec = pool.drive
+    assert isinstance(spec, HddSpec)
+    drives = pool.drives * pool.groups
+    concurrency = cache.destage_concurrency or DESTAGE_PER_DRIVE * drives
+    return {
+        "sweep_dirty": float(cache.write_back) * cache.high_watermark,
+        "sweep_depth": concurrency / drives,
+        "span": span if span > 0 else 1.0,
+        "write_curve": seek_curve(spec, write=True),
+        "drives": drives,
+    }
+
+
+TOUCHED: dict[str, int] = {"raid0": 1, "raid1": 2, "raid10": 2, "raid5": 2, "raid6": 3}
+"""Drives one small destage keeps busy, by RAID level (a mirror's two copies; data and
+parity, P and Q)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,9 +319,12 @@ def drive_work(
         # Work in extents (chunks) of `extent` bytes, per byte of the command.
         samples = max(1, min(64, -(-2 * pool.data_drives * pool.stripe_element // extent)))
         per = new_work()
+        position = None
+        if kind == "absorbed" and mode == "random" and model.sweep_dirty > 0:
+            position = model.sweep_position(extent, TOUCHED[pool.raid])
         for i in range(samples):
             phases = _raid_phases(pool, base + i * extent, extent, write=kind == "absorbed")
-            _phase_work(per, phases, model, kind == "absorbed", mode, 1.0 / samples)
+            _phase_work(per, phases, model, kind == "absorbed", mode, 1.0 / samples, position)
         command_bytes = sum(children) / len(children)
         scale_into(bg if kind == "absorbed" else fg, per, command_bytes / extent)
     else:
@@ -273,12 +343,20 @@ def drive_work(
 
 
 def _phase_work(
-    acc: Work, phases: list[list[int]], model: DriveModel, write: bool, mode: str, v: float
+    acc: Work,
+    phases: list[list[int]],
+    model: DriveModel,
+    write: bool,
+    mode: str,
+    v: float,
+    position: float | None = None,
 ) -> None:
     last = len(phases) - 1
     for i, ops in enumerate(phases):
         op_write = write and i == last  # read-modify-write: the reads come first
         acc[PH] += v
         for nbytes in ops:
-            f, p, vf, vp = model.op(nbytes, op_write, mode)
+            f, p, vf, vp = model.op(nbytes, op_write, mode, position)
             add_work(acc, v, f, p, vf, vp)
+            if position is not None:
+                acc[ROT] += v * model.rev

@@ -29,6 +29,7 @@ class Member:
     sptf_window: int = 0  # > 0: SPTF, speed-up min(j, window)^0.27
     busy_scale: float = 0.0  # servers of the group a unit of its utilisation stands for
     mirror: bool = False  # a mirrored pair of drives (reads go to the less busy copy)
+    destage_depth: float = 0.0  # destage operations queued per drive at full throttle
 
 
 @dataclass

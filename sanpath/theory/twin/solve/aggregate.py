@@ -17,7 +17,18 @@ import numpy.typing as npt
 
 from sanpath.layout import station_name
 from sanpath.theory.kernels import FloatArray
-from sanpath.theory.twin.model import F1, P1, PH, SFF, SFP, SPP, SPTF_GAMMA, Network, V
+from sanpath.theory.twin.model import (
+    F1,
+    P1,
+    PH,
+    ROT,
+    SFF,
+    SFP,
+    SPP,
+    SPTF_GAMMA,
+    Network,
+    V,
+)
 
 
 @dataclass
@@ -29,6 +40,8 @@ class Arrays:
     pos: FloatArray  # SPTF-scalable part
     bg_fixed: FloatArray  # background (destage) per customer
     bg_pos: FloatArray
+    bg_rot: FloatArray  # revolutions of sweep-order destages per customer (s)
+    bg_depth: FloatArray  # per drive: destage operations queued at full throttle
     count: FloatArray
     servers: npt.NDArray[np.int64]
     tcq: npt.NDArray[np.int64]
@@ -56,6 +69,16 @@ class Arrays:
             return np.asarray(np.minimum(q, window) ** SPTF_GAMMA, dtype=np.float64)
         table = self.gains[k]
         return np.asarray(np.interp(q, np.arange(table.size, dtype=np.float64), table))
+
+    def bg_fixed_at(self, queued: FloatArray | None = None) -> FloatArray:
+        """Background (destage) demand per command at every member that no reordering
+        scales (s): with ``queued`` destage operations at each drive, a sweep-order destage
+        waits the least of their rotational waits, a revolution / (queued + 1), ``queued``
+        between 1 and the full-throttle depth; without, at that depth."""
+        depth = self.bg_depth if queued is None else np.minimum(queued, self.bg_depth)
+        return np.asarray(
+            self.bg_fixed + self.bg_rot / (np.maximum(depth, 1.0) + 1.0), dtype=np.float64
+        )
 
     def load_dependent(self, k: int, n_max: int) -> bool:
         """True for members solved as load-dependent stations."""
@@ -125,6 +148,7 @@ def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) ->
     index = {key: k for k, key in enumerate(keys)}
     n_k = len(keys)
     fixed, pos, bgf, bgp = np.zeros(n_k), np.zeros(n_k), np.zeros(n_k), np.zeros(n_k)
+    bgr = np.zeros(n_k)
     second, visits = np.zeros(n_k), np.zeros(n_k)
     delay = overlap = 0.0
     delays: dict[str, float] = {}
@@ -149,6 +173,7 @@ def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) ->
             k = index[key]
             bgf[k] += share * acc[F1]
             bgp[k] += share * acc[P1]
+            bgr[k] += share * acc[ROT]
         for pi, nbytes in c.prefetch.items():
             k = index[(station_name("drives", pool=net.pools[pi].name), 1)]
             fixed[k] += share * nbytes / prefetch[pi]
@@ -165,6 +190,8 @@ def arrays(net: Network, mix: Sequence[float], prefetch: Mapping[int, float]) ->
         pos=pos / count / parallel,
         bg_fixed=bgf / count,
         bg_pos=bgp / count,
+        bg_rot=bgr / count,
+        bg_depth=np.array([mb.destage_depth for mb in members]),
         count=count,
         servers=np.array([mb.servers for mb in members], dtype=np.int64),
         tcq=np.array([mb.tcq for mb in members], dtype=np.int64),

@@ -227,9 +227,14 @@ def solve_closed(arr: Arrays, populations: Sequence[float]) -> list[ClosedSoluti
         # The destage commands queued at an SPTF drive also give it more to choose from: the
         # open class's mean number at a member, U (1 + Q_closed) / (1 - U) (BCMP mixed
         # network), joins the closed queue in g(j) (at most the drive's tcq).
+        # A destage in sweep order waits the least of the rotational waits of the destages
+        # queued at its drive: that open-class number (Little's law on the destage stream:
+        # the controller issues as many as the dirty level calls for, and at the plateau
+        # the dirty level settles where they keep up), at most the full-throttle depth.
         for n in rows:
             infl_n = infl.copy()
             extra = np.zeros(n_k)
+            depth = arr.bg_depth.copy()
             for _ in range(_FIXED_POINT_MAX):
                 x_cmd = float(core.x[n - 1]) / arr.parallel
                 alpha = np.ones(n_k)
@@ -238,18 +243,21 @@ def solve_closed(arr: Arrays, populations: Sequence[float]) -> list[ClosedSoluti
                     q = max(float(core.queue[n][k]) / (2 if arr.mirror[k] else 1), 1.0)
                     closed_q[k] = q
                     alpha[k] = float(arr.gain(k, np.asarray(q + float(extra[k]))))
-                u = np.minimum(
-                    x_cmd * (arr.bg_fixed + arr.bg_pos / alpha) / servers + open_u, 0.999
-                )
+                bg = arr.bg_fixed_at(depth) + arr.bg_pos / alpha
+                u = np.minimum(x_cmd * bg / servers + open_u, 0.999)
                 new = 0.5 * infl_n + 0.5 / (1.0 - u)
-                bg_q = np.minimum(u * (1.0 + closed_q) / (1.0 - u), arr.tcq.astype(np.float64))
+                queued = u * (1.0 + closed_q) / (1.0 - u)
+                bg_q = np.minimum(queued, arr.tcq.astype(np.float64))
                 new_extra = np.where(closed_q > 0, 0.5 * extra + 0.5 * bg_q, 0.0)
+                new_depth = 0.5 * depth + 0.5 * np.minimum(queued, arr.bg_depth)
                 done = (
                     float(np.max(np.abs(new / infl_n - 1.0))) < 1e-6
                     and float(np.max(np.abs(new_extra - extra))) < 1e-4
+                    and float(np.max(np.abs(new_depth - depth))) < 1e-4
                 )
                 infl_n = new
                 extra = new_extra
+                depth = new_depth
                 core_n = _closed_core(arr, infl_n, n, [n], extra)
                 core.x[n - 1] = core_n.x[n - 1]
                 # the closed demands were inflated by 1 / (1 - U): the closed commands keep a
@@ -263,13 +271,14 @@ def solve_closed(arr: Arrays, populations: Sequence[float]) -> list[ClosedSoluti
     if has_bg:
         # The drives cannot destage faster than they work: with the destage counted as
         # demand, X_cmd (P d + bg) <= servers at full speed (else the cache fills and writes
-        # wait for room: a forced flush).
+        # wait for room: a forced flush), the destages at their full-throttle depth.
+        full_throttle = arr.bg_fixed_at()
         for k in range(n_k):
             if arr.bg_fixed[k] + arr.bg_pos[k] <= 0:
                 continue
             fast = float(arr.gain(k, np.asarray(float(arr.tcq[k])))) if arr.tcq[k] > 0 else 1.0
             per_cmd = (arr.fixed[k] + arr.pos[k] / fast) * arr.parallel + (
-                arr.bg_fixed[k] + arr.bg_pos[k] / fast
+                full_throttle[k] + arr.bg_pos[k] / fast
             )
             width = float(arr.servers[k]) * (2.0 if arr.mirror[k] else 1.0)
             cap = min(cap, width / float(per_cmd))

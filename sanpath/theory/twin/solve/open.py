@@ -66,7 +66,9 @@ class OpenLoad:
         busy (their demand and their writes' destage, at their offered rate)."""
         arr = self.arr
         servers = np.where(arr.servers > 0, arr.servers, 1) * np.where(arr.mirror, 2, 1)
-        work = self.lam_cmd * (arr.parallel * (arr.fixed + arr.pos) + arr.bg_fixed + arr.bg_pos)
+        work = self.lam_cmd * (
+            arr.parallel * (arr.fixed + arr.pos) + arr.bg_fixed_at() + arr.bg_pos
+        )
         return np.asarray(np.where(arr.servers > 0, work / servers, 0.0), dtype=np.float64)
 
 
@@ -116,6 +118,7 @@ def open_prediction(
     util = np.zeros(n_k)
     stable = True
     worst = (-1.0, 0)
+    bg_fixed = arr.bg_fixed_at()  # destages at their full-throttle depth
     for k in range(n_k):
         v = float(arr.visits[k])
         demand = float(arr.fixed[k] + arr.pos[k])
@@ -125,7 +128,7 @@ def open_prediction(
         if c == 0:
             residence[k] = demand
             continue
-        bg = lam_cmd * float(arr.bg_fixed[k] + arr.bg_pos[k]) / c
+        bg = lam_cmd * float(bg_fixed[k] + arr.bg_pos[k]) / c
         beside = 0.0 if background is None else float(background[k])
         # A single server's closed queue, where known, is what an open arrival finds there
         # (product form: the response is multiplied by 1 + Q_closed); elsewhere the closed
