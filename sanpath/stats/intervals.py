@@ -229,9 +229,17 @@ def section_ci(
     With ``in_time_order`` the sections are consecutive batches of one run, which can still
     be correlated when they are short: the half-width is then widened by
     ``sqrt((1 + phi) / (1 - phi))`` for a positive lag-1 autocorrelation ``phi`` of the
-    sections (at most 0.8), the variance of the mean of an AR(1) series, as the Skart
-    batch-means procedure does (Tafazzoli, Wilson, Lada and Steiger, INFORMS Journal on
-    Computing 23(2), 2011).
+    sections (at most 0.8), the variance of the mean of an AR(1) series, and made
+    asymmetric for skewed sections, both as the Skart batch-means procedure does (Tafazzoli,
+    Wilson, Lada and Steiger, INFORMS Journal on Computing 23(2), 2011; the skewness
+    adjustment is Willink's, Communications in Statistics - Theory and Methods 34(4), 2005):
+    with ``beta`` the sections' adjusted sample skewness over ``6 sqrt(k)`` and
+    ``G(z) = ((1 + 6 beta (z - beta))^(1/3) - 1) / (2 beta)``, the interval is
+    ``[estimate - G(t) se, estimate - G(-t) se]``. Latencies' batch means are skewed to the
+    right: a run that has not met the long busy periods yet has a low mean and a narrow
+    spread together, and a symmetric interval then misses the answer from below (500 M/M/1
+    runs at 80% busy, 20,000 I/Os: 30 of 33 misses below the exact mean); the adjusted
+    interval reaches further up than down.
 
     Parameters
     ----------
@@ -258,8 +266,21 @@ def section_ci(
         return math.nan, math.nan
     s = float(x.std(ddof=1))
     t = t_quantile(0.5 + confidence / 2.0, k - 1)
-    half = t * s / math.sqrt(k)
-    if in_time_order and k >= 3:
-        phi = min(max(lag1_autocorrelation(x), 0.0), 0.8) if s > 0 else 0.0
-        half *= math.sqrt((1.0 + phi) / (1.0 - phi))
-    return estimate - half, estimate + half
+    se = s / math.sqrt(k)
+    if not in_time_order or k < 3 or s <= 0:
+        return estimate - t * se, estimate + t * se
+    phi = min(max(lag1_autocorrelation(x), 0.0), 0.8)
+    se *= math.sqrt((1.0 + phi) / (1.0 - phi))
+    d = x - x.mean()
+    skewness = float(np.mean(d**3)) / float(np.mean(d**2)) ** 1.5 * math.sqrt(k * (k - 1)) / (k - 2)
+    beta = skewness / (6.0 * math.sqrt(k))
+    return estimate - _willink(t, beta) * se, estimate - _willink(-t, beta) * se
+
+
+def _willink(z: float, beta: float) -> float:
+    """Willink's (2005) skewness-adjusted quantile ``G(z)`` for the Student statistic of a
+    mean, ``beta`` = the sample skewness over ``6 sqrt(k)`` (``z`` itself for no skewness)."""
+    if abs(beta) < 1e-12:
+        return z
+    inner = 1.0 + 6.0 * beta * (z - beta)
+    return (math.copysign(abs(inner) ** (1.0 / 3.0), inner) - 1.0) / (2.0 * beta)
