@@ -18,12 +18,13 @@ between its report's time stamp and the previous one. Lines starting with ``{`` 
 
 from __future__ import annotations
 
-import itertools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
-from sanpath.ingest.model import Measured, Sample, bad_file
+from sanpath.ingest.model import Measured, bad_file
 from sanpath.ingest.sysstat import (
     ONLY_SINCE_BOOT,
     Layout,
@@ -35,8 +36,11 @@ from sanpath.ingest.sysstat import (
     skipped_since_boot,
     values_of,
 )
+from sanpath.ingest.table import SampleTable
+from sanpath.ingest.text import open_text, undecoded
 
 _BANNER = re.compile(r"^\S+ \S+ \(([^)]*)\)")
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -47,28 +51,140 @@ class _Report:
 
 
 def read(path: str | Path) -> Measured:
-    """Samples from an iostat text report, ``iostat -o JSON`` or ``sadf -d -- -d`` file."""
-    source, text = load(path)
-    first = next((ln for ln in text.splitlines() if ln.strip()), None)
-    if first is None:
+    """Samples from an iostat text report, ``iostat -o JSON`` or ``sadf -d -- -d`` file.
+
+    A text report is streamed line by line: only one report's rows are held at a time, and
+    the samples are kept as columns (:class:`~sanpath.ingest.table.SampleTable`).
+    """
+    source = str(path)
+    kind = _kind(path)
+    if kind == "empty":
         raise bad_file(source, 1, 1, "file", "empty file: expected iostat -x -t output")
-    if first.lstrip().startswith("{"):
-        return read_json(source, text)
-    if any(ln.startswith("# hostname;") for ln in text.splitlines()):
-        return read_sadf(source, text)
-    return _read_text(source, text)
+    if kind != "text":
+        source, text = load(path)
+        return read_json(source, text) if kind == "json" else read_sadf(source, text)
+    return _stream(path, lambda lines: _read_lines(source, lines))
 
 
-def _read_text(source: str, text: str) -> Measured:
-    lines = text.splitlines()
+def _kind(path: str | Path) -> str:
+    """``json``, ``sadf``, ``text`` or ``empty``, from one pass over the lines."""
+    first = True
+
+    def judge(lines: Iterator[tuple[int, str]]) -> str:
+        nonlocal first
+        kind = "empty"
+        for _lineno, line in lines:
+            if first and line.strip():
+                first = False
+                if line.lstrip().startswith("{"):
+                    return "json"
+                kind = "text"
+            if line.startswith("# hostname;"):
+                return "sadf"
+        return kind
+
+    return _stream(path, judge)
+
+
+def _stream(path: str | Path, use: Callable[[Iterator[tuple[int, str]]], _T]) -> _T:
+    """``use`` applied to the file's (line number, text) pairs, read one at a time; a byte
+    that does not decode is an error at its line and column."""
+    source = str(path)
+    with open_text(path, errors="surrogateescape") as handle:
+
+        def numbered() -> Iterator[tuple[int, str]]:
+            for lineno, line in enumerate(handle, 1):
+                column = undecoded(line)
+                if column:
+                    raise bad_file(
+                        source,
+                        lineno,
+                        column,
+                        "file",
+                        "not UTF-8 or UTF-16 text (save it as UTF-8)",
+                    )
+                yield lineno, line.rstrip("\r\n")
+
+        return use(numbered())
+
+
+class _Samples:
+    """Reports turned into samples as soon as their interval is known.
+
+    The first report waits for the second: with ``omit_since_boot`` (``iostat -y``) it is
+    kept with the second's interval, otherwise it is the average since boot and dropped.
+    """
+
+    def __init__(self, source: str, omit_since_boot: bool) -> None:
+        self.source = source
+        self.omit_since_boot = omit_since_boot
+        self.table = SampleTable()
+        self.first: _Report | None = None
+        self.previous: _Report | None = None
+        self.t0 = 0.0
+        self.warnings: list[str] = []
+
+    def add(self, report: _Report, layout: Layout, host: str | None) -> None:
+        """A report whose rows are all read (one without rows is ignored)."""
+        if not report.rows:
+            return
+        previous = self.previous
+        if previous is not None and report.time <= previous.time:
+            raise bad_file(self.source, report.line, 1, "time stamp", "time stamps do not advance")
+        self.previous = report
+        if previous is None:
+            self.first = report
+            return
+        seconds = report.time - previous.time
+        if self.first is not None:  # the second report: the first one's interval is known
+            first, self.first = self.first, None
+            if self.omit_since_boot:
+                self.t0 = first.time - seconds
+                self._emit(first, seconds, layout, host)
+            else:
+                self.t0 = first.time
+                self.warnings.append(skipped_since_boot(self.source))
+        self._emit(report, seconds, layout, host)
+
+    def _emit(self, report: _Report, seconds: float, layout: Layout, host: str | None) -> None:
+        start = report.time - seconds - self.t0
+        for dev, v in report.rows:
+            self.table.append(layout.sample(v, dev, host, start, seconds))
+
+    def finish(self) -> None:
+        """Refuse a file whose reports give no interval."""
+        if self.previous is None:
+            raise bad_file(self.source, 1, 1, "Device", "no device rows")
+        if self.first is not None:  # one report only
+            line = self.first.line
+            if self.omit_since_boot:
+                raise bad_file(
+                    self.source, line, 1, "time stamp", "one report: its interval is unknown"
+                )
+            raise bad_file(self.source, line, 1, "time stamp", ONLY_SINCE_BOOT)
+
+
+def _read_lines(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
     host: str | None = None
     omit_since_boot = False
-    reports: list[_Report] = []
+    banner_line = 0  # the banner's line, until the next line says whether it is blank
+    report: _Report | None = None
+    samples: _Samples | None = None
     layout: Layout | None = None
     names: list[str] = []
     pretty = in_rows = cpu_values = seen_content = False
-    for lineno, line in enumerate(lines, 1):
+
+    def close() -> None:
+        if report is not None and layout is not None:
+            if samples is None:
+                raise AssertionError("samples are set up before the first report")
+            samples.add(report, layout, host)
+
+    for lineno, line in lines:
         stripped = line.strip()
+        if banner_line:
+            omit_since_boot = bool(stripped)  # iostat -y: no blank line after the banner
+            banner_line = 0
         if not stripped or stripped.startswith("#"):
             in_rows = False
             continue
@@ -77,7 +193,7 @@ def _read_text(source: str, text: str) -> Measured:
             banner = _BANNER.match(stripped)
             if banner and parse_time(stripped) is None:
                 host = banner.group(1)
-                omit_since_boot = lineno < len(lines) and bool(lines[lineno].strip())
+                banner_line = lineno
                 continue
         if stripped.startswith("avg-cpu:"):
             cpu_values = True
@@ -88,7 +204,7 @@ def _read_text(source: str, text: str) -> Measured:
         cells = fields(line, None)
         heads = [c for c, _ in cells]
         if heads[0] in ("Device", "Device:") or heads[-1] == "Device":
-            if not reports:
+            if report is None:
                 raise bad_file(
                     source,
                     lineno,
@@ -107,13 +223,16 @@ def _read_text(source: str, text: str) -> Measured:
             continue
         when = parse_time(stripped)
         if when is not None:
-            reports.append(_Report(lineno, when))
+            close()
+            if samples is None:
+                samples = _Samples(source, omit_since_boot)
+            report = _Report(lineno, when)
             in_rows = False
             continue
-        if in_rows and layout is not None:
+        if in_rows and layout is not None and report is not None:
             device, row = (cells[-1], cells[:-1]) if pretty else (cells[0], cells[1:])
             values = values_of(source, lineno, line, row, names)
-            reports[-1].rows.append((device[0], values))
+            report.rows.append((device[0], values))
             continue
         raise bad_file(
             source,
@@ -125,37 +244,15 @@ def _read_text(source: str, text: str) -> Measured:
         )
     if layout is None:
         raise bad_file(source, 1, 1, "header", "no 'Device' header: not iostat -x output")
-    reports = [r for r in reports if r.rows]
-    if not reports:
+    close()
+    if samples is None:
         raise bad_file(source, 1, 1, "Device", "no device rows")
-    for prev, cur in itertools.pairwise(reports):
-        if cur.time <= prev.time:
-            raise bad_file(source, cur.line, 1, "time stamp", "time stamps do not advance")
-    warnings: list[str] = []
-    if omit_since_boot:
-        if len(reports) < 2:
-            raise bad_file(
-                source, reports[0].line, 1, "time stamp", "one report: its interval is unknown"
-            )
-        spans = [reports[1].time - reports[0].time] + [
-            cur.time - prev.time for prev, cur in itertools.pairwise(reports)
-        ]
-        kept = list(zip(reports, spans, strict=True))
-    else:
-        if len(reports) < 2:
-            raise bad_file(source, reports[0].line, 1, "time stamp", ONLY_SINCE_BOOT)
-        warnings.append(skipped_since_boot(source))
-        kept = [(cur, cur.time - prev.time) for prev, cur in itertools.pairwise(reports)]
-    t0 = kept[0][0].time - kept[0][1]
-    samples: list[Sample] = []
-    for report, seconds in kept:
-        start = report.time - seconds - t0
-        samples.extend(layout.sample(v, dev, host, start, seconds) for dev, v in report.rows)
+    samples.finish()
     return Measured(
         source,
         "iostat",
-        tuple(samples),
+        samples.table,
         (),
         layout.columns(),
-        (*warnings, *layout.warnings(source)),
+        (*samples.warnings, *layout.warnings(source)),
     )

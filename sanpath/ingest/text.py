@@ -110,14 +110,25 @@ def read_text(path: str | Path, *, limit: int | None = MAX_TEXT_BYTES) -> str:
     return decode(raw, str(path))
 
 
-def open_text(path: str | Path) -> TextIO:
+def open_text(path: str | Path, *, errors: str = "strict") -> TextIO:
     """A checked file (any size) opened for reading as text, decoded by its byte order mark;
-    a byte that does not decode raises :class:`UnicodeDecodeError` as it is read."""
+    a byte that does not decode raises :class:`UnicodeDecodeError` as it is read (with
+    ``errors="surrogateescape"`` it arrives as a lone surrogate in its line instead, which
+    :func:`undecoded` finds)."""
     checked_file(path, limit=None)
     handle = Path(path).open("rb")  # noqa: SIM115 - the wrapper returned owns it
     start = handle.read(4)
     handle.seek(0)
-    return io.TextIOWrapper(handle, encoding=encoding_of(start), errors="strict", newline=None)
+    return io.TextIOWrapper(handle, encoding=encoding_of(start), errors=errors, newline=None)
+
+
+def undecoded(line: str) -> int:
+    """The 1-based column of the first byte that did not decode in a line read with
+    ``errors="surrogateescape"`` (0: none)."""
+    for column, char in enumerate(line, 1):
+        if "\udc80" <= char <= "\udcff":
+            return column
+    return 0
 
 
 def csv_cells(source: str, lineno: int, line: str) -> list[tuple[str, int]]:

@@ -148,3 +148,50 @@ def test_bad_json_and_sadf_are_located(tmp_path: Path) -> None:
     assert (line, where) == (4, "await") and column == sadf[3].index("2.00ms") + 1
     sadf[3] = sadf[3].rsplit(";", 3)[0]
     assert _problem(_write(tmp_path, "\n".join(sadf) + "\n", "s2.csv"))[:2] == (4, len(sadf[3]) + 1)
+
+
+def _long_report(tmp_path: Path, reports: int) -> Path:
+    """The shipped iostat -x -t sample's second report repeated ``reports`` times, 5 s apart."""
+    text = Path("scenarios/measured/iostat_x.txt").read_text().splitlines()
+    banner = next(line for line in text if line.startswith("Linux "))
+    start = next(i for i, line in enumerate(text) if line.endswith("02:00:05 PM"))
+    block = text[start + 1 : start + 7]  # avg-cpu, its values, blank, header, two rows
+    lines = [banner, ""]
+    for r in range(reports):
+        seconds = 5 * r
+        lines.append(
+            f"01/15/2024 {2 + seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d} PM"
+        )
+        lines += [*block, ""]
+    path = tmp_path / "long.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_long_text_report_is_streamed(tmp_path: Path) -> None:
+    """Reading holds one report's rows at a time and keeps the samples as columns: the peak
+    of Python allocations stays under the file's own size (reading it whole would hold the
+    text, its lines and every report's rows)."""
+    import tracemalloc
+
+    path = _long_report(tmp_path, 2_000)
+    tracemalloc.start()
+    try:
+        measured = iostat.read(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(measured.samples) == 2 * 1_999  # the first report is the since-boot average
+    assert measured.samples[0].start == 0.0 and measured.samples[-1].seconds == 5.0
+    assert peak < path.stat().st_size / 2, (peak, path.stat().st_size)
+
+
+def test_a_byte_that_does_not_decode_late_in_a_report_is_located(tmp_path: Path) -> None:
+    path = _long_report(tmp_path, 50)
+    data = path.read_bytes()
+    cut = data.index(b"sdc", len(data) // 2)
+    path.write_bytes(data[:cut] + b"\xff" + data[cut:])
+    line = data[:cut].count(b"\n") + 1
+    with pytest.raises(ScenarioError) as caught:
+        iostat.read(path)
+    assert f"long.txt:{line}:" in str(caught.value)
