@@ -25,7 +25,8 @@ from datetime import datetime
 from pathlib import Path
 
 from sanpath.ingest.model import ADAPTER_PREFIX, Measured, Sample, bad_file
-from sanpath.ingest.text import read_text
+from sanpath.ingest.table import SampleTable
+from sanpath.ingest.text import text_lines
 
 MIB = 2**20
 """esxtop's MBytes: 2^20 bytes."""
@@ -155,17 +156,42 @@ def _time(text: str, number: int, column: int, source: str) -> datetime:
 
 
 def read(path: str | Path) -> Measured:
-    """Disk and adapter samples of an esxtop batch-mode CSV."""
+    """Disk and adapter samples of an esxtop batch-mode CSV.
+
+    The file is streamed row by row (a row waits only for the next one, which gives the
+    first row its interval); the samples are kept as columns
+    (:class:`~sanpath.ingest.table.SampleTable`).
+    """
     source = str(path)
-    lines = read_text(path).splitlines()
-    if not lines:
-        raise bad_file(source, 1, 1, "", "empty file: expected esxtop -b output")
-    header = split_line(lines[0], 1, source)
-    devices = _header(header, source)
-    rows: list[tuple[int, datetime, list[tuple[str, int]]]] = []
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
+    with text_lines(path) as lines:
+        first_line = next(lines, None)
+        if first_line is None:
+            raise bad_file(source, 1, 1, "", "empty file: expected esxtop -b output")
+        header = split_line(first_line[1], 1, source)
+        devices = _header(header, source)
+        reader = _Rows(source, header, devices)
+        for number, line in lines:
+            if line.strip():
+                reader.add(number, line)
+        return reader.finish()
+
+
+class _Rows:
+    """Rows turned into samples: each when the next one gives its interval."""
+
+    def __init__(self, source: str, header: list[tuple[str, int]], devices: list[_Device]):
+        self.source = source
+        self.header = header
+        self.devices = devices
+        self.table = SampleTable()
+        self.warnings: list[str] = []
+        self.pending: tuple[int, datetime, list[tuple[str, int]]] | None = None
+        self.first: datetime | None = None
+        self.last: datetime | None = None
+
+    def add(self, number: int, line: str) -> None:
+        """A row of the file (not blank)."""
+        source, header = self.source, self.header
         cells = split_line(line, number, source)
         if len(cells) < len(header):
             raise bad_file(
@@ -177,35 +203,49 @@ def read(path: str | Path) -> Measured:
                 source, number, cells[len(header)][1], "",
                 f"{len(cells)} cells, the header has {len(header)}",
             )  # fmt: skip
-        rows.append((number, _time(cells[0][0], number, cells[0][1], source), cells))
-    if not rows:
-        raise bad_file(source, 2, 1, "", "no samples after the header")
-    samples: list[Sample] = []
-    warnings: list[str] = []
-    first = rows[0][1]
-    for k, (number, when, cells) in enumerate(rows):
-        if k:
-            seconds = (when - rows[k - 1][1]).total_seconds()
-        elif len(rows) > 1:
-            seconds = (rows[1][1] - when).total_seconds()
-        else:
-            seconds = _DEFAULT_DELAY_S
-            warnings.append(f"{source}: one sample; its interval assumed {seconds:g} s")
+        when = _time(cells[0][0], number, cells[0][1], source)
+        if self.pending is not None:  # the first row: the second gives its interval
+            first = self.pending
+            self.pending = None
+            self._emit(first, (when - first[1]).total_seconds())
+        if self.first is None:
+            self.first = when
+            self.pending = (number, when, cells)
+            return
+        assert self.last is not None
+        self._emit((number, when, cells), (when - self.last).total_seconds())
+
+    def _emit(self, row: tuple[int, datetime, list[tuple[str, int]]], seconds: float) -> None:
+        number, when, cells = row
         if seconds <= 0:
             raise bad_file(
-                source, number, cells[0][1], "timestamp",
+                self.source, number, cells[0][1], "timestamp",
                 "time does not advance from the row before",
             )  # fmt: skip
-        start = (when - first).total_seconds()
-        for dev in devices:
-            sample = _sample(dev, cells, header, number, source, start, seconds)
+        assert self.first is not None
+        start = (when - self.first).total_seconds()
+        for dev in self.devices:
+            sample = _sample(dev, cells, self.header, number, self.source, start, seconds)
             if sample is None:
-                warnings.append(
-                    f"{source}:{number}: {dev.name}: every rate is blank; the row is skipped"
+                self.warnings.append(
+                    f"{self.source}:{number}: {dev.name}: every rate is blank; the row is skipped"
                 )
             else:
-                samples.append(sample)
-    return Measured(source, "esxtop", tuple(samples), (), _columns(devices), tuple(warnings))
+                self.table.append(sample)
+        self.last = when
+
+    def finish(self) -> Measured:
+        """The samples read, once every row is in."""
+        if self.first is None:
+            raise bad_file(self.source, 2, 1, "", "no samples after the header")
+        if self.pending is not None:  # a single row
+            seconds = _DEFAULT_DELAY_S
+            self.warnings.append(f"{self.source}: one sample; its interval assumed {seconds:g} s")
+            row, self.pending = self.pending, None
+            self._emit(row, seconds)
+        return Measured(
+            self.source, "esxtop", self.table, (), _columns(self.devices), tuple(self.warnings)
+        )
 
 
 def _sample(

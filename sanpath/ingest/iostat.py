@@ -19,10 +19,9 @@ between its report's time stamp and the previous one. Lines starting with ``{`` 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
 from sanpath.ingest.model import Measured, bad_file
 from sanpath.ingest.sysstat import (
@@ -37,10 +36,9 @@ from sanpath.ingest.sysstat import (
     values_of,
 )
 from sanpath.ingest.table import SampleTable
-from sanpath.ingest.text import open_text, undecoded
+from sanpath.ingest.text import text_lines
 
 _BANNER = re.compile(r"^\S+ \S+ \(([^)]*)\)")
-_T = TypeVar("_T")
 
 
 @dataclass
@@ -63,49 +61,22 @@ def read(path: str | Path) -> Measured:
     if kind != "text":
         source, text = load(path)
         return read_json(source, text) if kind == "json" else read_sadf(source, text)
-    return _stream(path, lambda lines: _read_lines(source, lines))
+    with text_lines(path) as lines:
+        return _read_lines(source, lines)
 
 
 def _kind(path: str | Path) -> str:
     """``json``, ``sadf``, ``text`` or ``empty``, from one pass over the lines."""
-    first = True
-
-    def judge(lines: Iterator[tuple[int, str]]) -> str:
-        nonlocal first
-        kind = "empty"
+    kind = "empty"
+    with text_lines(path) as lines:
         for _lineno, line in lines:
-            if first and line.strip():
-                first = False
+            if kind == "empty" and line.strip():
                 if line.lstrip().startswith("{"):
                     return "json"
                 kind = "text"
             if line.startswith("# hostname;"):
                 return "sadf"
-        return kind
-
-    return _stream(path, judge)
-
-
-def _stream(path: str | Path, use: Callable[[Iterator[tuple[int, str]]], _T]) -> _T:
-    """``use`` applied to the file's (line number, text) pairs, read one at a time; a byte
-    that does not decode is an error at its line and column."""
-    source = str(path)
-    with open_text(path, errors="surrogateescape") as handle:
-
-        def numbered() -> Iterator[tuple[int, str]]:
-            for lineno, line in enumerate(handle, 1):
-                column = undecoded(line)
-                if column:
-                    raise bad_file(
-                        source,
-                        lineno,
-                        column,
-                        "file",
-                        "not UTF-8 or UTF-16 text (save it as UTF-8)",
-                    )
-                yield lineno, line.rstrip("\r\n")
-
-        return use(numbered())
+    return kind
 
 
 class _Samples:

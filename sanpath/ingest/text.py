@@ -17,7 +17,8 @@ import math
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -129,6 +130,30 @@ def undecoded(line: str) -> int:
         if "\udc80" <= char <= "\udcff":
             return column
     return 0
+
+
+@contextmanager
+def text_lines(path: str | Path) -> Generator[Iterator[tuple[int, str]]]:
+    """A checked file's lines (any size) as (line number from 1, text without its line
+    break), read one at a time; a byte that does not decode is a located error at its line
+    and column."""
+    source = str(path)
+    with open_text(path, errors="surrogateescape") as handle:
+
+        def numbered() -> Iterator[tuple[int, str]]:
+            for lineno, line in enumerate(handle, 1):
+                column = undecoded(line)
+                if column:
+                    raise bad_file(
+                        source,
+                        lineno,
+                        column,
+                        "file",
+                        "not UTF-8 or UTF-16 text (save it as UTF-8)",
+                    )
+                yield lineno, line.rstrip("\r\n")
+
+        yield numbered()
 
 
 def csv_cells(source: str, lineno: int, line: str) -> list[tuple[str, int]]:

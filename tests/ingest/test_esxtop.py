@@ -193,3 +193,35 @@ def test_missing_rate_counter_and_no_disks(tmp_path: Path) -> None:
     )
     with pytest.raises(ScenarioError, match="no disk counters"):
         esxtop.read(other)
+
+
+def test_a_long_batch_file_is_streamed(tmp_path: Path) -> None:
+    """Rows are read one at a time and the samples kept as columns: the peak of Python
+    allocations stays under twice the file's size, the samples' own columns (reading it
+    whole held its text, its lines and every row's cells: more than ten times), and the
+    samples are those of the shipped file, repeated."""
+    import tracemalloc
+    from datetime import datetime, timedelta
+
+    lines = (SCENARIOS / "measured" / "esxtop_batch.csv").read_text().splitlines()
+    header, rows = lines[0], [row for row in lines[1:] if row.strip()]
+    row = rows[1]
+    stamp = row[1 : row.index('"', 1)]
+    start = datetime.strptime(stamp, "%m/%d/%Y %H:%M:%S")
+    path = tmp_path / "long.csv"
+    with path.open("w") as out:
+        out.write(header + "\n")
+        for k in range(3_000):
+            when = (start + timedelta(seconds=5 * k)).strftime("%m/%d/%Y %H:%M:%S")
+            out.write(row.replace(stamp, when, 1) + "\n")
+    tracemalloc.start()
+    try:
+        measured = esxtop.read(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    one = esxtop.read(SCENARIOS / "measured" / "esxtop_batch.csv")
+    per_row = len({s.device for s in one.samples})
+    assert len(measured.samples) == 3_000 * per_row
+    assert measured.samples[-1].start == 5.0 * 2_999 and measured.samples[0].seconds == 5.0
+    assert peak < 2 * path.stat().st_size, (peak, path.stat().st_size)
