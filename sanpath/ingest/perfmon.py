@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sanpath.ingest.model import Measured, Sample, bad_file
 from sanpath.ingest.table import SampleTable
-from sanpath.ingest.text import counter, csv_cells, open_text, row_cells
+from sanpath.ingest.text import counter, csv_cells, row_cells, text_lines
 
 _HEAD = re.compile(r"\(PDH-CSV 4\.0\) \((.*)\)\((-?\d+)\)")
 _EPOCH = datetime(1970, 1, 1)
@@ -76,17 +76,8 @@ def read(path: str | Path) -> Measured:
     The file is streamed line by line (any size; UTF-8 or UTF-16, see
     :mod:`sanpath.ingest.text`): only the samples are kept.
     """
-    source = str(path)
-    handle = open_text(path)
-    lineno = 0
-    try:
-        with handle:
-            lines = ((lineno, line.rstrip("\r\n")) for lineno, line in enumerate(handle, 1))
-            return _read(source, lines)
-    except UnicodeDecodeError:
-        raise bad_file(
-            source, lineno + 1, 1, "file", "not UTF-8 or UTF-16 text (save it as UTF-8)"
-        ) from None
+    with text_lines(path) as lines:
+        return _read(str(path), lines)
 
 
 def _read(source: str, lines: Iterator[tuple[int, str]]) -> Measured:
