@@ -115,7 +115,7 @@ def open_text(path: str | Path, *, errors: str = "strict") -> TextIO:
     """A checked file (any size) opened for reading as text, decoded by its byte order mark;
     a byte that does not decode raises :class:`UnicodeDecodeError` as it is read (with
     ``errors="surrogateescape"`` it arrives as a lone surrogate in its line instead, which
-    :func:`undecoded` finds)."""
+    ``undecoded`` finds)."""
     checked_file(path, limit=None)
     handle = Path(path).open("rb")  # noqa: SIM115 - the wrapper returned owns it
     start = handle.read(4)
