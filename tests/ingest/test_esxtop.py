@@ -10,6 +10,7 @@ import pytest
 from sanpath.ingest import esxtop
 from sanpath.spec import ScenarioError
 from tests.conftest import SCENARIOS
+from tests.ingest.peak import read_with_peak
 
 SAMPLE = SCENARIOS / "measured" / "esxtop_batch.csv"
 D1 = "naa.600508b1001c3a7e5b2f4d8e9a000001"
@@ -200,7 +201,6 @@ def test_a_long_batch_file_is_streamed(tmp_path: Path) -> None:
     allocations stays under twice the file's size, the samples' own columns (reading it
     whole held its text, its lines and every row's cells: more than ten times), and the
     samples are those of the shipped file, repeated."""
-    import tracemalloc
     from datetime import datetime, timedelta
 
     lines = (SCENARIOS / "measured" / "esxtop_batch.csv").read_text().splitlines()
@@ -214,12 +214,7 @@ def test_a_long_batch_file_is_streamed(tmp_path: Path) -> None:
         for k in range(3_000):
             when = (start + timedelta(seconds=5 * k)).strftime("%m/%d/%Y %H:%M:%S")
             out.write(row.replace(stamp, when, 1) + "\n")
-    tracemalloc.start()
-    try:
-        measured = esxtop.read(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    measured, peak = read_with_peak(esxtop.read, path)
     one = esxtop.read(SCENARIOS / "measured" / "esxtop_batch.csv")
     per_row = len({s.device for s in one.samples})
     assert len(measured.samples) == 3_000 * per_row

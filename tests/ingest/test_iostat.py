@@ -8,6 +8,7 @@ import pytest
 
 from sanpath.ingest import iostat
 from sanpath.spec import ScenarioError
+from tests.ingest.peak import read_with_peak
 
 MEASURED = Path(__file__).resolve().parents[2] / "scenarios" / "measured"
 KIB, SECTOR = 1024, 512
@@ -172,15 +173,8 @@ def test_a_long_text_report_is_streamed(tmp_path: Path) -> None:
     """Reading holds one report's rows at a time and keeps the samples as columns: the peak
     of Python allocations stays under the file's own size (reading it whole would hold the
     text, its lines and every report's rows)."""
-    import tracemalloc
-
     path = _long_report(tmp_path, 2_000)
-    tracemalloc.start()
-    try:
-        measured = iostat.read(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    measured, peak = read_with_peak(iostat.read, path)
     assert len(measured.samples) == 2 * 1_999  # the first report is the since-boot average
     assert measured.samples[0].start == 0.0 and measured.samples[-1].seconds == 5.0
     assert peak < path.stat().st_size / 2, (peak, path.stat().st_size)
