@@ -66,17 +66,17 @@ def read(path: str | Path) -> Measured:
 
 
 def _kind(path: str | Path) -> str:
-    """``json``, ``sadf``, ``text`` or ``empty``, from one pass over the lines."""
-    kind = "empty"
+    """``json``, ``sadf``, ``text`` or ``empty``, from the file's first lines: sadf -d puts
+    its ``# hostname;`` header before any record (:func:`~sanpath.ingest.sysstat.read_sadf`
+    refuses data before it), so the scan stops at the first line that is not a comment."""
     with text_lines(path) as lines:
         for _lineno, line in lines:
-            if kind == "empty" and line.strip():
-                if line.lstrip().startswith("{"):
-                    return "json"
-                kind = "text"
             if line.startswith("# hostname;"):
                 return "sadf"
-    return kind
+            stripped = line.strip()
+            if stripped and not stripped.startswith("#"):
+                return "json" if stripped.startswith("{") else "text"
+    return "empty"
 
 
 class _Samples:

@@ -126,10 +126,14 @@ def open_text(path: str | Path, *, errors: str = "strict") -> TextIO:
 def undecoded(line: str) -> int:
     """The 1-based column of the first byte that did not decode in a line read with
     ``errors="surrogateescape"`` (0: none)."""
-    for column, char in enumerate(line, 1):
-        if "\udc80" <= char <= "\udcff":
-            return column
-    return 0
+    if line.isascii():
+        return 0
+    found = _UNDECODED.search(line)
+    return 0 if found is None else found.start() + 1
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
+"""A byte ``errors="surrogateescape"`` could not decode, as the lone surrogate it becomes."""
 
 
 @contextmanager
