@@ -10,15 +10,25 @@ ended inside a transient, a precision short of its target, intervals that may be
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
+from sanpath.readable import duration
+from sanpath.results import StationStats
 from sanpath.sim.control import DRIFT, STATE_DIRTY, STATE_IN_FLIGHT, RunControl
-from sanpath.spec import RunSpec
-from sanpath.stats import interval_doubts, mser, trend
+from sanpath.spec import RunSpec, Scenario
+from sanpath.stats import (
+    RELAXATIONS_PER_BATCH,
+    LatencyHistogram,
+    interval_doubts,
+    mser,
+    short_batches,
+    trend,
+)
 
-__all__ = ["CacheLevel", "diagnose"]
+__all__ = ["CacheLevel", "diagnose", "open_queues", "tail_warnings"]
 
 
 class CacheLevel(NamedTuple):
@@ -37,13 +47,21 @@ MIB = 1024 * 1024
 
 
 def diagnose(
-    control: RunControl, now: float, window_start: float, measured: int, cache: CacheLevel
+    control: RunControl,
+    now: float,
+    window_start: float,
+    measured: int,
+    cache: CacheLevel,
+    queues: Sequence[tuple[str, float, float]] = (),
 ) -> tuple[list[str], bool]:
     """What makes the figures of a finished run unsafe: (warnings, steady).
 
     ``steady`` is False when the run did not reach steady state (warm-up gave up, an
     unstable open loop, a cache still filling, a trend across the measured batches); a
-    precision short of its target only warns.
+    precision short of its target only warns. ``queues``: (name, utilization per server,
+    mean service time per server in seconds) of the stations an open loop's I/Os queue at,
+    to judge the batches' length against the slowest queue's relaxation time (empty: not
+    judged, as for closed loops, whose queues their own population bounds).
     """
     info = control.info
     spec = control.spec
@@ -123,6 +141,13 @@ def diagnose(
                     else "the trace ended first: replay it with trace.loop, or a longer span)"
                 )
             )
+    short = (
+        short_batches(queues, now - window_start, k)
+        if k >= 2 and not control.scheduled and not control.trace
+        else None
+    )
+    if short is not None:
+        out.append(_short_note(short, k, spec, measured))
     elif k >= 8 and not control.scheduled and not control.trace:
         doubts = interval_doubts(v.latency_mean)
         if doubts:
@@ -190,6 +215,21 @@ def _fixed_transient(control: RunControl, cache: CacheLevel, measured: int) -> s
     return ""
 
 
+def _short_note(
+    short: tuple[str, float, float, float], k: int, spec: RunSpec, measured: int
+) -> str:
+    name, utilization, tau, batch_s = short
+    need = measured * RELAXATIONS_PER_BATCH * tau / batch_s
+    need = 1000 * math.ceil(need / 1000) if math.isfinite(need) else need
+    return (
+        f"the 95% intervals may be too narrow: the run is short for its busiest queue ({name}, "
+        f"{100 * utilization:.0f}% busy, relaxes in about {duration(tau)}: S/(1-sqrt(rho))^2), "
+        f"each of its {k} batches lasting {duration(batch_s)}, under {RELAXATIONS_PER_BATCH:g} "
+        f"relaxation times; run longer (at least {need:,.0f} I/Os"
+        + (" in run.ios)" if spec.ios is not None else ", by run.max_ios or run.duration)")
+    )
+
+
 def _longer(spec: RunSpec, measured: int) -> str:
     if spec.duration is not None:
         return f"run longer (run.duration {2 * spec.duration:.3g}s or more)"
@@ -237,3 +277,39 @@ def _cache_warning(control: RunControl, now: float, cache: CacheLevel) -> str:
         "(the default: the run starts with the cache at its high watermark) and run.warmup: "
         f"auto (it waits for the cache to settle), or measure from about {2 * t_high:.3g} s on"
     )
+
+
+def open_queues(
+    scenario: Scenario, stations: tuple[StationStats, ...]
+) -> tuple[tuple[str, float, float], ...]:
+    """(name, utilization, mean service time per server in seconds) of the queueing stations
+    when every workload is an open loop (a closed loop's queues are bounded by its own
+    population: none)."""
+    if any(w.closed for w in scenario.workloads):
+        return ()
+    return tuple(
+        (st.name, st.utilization, st.mean_service_s / st.servers)
+        for st in stations
+        if math.isfinite(st.servers) and st.servers > 0
+    )
+
+
+def tail_warnings(
+    latency: LatencyHistogram, issued: Iterable[float], now: float
+) -> tuple[str, ...]:
+    """Signs that the measured figures understate the latency tail: ``latency`` the measured
+    I/Os, ``issued`` when each I/O still in flight at ``now`` was issued (seconds)."""
+    ages = [now - t for t in issued]
+    if not latency.count or not ages:
+        return ()
+    tail = latency.quantile(0.999)
+    stuck = sum(1 for age in ages if age > tail)
+    # In steady state hardly any I/O in flight is older than the p99.9 of those that
+    # completed; many such I/Os mean the run ended before they could be counted.
+    if stuck >= 3 and stuck > 0.01 * len(ages):
+        return (
+            f"{stuck} of {len(ages)} I/Os still in flight at the end have waited "
+            f"longer than the measured p99.9 ({tail * 1e3:.1f} ms; the oldest "
+            f"{max(ages) * 1e3:.1f} ms): the tail and the mean are understated; run longer",
+        )
+    return ()

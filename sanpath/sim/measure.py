@@ -33,7 +33,7 @@ from sanpath.sim.components.array import Lun
 from sanpath.sim.components.host import HostInstance
 from sanpath.sim.control import UNSTABLE_WINDOW, RunControl, metric_interval
 from sanpath.sim.devices import DeviceCounter
-from sanpath.sim.diagnosis import CacheLevel, diagnose
+from sanpath.sim.diagnosis import CacheLevel, diagnose, open_queues, tail_warnings
 from sanpath.sim.record import Recorder
 from sanpath.sim.replay import trace_notes, trace_run
 from sanpath.sim.topology import Topology
@@ -312,6 +312,8 @@ class Measurement:
         iops_ci = metric_interval(self.batches, "iops", self.latency, n, span)[2]
         lat_ci = metric_interval(self.batches, "latency_ms_mean", self.latency, n, span)[2]
         cache = self.cache
+        stations = tuple(st.summary(now) for st in self.topology.stations.values())
+        queues = open_queues(scenario, stations)  # for the run-length check
         warnings, steady = diagnose(
             self.control,
             now,
@@ -320,6 +322,7 @@ class Measurement:
             CacheLevel(
                 cache.capacity, cache.low, cache.high, cache.dirty, cache.dirty_peak, cache.absorbed
             ),
+            queues,
         )
         info = self.control.info
         notes = trace_notes(self.run_spec, info.stopped_by, self.control.completed, n)
@@ -354,11 +357,15 @@ class Measurement:
                 layer: (value / n * 1e3 if n else 0.0)
                 for layer, value in zip(LAYERS, self.breakdown, strict=True)
             },
-            stations=tuple(st.summary(now) for st in self.topology.stations.values()),
+            stations=stations,
             wall_seconds=wall_seconds,
             totals=self.totals(),
             lun_mb_per_s={name: lun.mb_per_s for name, lun in groups["luns"].items()},
-            warnings=(*warnings, *self._tail_warnings(now), *((starved,) if starved else ())),
+            warnings=(
+                *warnings,
+                *tail_warnings(self.latency, self.in_flight.values(), now),
+                *((starved,) if starved else ()),
+            ),
             steady=steady,
             run_info=self.control.info.to_dict(),
             timeseries=self._columns(now),
@@ -467,24 +474,6 @@ class Measurement:
             },
             "luns": {lun.name: figures(2, lun.name, [lun.index]) for lun in topo.luns},
         }
-
-    def _tail_warnings(self, now: float) -> tuple[str, ...]:
-        """Signs that the measured figures understate the latency tail."""
-        out = []
-        hist = self.latency
-        if hist.count and self.in_flight:
-            tail = hist.quantile(0.999)
-            ages = [now - t for t in self.in_flight.values()]
-            stuck = sum(1 for age in ages if age > tail)
-            # In steady state hardly any I/O in flight is older than the p99.9 of those that
-            # completed; many such I/Os mean the run ended before they could be counted.
-            if stuck >= 3 and stuck > 0.01 * len(ages):
-                out.append(
-                    f"{stuck} of {len(ages)} I/Os still in flight at the end have waited "
-                    f"longer than the measured p99.9 ({tail * 1e3:.1f} ms; the oldest "
-                    f"{max(ages) * 1e3:.1f} ms): the tail and the mean are understated; run longer"
-                )
-        return tuple(out)
 
     def _columns(self, now: float) -> dict[str, list[float]] | None:
         if self.timeseries is None:

@@ -24,6 +24,7 @@ stripes as they would have. Copy jobs are left out: they fill a cache in seconds
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 
 from sanpath.sim.components import Cache, Lun, RaidPool
@@ -34,31 +35,36 @@ from sanpath.spec import Scenario
 
 
 class _PoolWrites:
-    """The write sources of one pool, chosen by weight, extents merged as the cache would."""
+    """The write sources of one pool, each drawn as often as it writes (the cache joins a
+    stream's contiguous writes into extents as it joins the run's own)."""
 
     def __init__(self, pick: Callable[[], float]) -> None:
         self.pick = pick
-        self.sources: list[tuple[float, Lun, IoSource]] = []
+        self.sources: list[tuple[Lun, IoSource]] = []
+        self.upto: list[float] = []
+        """The sources' cumulative rates (a draw's uniform number picks by bisection)."""
+        self.rate = 0.0
+        """Writes into the cache, every source together: per second for open loops, the
+        outstanding writes for closed ones (only the sources' proportions matter)."""
         self.total = 0.0
+        """Bytes per second into the cache (the pool's share of the dirty data)."""
 
-    def add(self, weight: float, lun: Lun, source: IoSource) -> None:
-        self.total += weight
-        self.sources.append((self.total, lun, source))
+    def add(self, rate: float, size: float, lun: Lun, source: IoSource) -> None:
+        """``source`` writes ``rate`` times a second to ``lun``, ``size`` bytes on average."""
+        self.rate += rate
+        self.total += rate * size
+        self.upto.append(self.rate)
+        self.sources.append((lun, source))
 
     def draw(self) -> tuple[Lun, int, int]:
-        """The next dirty extent: (LUN, offset, size)."""
-        x = self.pick() * self.total
-        _, lun, source = next((s for s in self.sources if x < s[0]), self.sources[-1])
+        """The next dirty extent: (LUN, offset, size).
+
+        A source is chosen by its write rate, not its bytes: each draw is one of its writes,
+        whose own size then gives the source its share of the bytes.
+        """
+        i = bisect_right(self.upto, self.pick() * self.rate)
+        lun, source = self.sources[min(i, len(self.sources) - 1)]
         size, _, offset = source.next_io()
-        if source.pattern == "sequential" or source.random_share is not None:
-            # contiguous writes of one stream join one extent, up to the LUN's merge size
-            while size < lun.destage_merge:
-                position = source.position
-                more, _, at = source.next_io()
-                if at != offset + size or size + more > lun.destage_merge:
-                    source.position = position
-                    break
-                size += more
         return lun, offset, size
 
 
@@ -152,7 +158,7 @@ def _write_sources(
         else:
             assert w.rate is not None
             per_lun = w.rate * n_hosts / len(luns)
-        weight = (1.0 - w.read_fraction) * mean_size * per_lun
+        rate = (1.0 - w.read_fraction) * per_lun
         for lun in luns:
             if lun.write_hit >= 1.0:
                 continue  # its writes overwrite dirty data: they never fill the cache
@@ -165,5 +171,5 @@ def _write_sources(
             for thread in range(threads):
                 name = f"precondition.w{wi}.{lun.name}.t{thread}"
                 source = make_source(writes_only, lun.size, streams, name, thread)
-                group.add(weight * (1.0 - lun.write_hit) / threads, lun, source)
+                group.add(rate * (1.0 - lun.write_hit) / threads, mean_size, lun, source)
     return pools

@@ -17,13 +17,23 @@ otherwise (``*_ms`` milliseconds, ``*_ns`` integer nanoseconds).
 from sanpath.stats.batches import BatchMeans, BatchValues
 from sanpath.stats.histogram import DEFAULT_BITS, FLUSH_EVERY, MAX_NS_BITS, LatencyHistogram
 from sanpath.stats.intervals import lag1_autocorrelation, mean_ci, section_ci, t_quantile
-from sanpath.stats.steady import interval_doubts, mser, relative_half_width, settled, trend
+from sanpath.stats.steady import (
+    RELAXATIONS_PER_BATCH,
+    interval_doubts,
+    mser,
+    relative_half_width,
+    relaxation_time,
+    settled,
+    short_batches,
+    trend,
+)
 from sanpath.stats.timeseries import TimeSeries
 
 __all__ = [
     "DEFAULT_BITS",
     "FLUSH_EVERY",
     "MAX_NS_BITS",
+    "RELAXATIONS_PER_BATCH",
     "BatchMeans",
     "BatchValues",
     "LatencyHistogram",
@@ -33,8 +43,10 @@ __all__ = [
     "mean_ci",
     "mser",
     "relative_half_width",
+    "relaxation_time",
     "section_ci",
     "settled",
+    "short_batches",
     "t_quantile",
     "trend",
 ]

@@ -27,13 +27,16 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "RELAXATIONS_PER_BATCH",
     "SETTLE_FRACTION",
     "Trend",
     "interval_doubts",
     "kendall_against_time",
     "mser",
     "relative_half_width",
+    "relaxation_time",
     "settled",
+    "short_batches",
     "trend",
 ]
 
@@ -236,3 +239,49 @@ def interval_doubts(values: Sequence[float] | FloatArray) -> list[str]:
             "batches have not averaged out yet)"
         )
     return out
+
+
+RELAXATIONS_PER_BATCH = 5.0
+"""A batch should last at least this many relaxation times of the busiest queue. Chosen
+between two measured cases (M/M/1, 20 batches of 1,000 I/Os, 300-500 replications): at 80%
+busy a batch lasts 14 relaxation times and the intervals cover the exact mean as a 95%
+interval should; at 90% busy it lasts 2.9 and they cover it 91% of the time, 82% among the
+runs whose own batches raise no doubt."""
+
+
+def relaxation_time(service_s: float, utilization: float) -> float:
+    """The relaxation time of an M/M/1 queue, seconds: ``S / (1 - sqrt(rho))**2`` for mean
+    service time ``S`` (seconds) and utilization ``rho`` (Morse 1955, "Stochastic properties
+    of waiting lines"; Whitt 1989 uses it to plan simulation run lengths). It is how long the
+    queue takes to forget where it was: batch means of batches much shorter than it are
+    correlated however the batches look, because a busy period longer than the run has not
+    yet happened in it. Infinite at or above full utilization."""
+    if utilization >= 1.0:
+        return math.inf
+    return service_s / (1.0 - math.sqrt(utilization)) ** 2
+
+
+def short_batches(
+    queues: Sequence[tuple[str, float, float]], window_s: float, batches: int
+) -> tuple[str, float, float, float] | None:
+    """The queue whose relaxation time the batches are too short for, or None.
+
+    ``queues``: (name, utilization per server, mean service time per server in seconds) of
+    each queueing station; ``window_s`` the measured window and ``batches`` its number of
+    batches. Returns (name, utilization, relaxation time, batch length), seconds, for the
+    queue with the longest relaxation time when a batch lasts fewer than
+    :data:`RELAXATIONS_PER_BATCH` of it.
+    """
+    if batches < 1 or window_s <= 0:
+        return None
+    worst: tuple[str, float, float] | None = None
+    for name, utilization, service_s in queues:
+        if not (utilization > 0.0 and service_s > 0.0):
+            continue
+        tau = relaxation_time(service_s, utilization)
+        if worst is None or tau > worst[2]:
+            worst = (name, utilization, tau)
+    batch_s = window_s / batches
+    if worst is None or batch_s >= RELAXATIONS_PER_BATCH * worst[2]:
+        return None
+    return worst[0], worst[1], worst[2], batch_s

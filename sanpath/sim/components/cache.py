@@ -30,14 +30,7 @@ import simpy
 # imports nothing of this module) and named here too, with the rest of the cache
 from sanpath.sim.components.array import Lun
 from sanpath.sim.components.array import ReadAhead as ReadAhead
-from sanpath.sim.components.destage import (
-    Backlog,
-    Destager,
-    Extent,
-    SortedBacklog,
-    Sweep,
-    destage_concurrency,
-)
+from sanpath.sim.components.destage import Destager, Extent, Sweep, destage_concurrency
 from sanpath.sim.components.drive import Yielding
 from sanpath.sim.components.raid import RaidPool
 from sanpath.spec import CacheSpec, PoolSpec
@@ -76,11 +69,6 @@ class Cache:
         self.low = spec.low_watermark * self.capacity
         self.high = spec.high_watermark * self.capacity
         self.destagers: dict[RaidPool, Destager] = {}
-        self.tails: dict[tuple[Lun, int], Extent] = {}
-        """Extents that can still grow, by (LUN, offset where the next write would join)."""
-        self.heads: dict[tuple[Lun, int], Extent] = {}
-        """With ``destage_coalesce``: extents that can still grow down, by (LUN, offset where
-        they start)."""
         self.space_waiters: deque[tuple[Lun, int, int, simpy.Event]] = deque()
         self.forced_flushes = 0
         self.dirty_peak = 0
@@ -100,36 +88,20 @@ class Cache:
     ) -> None:
         """Start the run with ``nbytes`` of ``pool``'s dirty data waiting for destage.
 
-        ``draw`` makes the extents: as destaging reaches them in arrival order (see
-        :class:`~sanpath.sim.components.destage.Backlog`), all at once in sweep order
-        (:class:`~sanpath.sim.components.destage.SortedBacklog`). The dirty level rises by
-        ``nbytes`` at once; destaging starts when the level asks for it.
+        ``draw`` gives the extents, (LUN, offset, size), until they add up to ``nbytes``:
+        each is admitted as a write would be, open to joins, so the dirty set a run starts
+        with is the one it keeps (the same extents, and the same memory, as a long run's).
+        The dirty level rises by ``nbytes`` at once; destaging starts when the level asks
+        for it.
         """
         if nbytes <= 0:
             return
-        destager = self.destagers[pool]
-        if destager.sweeps:
-            luns: list[Lun] = []
-            index: dict[Lun, int] = {}
-            groups: list[list[tuple[int, int, int]]] = [[] for _ in destager.sweeps]
-            remaining = nbytes
-            while remaining > 0:
-                lun, offset, size = draw()
-                size = min(size, remaining)
-                remaining -= size
-                i = index.get(lun)
-                if i is None:
-                    i = index[lun] = len(luns)
-                    luns.append(lun)
-                key = lun.base + offset
-                groups[destager.group(key)].append((key, size, i))
-            for sweep, extents in zip(destager.sweeps, groups, strict=True):
-                if extents:
-                    sweep.backlogs.append(SortedBacklog(extents, luns, sweep.pointer))
-        elif destager.backlog is None:
-            destager.backlog = Backlog(nbytes, draw)
-        else:
-            destager.backlog.remaining += nbytes
+        remaining = nbytes
+        while remaining > 0:
+            lun, offset, size = draw()
+            size = min(size, remaining)
+            remaining -= size
+            self._join(lun, offset, size)
         self.dirty += nbytes
         self.dirty_peak = max(self.dirty_peak, self.dirty)
         self._kick()
@@ -164,28 +136,25 @@ class Cache:
         self.absorbed += size
         if self.dirty > self.dirty_peak:
             self.dirty_peak = self.dirty
+        self._join(lun, offset, size)
+        self._kick()
+
+    def _join(self, lun: Lun, offset: int, size: int) -> None:
+        """Add dirty bytes [offset, offset + size) of ``lun``: to the extent they continue
+        or run into, else as a new extent queued for destage."""
         # Extents join within one aligned block of the LUN's merge size (whole rows), as a
         # cache's write groups are whole stripes: a stream whose extent went early (a partial
         # row) keeps its later extents on row boundaries.
         merge, base = lun.destage_merge, lun.base
-        before = self.tails.pop((lun, offset), None)  # an extent this write continues
-        start = before.offset if before is not None else offset
-        if (
-            before is not None
-            and (base + before.offset) // merge != (base + offset + size - 1) // merge
-        ):
-            self.tails[lun, offset] = before  # across a block's end: stays as it was
-            before, start = None, offset
-        after = None  # an extent this write runs into
-        if self.coalesce:
-            after = self.heads.pop((lun, offset + size), None)
-            if after is not None:
-                if (base + start) // merge != (base + after.offset + after.size - 1) // merge:
-                    self.heads[lun, offset + size] = after  # another block: stays
-                    after = None
-                elif self.tails.get((lun, after.offset + after.size)) is after:
-                    del self.tails[lun, after.offset + after.size]  # (none at a block's end)
         destager = self.destagers[lun.pool]
+        openings = destager.openings
+        # an extent this write continues: it ends where the write starts, in the block where
+        # the write ends (an extent open to joins lies in one block)
+        before = openings.ending_at((base + offset + size - 1) // merge, lun, offset)
+        start = before.offset if before is not None else offset
+        block = (base + start) // merge
+        # an extent this write runs into: it starts where the write ends, in the same block
+        after = openings.starting_at(block, lun, offset + size) if self.coalesce else None
         if before is not None:
             extent = before
             extent.recent = True
@@ -193,27 +162,37 @@ class Cache:
             if after is not None:  # the write fills the gap: one extent of the three
                 extent.size += after.size
                 after.gone = True
-        elif after is not None:
-            extent = after  # grows down: in a sweep, queued again at its new start
-            extent.recent = True
-            extent.offset = offset
-            extent.size += size
-            if self.sweep:
+                openings.remove(block, after)
+        elif after is not None:  # grows down
+            if self.sweep:  # queued again at its new start, as a new entry
+                after.gone = True
+                openings.remove(block, after)
+                extent = Extent(lun, offset, after.size + size)
                 destager.push(extent)
+                openings.add(block, extent)
+            else:
+                extent = after
+                extent.offset = offset
+                extent.size += size
+            extent.recent = True
         else:
             extent = Extent(lun, offset, size)
             destager.push(extent)
-        end = extent.offset + extent.size
-        if (base + end) % merge:
-            self.tails[lun, end] = extent
-        elif self.tails.get((lun, end)) is extent:  # at its block's end: no more joins up
-            del self.tails[lun, end]
-        if self.coalesce:
-            if (base + extent.offset) % merge:
-                self.heads[lun, extent.offset] = extent
-            elif self.heads.get((lun, extent.offset)) is extent:
-                del self.heads[lun, extent.offset]
-        self._kick()
+            if self._open(extent, merge, base):
+                openings.add(block, extent)
+            return
+        if not self._open(extent, merge, base):
+            openings.remove(block, extent)
+
+    def _open(self, extent: Extent, merge: int, base: int) -> bool:
+        """True while writes may still join ``extent``: it lies in one block of the merge
+        size and does not fill it (with ``destage_coalesce``, writes join either end;
+        without, only its end)."""
+        start = base + extent.offset
+        end = start + extent.size
+        if start // merge != (end - 1) // merge:
+            return False
+        return end % merge != 0 or (self.coalesce and start % merge != 0)
 
     def _share(self) -> float:
         """Fraction of each pool's destage concurrency allowed at the current dirty level."""
@@ -271,11 +250,8 @@ class Cache:
     def _start(self, destager: Destager, sweep: Sweep | None, extent: Extent) -> None:
         """Start the destage of ``extent`` (of ``sweep``'s group in sweep order)."""
         lun, offset, size = extent.lun, extent.offset, extent.size
-        # no longer open to joins (a backlog extent never was)
-        if self.tails.get((lun, offset + size)) is extent:
-            del self.tails[lun, offset + size]
-        if self.heads.get((lun, offset)) is extent:
-            del self.heads[lun, offset]
+        # no longer open to joins
+        destager.openings.remove((lun.base + offset) // lun.destage_merge, extent)
         destager.active += 1
         if sweep is not None:
             sweep.active += 1

@@ -1,15 +1,11 @@
 """The destage queues of the array cache (:mod:`sanpath.sim.components.cache`): the dirty
 extents of each RAID pool waiting for their destage, in ``arrival`` order (oldest first) or
-in ``sweep`` order (WOW's CSCAN with its recency bit, one sweep per RAID group), and a
-preconditioned cache's backlog.
+in ``sweep`` order (WOW's CSCAN with its recency bit, one sweep per RAID group).
 """
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable
 from heapq import heappop, heappush
 
 from sanpath.layout.raid import DESTAGE_PER_DRIVE
@@ -19,9 +15,13 @@ from sanpath.spec import CacheSpec, PoolSpec
 
 
 class Extent:
-    """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged."""
+    """Dirty bytes [offset, offset + size) of one LUN, waiting to be destaged.
 
-    __slots__ = ("gone", "lun", "offset", "recent", "size")
+    In sweep order an extent is its own entry in its group's heap, ordered by pool address
+    and then by when it was queued; it keeps both, so an entry costs one pointer.
+    """
+
+    __slots__ = ("gone", "key", "lun", "offset", "recent", "seq", "size")
 
     def __init__(self, lun: Lun, offset: int, size: int) -> None:
         self.lun = lun
@@ -31,69 +31,78 @@ class Extent:
         """True once destaged or joined to a neighbour (a queue entry left behind is skipped)."""
         self.recent = False
         """WOW's recency bit: a write joined this extent since the sweep last passed it."""
+        self.key = 0
+        """Sweep order: the pool address the extent was queued at (bytes)."""
+        self.seq = 0
+        """Sweep order: when it was queued (ties at one address go first come, first served)."""
+
+    def __lt__(self, other: Extent) -> bool:
+        return self.key < other.key or (self.key == other.key and self.seq < other.seq)
 
 
-class Backlog:
-    """Dirty data a pool's destage queue starts with (a preconditioned cache), destaged in
-    the order it was written (``destage_order: arrival``).
+class Openings:
+    """The extents of one pool that a write may still join, by the block of the LUN's merge
+    size (whole rows) that holds them.
 
-    The extents are made one at a time, when destaging reaches them, by ``draw``: so the
-    dirty space of even a very large cache costs no memory up front. They are older than
-    any write of the run and destage first.
+    A write joins an extent only within one aligned block (see
+    :meth:`~sanpath.sim.components.cache.Cache.reserve`), so an extent open to joins lies in
+    one block and is found there by its current start or end: one dictionary entry a block,
+    not one an end, keeps a large dirty set small (a long run's memory is its cache's, not
+    its length's).
     """
 
-    __slots__ = ("draw", "remaining")
+    __slots__ = ("blocks",)
 
-    def __init__(self, nbytes: int, draw: Callable[[], tuple[Lun, int, int]]) -> None:
-        self.remaining = nbytes
-        """Bytes of the backlog not yet handed to a destage."""
-        self.draw = draw
-        """The next extent: (LUN, offset in the LUN, size in bytes)."""
+    def __init__(self) -> None:
+        self.blocks: dict[int, Extent | list[Extent]] = {}
+        """Block number (pool address // merge size) -> its open extent, or its open extents
+        oldest first when it has several (most blocks have one: a list would triple their
+        cost)."""
 
+    def ending_at(self, block: int, lun: Lun, end: int) -> Extent | None:
+        """The newest open extent of ``lun`` in ``block`` that ends at ``end`` (LUN bytes)."""
+        found = self.blocks.get(block)
+        if isinstance(found, Extent):
+            return found if found.lun is lun and found.offset + found.size == end else None
+        if found is not None:
+            for extent in reversed(found):
+                if extent.lun is lun and extent.offset + extent.size == end:
+                    return extent
+        return None
 
-class SortedBacklog:
-    """Dirty data a pool's destage queue starts with, held sorted by pool address for a
-    sweep (``destage_order: sweep``): three flat arrays, about 20 bytes an extent.
+    def starting_at(self, block: int, lun: Lun, start: int) -> Extent | None:
+        """The newest open extent of ``lun`` in ``block`` that starts at ``start``."""
+        found = self.blocks.get(block)
+        if isinstance(found, Extent):
+            return found if found.lun is lun and found.offset == start else None
+        if found is not None:
+            for extent in reversed(found):
+                if extent.lun is lun and extent.offset == start:
+                    return extent
+        return None
 
-    The sweep takes the extents in address order from the first at or after where it stood
-    when the backlog was made, round to the start and on to where it began (a circular
-    cursor), so a backlog made in the middle of a sweep waits its turn as the extents
-    written then would.
-    """
+    def add(self, block: int, extent: Extent) -> None:
+        """Open ``extent`` (which lies in ``block``) to joins."""
+        found = self.blocks.get(block)
+        if found is None:
+            self.blocks[block] = extent
+        elif isinstance(found, Extent):
+            self.blocks[block] = [found, extent]
+        else:
+            found.append(extent)
 
-    __slots__ = ("keys", "lun_of", "luns", "sizes", "start", "taken")
+    def remove(self, block: int, extent: Extent) -> None:
+        """Close ``extent`` to joins (nothing happens if it was not open)."""
+        found = self.blocks.get(block)
+        if found is extent:
+            del self.blocks[block]
+        elif isinstance(found, list) and extent in found:
+            found.remove(extent)
+            if len(found) == 1:
+                self.blocks[block] = found[0]
 
-    def __init__(self, extents: list[tuple[int, int, int]], luns: list[Lun], pointer: int):
-        """``extents``: (pool address, size, index into ``luns``), any order."""
-        extents.sort()
-        self.keys = array("q", [e[0] for e in extents])
-        """Pool address of each extent (bytes), ascending."""
-        self.sizes = array("q", [e[1] for e in extents])
-        self.lun_of = array("i", [e[2] for e in extents])
-        self.luns = luns
-        self.start = bisect_left(self.keys, pointer)
-        """The first extent the sweep takes (the first at or after the pointer)."""
-        self.taken = 0
-
-    @property
-    def remaining(self) -> int:
-        """Extents not yet destaged."""
-        return len(self.keys) - self.taken
-
-    def peek(self, pointer: int) -> int:
-        """Pool address of the next extent if the sweep at ``pointer`` may take it, else -1."""
-        n = len(self.keys)
-        if self.taken >= n:
-            return -1
-        key = self.keys[(self.start + self.taken) % n]
-        return key if key >= pointer else -1
-
-    def take(self) -> Extent:
-        """The next extent."""
-        i = (self.start + self.taken) % len(self.keys)
-        self.taken += 1
-        lun = self.luns[self.lun_of[i]]
-        return Extent(lun, self.keys[i] - lun.base, self.sizes[i])
+    def __len__(self) -> int:
+        return sum(1 if isinstance(f, Extent) else len(f) for f in self.blocks.values())
 
 
 class Sweep:
@@ -117,59 +126,49 @@ class Sweep:
     is what the writes have joined so far.
     """
 
-    __slots__ = ("active", "ahead", "backlogs", "behind", "pointer", "seq")
+    __slots__ = ("active", "ahead", "behind", "pointer", "seq")
 
     def __init__(self) -> None:
         self.active = 0
         """Destage writes of this group in flight."""
         self.pointer = 0
         """The pool address the sweep has reached (bytes)."""
-        self.ahead: list[tuple[int, int, Extent]] = []
-        """(pool address, sequence, extent) at or after the pointer, a heap."""
-        self.behind: list[tuple[int, int, Extent]] = []
+        self.ahead: list[Extent] = []
+        """Extents queued at or after the pointer, a heap (by pool address, then sequence)."""
+        self.behind: list[Extent] = []
         """The same, before the pointer (taken once the sweep starts again)."""
         self.seq = 0
-        self.backlogs: list[SortedBacklog] = []
 
     def push(self, extent: Extent) -> None:
-        """Queue ``extent`` (again, with its new start, after it grew down)."""
-        key = extent.lun.base + extent.offset
+        """Queue ``extent`` (not already queued: one that grows down is queued anew as a new
+        extent, since a heap entry's place cannot move)."""
+        key = extent.key = extent.lun.base + extent.offset
         self.seq += 1
-        heappush(self.ahead if key >= self.pointer else self.behind, (key, self.seq, extent))
+        extent.seq = self.seq
+        heappush(self.ahead if key >= self.pointer else self.behind, extent)
 
     def pop(self) -> Extent | None:
         """The next extent to destage (marked gone), or None when nothing waits."""
         for turn in range(2):  # at most one turn back to the start
             ahead = self.ahead
             while ahead:
-                key, _, extent = ahead[0]
-                if extent.gone or extent.lun.base + extent.offset != key:
-                    heappop(ahead)  # destaged, joined to another, or queued again lower down
+                extent = ahead[0]
+                if extent.gone:
+                    heappop(ahead)  # destaged, or joined to another
                 elif extent.recent:  # written since the sweep last came by: the next turn
                     extent.recent = False
                     heappop(ahead)
                     self.seq += 1
-                    heappush(self.behind, (key, self.seq, extent))
+                    extent.seq = self.seq
+                    heappush(self.behind, extent)
                 else:
                     break
-            best = ahead[0][0] if ahead else -1
-            chosen: SortedBacklog | None = None
-            pointer = self.pointer
-            for backlog in self.backlogs:
-                key = backlog.peek(pointer)
-                if key >= 0 and (best < 0 or key < best):
-                    best, chosen = key, backlog
-            if best >= 0:
-                self.pointer = best
-                if chosen is not None:
-                    taken = chosen.take()
-                    if chosen.remaining == 0:
-                        self.backlogs.remove(chosen)
-                    return taken
-                extent = heappop(ahead)[2]
+            if ahead:
+                extent = heappop(ahead)
+                self.pointer = extent.key
                 extent.gone = True
                 return extent
-            if turn or (not self.behind and not self.backlogs):
+            if turn or not self.behind:
                 return None
             self.pointer = 0  # nothing ahead: the sweep starts again from the lowest address
             self.ahead, self.behind = self.behind, ahead
@@ -187,9 +186,9 @@ class Destager:
 
     __slots__ = (
         "active",
-        "backlog",
         "concurrency",
         "extents",
+        "openings",
         "pool",
         "sweeps",
         "turn",
@@ -203,13 +202,14 @@ class Destager:
         self.active = 0
         self.waiting = 0
         """Host writes to this pool waiting for room in the full cache (forced flushes)."""
-        self.backlog: Backlog | None = None
         self.extents: deque[Extent] = deque()
         """Arrival order: dirty extents in the order they were first written."""
         self.sweeps = [Sweep() for _ in range(pool.layout.groups)] if sweep else []
         """Sweep order: one sweep per RAID group (empty in arrival order)."""
         self.turn = 0
         """Sweep order: the group whose turn it is for a destage beyond the even shares."""
+        self.openings = Openings()
+        """The pool's extents that writes may still join."""
 
     def group(self, key: int) -> int:
         """The RAID group holding pool address ``key``."""
@@ -225,14 +225,6 @@ class Destager:
 
     def pop_oldest(self) -> Extent | None:
         """Arrival order: the oldest extent (marked gone), or None when nothing waits."""
-        backlog = self.backlog
-        if backlog is not None:
-            lun, offset, size = backlog.draw()
-            size = min(size, backlog.remaining)
-            backlog.remaining -= size
-            if backlog.remaining <= 0:
-                self.backlog = None
-            return Extent(lun, offset, size)
         extents = self.extents
         while extents:
             extent = extents.popleft()
