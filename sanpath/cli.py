@@ -310,7 +310,8 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "plot", help="draw a sweep table, a run JSON or a scenario's I/O path as a PNG"
+        "plot",
+        help="draw a sweep table, a run JSON, a comparison or a scenario's I/O path as a PNG",
     )
     p.add_argument(
         "files",
