@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import shlex
 import shutil
 from pathlib import Path
@@ -87,6 +88,36 @@ def _printed(argv: list[str], work: Path) -> str:
     return text
 
 
+_DOCS_FILE = "the documentation file"
+
+
+class _Made:
+    """Which command (or documentation file) made each file of the work folder in this build.
+
+    A file is made once per build and then shared, so two pages that make a file of the same
+    name by different commands would show one page's file under the other's command: that is
+    an error, naming both. A documentation file (``:files:``) may stand for what a setup
+    line's command writes (a stored record): the command is then not run."""
+
+    def __init__(self, work: Path) -> None:
+        self.path = work / ".made.json"
+        self.origins: dict[str, str] = (
+            json.loads(self.path.read_text()) if self.path.exists() else {}
+        )
+
+    def claim(self, name: str, origin: str) -> None:
+        """Note that ``origin`` makes ``name``: ValueError when another origin made it."""
+        known = self.origins.get(name)
+        stored = known is not None and known.startswith(_DOCS_FILE)  # a command's stored output
+        if known is not None and known != origin and not (stored and origin.startswith("sanpath")):
+            raise ValueError(
+                f"{name} is made in this build by `{known}` already; `{origin}` would show "
+                "that file instead of its own: give it another name"
+            )
+        self.origins.setdefault(name, origin)
+        self.path.write_text(json.dumps(self.origins))
+
+
 def _argv(command: str) -> tuple[list[str], str | None]:
     """The arguments after ``sanpath``, and the file a trailing ``> FILE`` sends output to."""
     words = shlex.split(command)
@@ -124,17 +155,23 @@ class _InWorkFolder(SphinxDirective):
         scenarios = work / "scenarios"
         if not scenarios.exists():
             scenarios.symlink_to(Path(app.srcdir).parent / "scenarios", target_is_directory=True)
+        made = _Made(work)
         for name in self.options.get("files", "").split():  # docs files the commands read
             source = Path(app.srcdir) / name
             self.env.note_dependency(str(source))
+            made.claim(source.name, f"{_DOCS_FILE} {name}")
             shutil.copyfile(source, work / source.name)
         for line in setup:
             argv, into = _argv(line)
             written = into or (_output(argv) if "--out" in argv else None)
-            if written is None or not (work / written).exists():
-                printed = _printed(argv, work)
-                if into is not None:
-                    (work / into).write_text(printed)
+            if written is not None and (work / written).exists():
+                made.claim(written, " ".join(line.split()))  # the same file from the same command
+                continue
+            printed = _printed(argv, work)
+            if into is not None:
+                (work / into).write_text(printed)
+            if written is not None:
+                made.claim(written, " ".join(line.split()))
         return work, setup, command
 
     def commands(self, setup: list[str], command: str) -> nodes.literal_block:
