@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from sanpath.plotting.comparison import comparison, comparison_points
+from sanpath.plotting import comparison, comparison_points
 from sanpath.readable import number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario

@@ -15,7 +15,7 @@
 
 from sanpath.plotting.accessor import SweepPlots
 from sanpath.plotting.breakdown import breakdown
-from sanpath.plotting.comparison import comparison
+from sanpath.plotting.comparison import comparison, comparison_points
 from sanpath.plotting.curves import find_knee, iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.fan_in import fan_in
 from sanpath.plotting.files import KINDS, picture_path, plot_files, save
@@ -45,6 +45,7 @@ __all__ = [
     "SweepPlots",
     "breakdown",
     "comparison",
+    "comparison_points",
     "dashboard",
     "fan_in",
     "find_knee",

@@ -100,7 +100,7 @@ def comparison(
     tolerance accepts (cut at the axis edge when open-ended), the marker is green inside it
     and red outside, and a line through it is the model's 95% interval where the run gives
     one. Figures without a published value (bases of ratios) are left out. ``points`` are as
-    :func:`~sanpath.plotting.comparison.comparison_points` returns them; with ``name`` the
+    :func:`~sanpath.plotting.comparison_points` returns them; with ``name`` the
     plot is titled with the experiment and subtitled with ``load`` (its hosts, LUNs and
     workloads).
     """
