@@ -126,7 +126,7 @@ clean:
 		docs/_build docs/notebooks
 
 validation: $(STAMP) $(CORE)
-	$(BIN)/python -c "import glob; from sanpath.experiments.reference import write_report; \
+	$(BIN)/python -c "import glob; from sanpath.experiments.validation import write_report; \
 	write_report(sorted(glob.glob('scenarios/*.yaml')), 'docs/validation.md', 'docs/validation')"
 	$(BIN)/python -c "import glob; from sanpath.experiments.twin_accuracy import \
 	write_twin_accuracy; write_twin_accuracy(sorted(glob.glob('scenarios/*.yaml')), \
@@ -135,4 +135,5 @@ validation: $(STAMP) $(CORE)
 	write_table('docs/validation/datasheets.md')"
 	$(BIN)/python -c "from sanpath.experiments.transports import write_table; \
 	write_table('docs/validation/transports.md')"
-	@echo "docs/validation.md and docs/validation/{twin_accuracy,datasheets,transports}.md regenerated"
+	@echo "docs/validation.md, its records docs/validation/*.json and" \
+		"docs/validation/{twin_accuracy,datasheets,transports}.md regenerated"

@@ -150,10 +150,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a scenario file (YAML) with a reference section")
     p.add_argument("--json", action="store_true", help="print a JSON list of points")
     p.add_argument("--plot", default=None, metavar="PNG", help="draw published against model")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE.json",
+        help="keep the comparison as a record: each figure with the model's value, 95%% "
+        "interval and band, and the scenario's name, set-up and load (what make validation "
+        "keeps; sanpath plot FILE --kind compare draws it)",
+    )
     p.add_argument("--ios", type=int, default=None, help="measured I/Os per run (quicker)")
     p.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
     commands.add_set(p, "change a field of the scenario before every point's own changes")
-    commands.add_force(p, ", and replace an existing --plot")
+    commands.add_force(p, ", and replace an existing --plot or --out")
 
     p = sub.add_parser("calibrate", help="fit parameters of a scenario to measured points")
     p.add_argument("file", metavar="SCENARIO", help=SCENARIO_FILE)
@@ -227,7 +235,7 @@ def _parser() -> argparse.ArgumentParser:
         "--budget", type=commands.positive_float, default=600.0, help="wall s for all runs"
     )
     p.add_argument("--plot", default=None, metavar="PNG", help="draw the headroom plot here too")
-    commands.add_force(p, ", and replace an existing --plot")
+    commands.add_force(p, ", and replace an existing --plot or --out")
 
     p = sub.add_parser(
         "report", help="one self-contained HTML page of a scenario and its answers, to hand over"
@@ -302,14 +310,16 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     p = sub.add_parser(
-        "plot", help="draw a sweep table, a run JSON or a scenario's I/O path as a PNG"
+        "plot",
+        help="draw a sweep table, a run JSON, a comparison or a scenario's I/O path as a PNG",
     )
     p.add_argument(
         "files",
         nargs="+",
         metavar="FILE",
         help="a sweep table (.csv/.json from sweep --out) or a run JSON (run --json); "
-        "several run JSONs for --kind cdf; a scenario (.yaml) for --kind topology",
+        "several run JSONs for --kind cdf; a scenario (.yaml) for --kind topology; "
+        "compare --json output or a validation record for --kind compare",
     )
     p.add_argument(
         "--kind",
@@ -326,9 +336,10 @@ def _parser() -> argparse.ArgumentParser:
             "headroom",
             "per-host",
             "topology",
+            "compare",
         ],
-        help="the picture: a sweep's curves, a run's layers, dashboards and CDF, or a "
-        "scenario's I/O path (topology)",
+        help="the picture: a sweep's curves, a run's layers, dashboards and CDF, a "
+        "scenario's I/O path (topology), or published figures against the model (compare)",
     )
     p.add_argument("--out", required=True, metavar="FILE.png", help="the picture to write")
     p.add_argument("--x", default=None, metavar="KEY", help="dotted key on the x axis")

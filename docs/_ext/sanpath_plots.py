@@ -20,6 +20,19 @@ copied under ``_generated/plots/`` of the source folder (ignored by git). ``:sho
 the picture teaches, printed under it; ``:files:`` names files of the documentation source
 (``howto/my-san.yaml``) copied into the work folder first, so a page's own scenario runs as
 the page shows it.
+
+``sanpath-output COMMAND`` shows what a command prints instead of a picture, run the same
+way (setup lines, ``:files:``), so a printed table on a page is the one this version
+prints::
+
+    :::{sanpath-output} sanpath sweep my-san.yaml --vary workloads.0.outstanding=1,8 --out qd.csv
+    :files: howto/my-san.yaml
+    :show-command: no
+    :::
+
+A command runs once per build: what it printed is kept in the work folder, so a
+``sanpath-output`` of a command that a ``sanpath-plot`` setup line ran already (or the
+other way round) shows that run's output and writes nothing again.
 """
 
 from __future__ import annotations
@@ -27,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import shlex
 import shutil
 from pathlib import Path
@@ -63,6 +77,47 @@ def _run(argv: list[str], work: Path) -> str:
     return out.getvalue()
 
 
+def _printed(argv: list[str], work: Path) -> str:
+    """What ``sanpath ARGV`` printed in ``work``: run once per build, then read back."""
+    kept = work / ".printed" / f"{hashlib.sha256(shlex.join(argv).encode()).hexdigest()[:16]}.txt"
+    if kept.exists():
+        return kept.read_text()
+    text = _run(argv, work)
+    kept.parent.mkdir(exist_ok=True)
+    kept.write_text(text)
+    return text
+
+
+_DOCS_FILE = "the documentation file"
+
+
+class _Made:
+    """Which command (or documentation file) made each file of the work folder in this build.
+
+    A file is made once per build and then shared, so two pages that make a file of the same
+    name by different commands would show one page's file under the other's command: that is
+    an error, naming both. A documentation file (``:files:``) may stand for what a setup
+    line's command writes (a stored record): the command is then not run."""
+
+    def __init__(self, work: Path) -> None:
+        self.path = work / ".made.json"
+        self.origins: dict[str, str] = (
+            json.loads(self.path.read_text()) if self.path.exists() else {}
+        )
+
+    def claim(self, name: str, origin: str) -> None:
+        """Note that ``origin`` makes ``name``: ValueError when another origin made it."""
+        known = self.origins.get(name)
+        stored = known is not None and known.startswith(_DOCS_FILE)  # a command's stored output
+        if known is not None and known != origin and not (stored and origin.startswith("sanpath")):
+            raise ValueError(
+                f"{name} is made in this build by `{known}` already; `{origin}` would show "
+                "that file instead of its own: give it another name"
+            )
+        self.origins.setdefault(name, origin)
+        self.path.write_text(json.dumps(self.origins))
+
+
 def _argv(command: str) -> tuple[list[str], str | None]:
     """The arguments after ``sanpath``, and the file a trailing ``> FILE`` sends output to."""
     words = shlex.split(command)
@@ -79,21 +134,16 @@ def _output(argv: list[str]) -> str:
     return argv[argv.index("--out") + 1]
 
 
-class SanpathPlot(SphinxDirective):
-    """``sanpath-plot COMMAND``: run the setup and the plot command, show command and picture."""
+class _InWorkFolder(SphinxDirective):
+    """A directive that runs sanpath commands in the build's work folder (see the module)."""
 
     required_arguments = 1
     final_argument_whitespace = True
     has_content = True
-    option_spec = {  # noqa: RUF012 - docutils reads it from the class
-        "alt": directives.unchanged,
-        "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
-        "width": directives.unchanged,
-        "caption": directives.unchanged,
-        "files": directives.unchanged,
-    }
 
-    def run(self) -> list[nodes.Node]:
+    def prepare(self) -> tuple[Path, list[str], str]:
+        """The work folder ready (scenarios linked, ``:files:`` copied, setup lines run);
+        the setup lines and the command."""
         import sanpath.cli
 
         self.env.note_dependency(str(sanpath.cli.__file__))
@@ -105,32 +155,60 @@ class SanpathPlot(SphinxDirective):
         scenarios = work / "scenarios"
         if not scenarios.exists():
             scenarios.symlink_to(Path(app.srcdir).parent / "scenarios", target_is_directory=True)
+        made = _Made(work)
         for name in self.options.get("files", "").split():  # docs files the commands read
             source = Path(app.srcdir) / name
             self.env.note_dependency(str(source))
+            made.claim(source.name, f"{_DOCS_FILE} {name}")
             shutil.copyfile(source, work / source.name)
+        for line in setup:
+            argv, into = _argv(line)
+            written = into or (_output(argv) if "--out" in argv else None)
+            if written is not None and (work / written).exists():
+                made.claim(written, " ".join(line.split()))  # the same file from the same command
+                continue
+            printed = _printed(argv, work)
+            if into is not None:
+                (work / into).write_text(printed)
+            if written is not None:
+                made.claim(written, " ".join(line.split()))
+        return work, setup, command
+
+    def commands(self, setup: list[str], command: str) -> nodes.literal_block:
+        """The commands shown above the result (the setup lines unless ``:show-setup: no``)."""
+        shown = (setup if self.options.get("show-setup", "yes") != "no" else []) + [command]
+        text = "\n".join(shown)
+        block = nodes.literal_block(text, text, classes=["sanpath-gallery-command"])
+        block["language"] = "sh"
+        self.set_source_info(block)
+        return block
+
+
+class SanpathPlot(_InWorkFolder):
+    """``sanpath-plot COMMAND``: run the setup and the plot command, show command and picture."""
+
+    option_spec = {  # noqa: RUF012 - docutils reads it from the class
+        "alt": directives.unchanged,
+        "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
+        "width": directives.unchanged,
+        "caption": directives.unchanged,
+        "files": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
         try:
-            for line in setup:
-                argv, into = _argv(line)
-                written = into or (_output(argv) if "--out" in argv else None)
-                if written is None or not (work / written).exists():
-                    printed = _run(argv, work)
-                    if into is not None:
-                        (work / into).write_text(printed)
+            work, setup, command = self.prepare()
             argv, _ = _argv(command)
             picture = work / _output(argv)
             picture.unlink(missing_ok=True)  # drawn again: sanpath refuses to overwrite a file
             _run(argv, work)
         except (RuntimeError, ValueError) as exc:
             raise self.error(str(exc)) from None
+        app = self.env.app
         digest = hashlib.sha256("\n".join([*setup, command]).encode()).hexdigest()[:12]
         target = Path(app.srcdir) / GENERATED / f"{picture.stem}-{digest}{picture.suffix}"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(picture, target)
-        shown = (setup if self.options.get("show-setup", "yes") != "no" else []) + [command]
-        text = "\n".join(shown)
-        block = nodes.literal_block(text, text, classes=["sanpath-gallery-command"])
-        block["language"] = "sh"
         uri = "/" + (GENERATED / target.name).as_posix()
         image = nodes.image(uri=uri, alt=self.options.get("alt", command))
         if "width" in self.options:
@@ -141,8 +219,31 @@ class SanpathPlot(SphinxDirective):
             inline, messages = self.state.inline_text(text, self.lineno)
             figure += nodes.caption(text, "", *inline)
             figure += messages
-        self.set_source_info(block)
-        return [block, figure]
+        return [self.commands(setup, command), figure]
+
+
+class SanpathOutput(_InWorkFolder):
+    """``sanpath-output COMMAND``: run the setup and the command, show what it printed."""
+
+    option_spec = {  # noqa: RUF012 - docutils reads it from the class
+        "show-setup": lambda arg: directives.choice(arg, ("yes", "no")),
+        "show-command": lambda arg: directives.choice(arg, ("yes", "no")),
+        "files": directives.unchanged,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        try:
+            work, setup, command = self.prepare()
+            printed = _printed(_argv(command)[0], work)
+        except (RuntimeError, ValueError) as exc:
+            raise self.error(str(exc)) from None
+        text = printed.rstrip("\n")
+        output = nodes.literal_block(text, text, classes=["sanpath-output"])
+        output["language"] = "text"
+        self.set_source_info(output)
+        if self.options.get("show-command", "yes") == "no":
+            return [output]
+        return [self.commands(setup, command), output]
 
 
 def _fresh_work_folder(app: Sphinx) -> None:
@@ -155,4 +256,5 @@ def _fresh_work_folder(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _fresh_work_folder)
     app.add_directive("sanpath-plot", SanpathPlot)
+    app.add_directive("sanpath-output", SanpathOutput)
     return {"parallel_read_safe": False, "parallel_write_safe": True, "version": "1"}

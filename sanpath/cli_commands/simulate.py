@@ -282,6 +282,7 @@ def _warn_unsteady(table: Any, keys: Sequence[str]) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from sanpath.experiments import reference
+    from sanpath.files import check_output, write_text
     from sanpath.spec import load_scenario
 
     overrides = parse_overrides(args.overrides)
@@ -292,6 +293,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from sanpath.plotting import picture_path
 
         picture = picture_path(args.plot, force=args.force)
+    if args.out:
+        check_output(args.out, (".json",), "comparison record", force=args.force)
     try:
         scenario = load_scenario(args.file, overrides)
         rows = reference.compare(scenario, ios=args.ios, force=args.force)
@@ -301,6 +304,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(json.dumps([r.to_dict() for r in rows], indent=2))
     else:
         print(reference.table(rows))
+    if args.out:
+        from sanpath.experiments.validation import comparison_record
+
+        record = comparison_record(args.file, scenario, rows, ios=args.ios)
+        write_text(args.out, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+        if not args.json:
+            print(f"record written to {args.out}")
     if picture is not None:
         from sanpath.plotting import save
 

@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sanpath.files import atomic_path, write_text
-from sanpath.plotting import log_ms_axis, set_titles, subtitle
-from sanpath.readable import figure, number, percent
+from sanpath.plotting import comparison, comparison_points
+from sanpath.readable import number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
 
@@ -48,14 +47,42 @@ class Comparison:
     """Whether the model meets the point's tolerance (None when it states none)."""
     band: tuple[float, float] | None = None
     """The values the tolerance accepts, in the metric's units (None without one)."""
+    interval: tuple[float, float] | None = None
+    """The model's 95% interval in the metric's units, where its run gives one (IOPS and
+    mean latency; MB/s scaled from the IOPS interval); None for ratios, windows and counts."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The comparison as JSON-ready values: NaN as None, pairs as lists."""
         out = asdict(self)
-        out["band"] = list(self.band) if self.band is not None else None
+        for key in ("band", "interval"):
+            out[key] = list(out[key]) if out[key] is not None else None
         for key in ("published", "model", "error"):
             if isinstance(out[key], float) and not math.isfinite(out[key]):
                 out[key] = None
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
+        """The comparison :meth:`to_dict` wrote (None read back as NaN)."""
+
+        def real(key: str) -> float:
+            return math.nan if data.get(key) is None else float(data[key])
+
+        def pair(key: str) -> tuple[float, float] | None:
+            value = data.get(key)
+            return None if value is None else (float(value[0]), float(value[1]))
+
+        return cls(
+            str(data["label"]),
+            str(data["metric"]),
+            real("published"),
+            real("model"),
+            real("error"),
+            str(data["role"]),
+            data.get("within"),
+            pair("band"),
+            pair("interval"),
+        )
 
 
 def metric_value(result: RunResult, point: ReferencePointSpec) -> float:
@@ -80,6 +107,25 @@ def metric_value(result: RunResult, point: ReferencePointSpec) -> float:
     if metric.startswith("latency_ms_"):
         return float(result.latency_ms[metric.removeprefix("latency_ms_")])
     return float(getattr(result, metric))
+
+
+def metric_interval(result: RunResult, point: ReferencePointSpec) -> tuple[float, float] | None:
+    """The 95% interval of ``point.metric`` from ``result``, in the metric's units, or None.
+
+    The run's own intervals: IOPS and mean latency (batch means); MB/s is the IOPS interval
+    scaled by the run's mean bytes per I/O (exact for a fixed I/O size). Windows, ratios and
+    the other metrics have none.
+    """
+    if point.window is not None or point.relative_to is not None:
+        return None
+    if point.metric in ("iops", "latency_ms_mean"):
+        low, high = result.ci95[point.metric]
+        return (float(low), float(high))
+    if point.metric == "mb_per_s" and result.iops > 0:
+        low, high = result.ci95["iops"]
+        scale = result.mb_per_s / result.iops
+        return (float(low) * scale, float(high) * scale)
+    return None
 
 
 def _window_value(result: RunResult, metric: str, window: tuple[float, float]) -> float:
@@ -165,16 +211,17 @@ def compare(
             budget.check(spec, source=source, context=f"reference point {label!r}: ")
     results: dict[str, RunResult] = {key: run(spec, force=True) for key, (_, spec) in specs.items()}
     values = {p.label: metric_value(results[keys[p.label]], p) for p in reference.points}
+    intervals = {p.label: metric_interval(results[keys[p.label]], p) for p in reference.points}
     rows = []
     for point in reference.points:
         model = values[point.label]
         if point.relative_to is not None:
             denominator = values[point.relative_to]
             model = model / denominator if denominator else math.nan
+        interval = intervals[point.label]
         if point.value is None:
-            rows.append(
-                Comparison(point.label, point.metric, math.nan, model, math.nan, "base", None)
-            )
+            bare = Comparison(point.label, point.metric, math.nan, model, math.nan, "base", None)
+            rows.append(replace(bare, interval=interval))
             continue
         error = (model - point.value) / point.value if point.value else math.nan
         rows.append(
@@ -186,13 +233,15 @@ def compare(
                 error,
                 point.role,
                 _within(point, model, error),
-                _band(point),
+                band_of(point),
+                interval,
             )
         )
     return rows
 
 
-def _band(point: ReferencePointSpec) -> tuple[float, float] | None:
+def band_of(point: ReferencePointSpec) -> tuple[float, float] | None:
+    """The values ``point``'s tolerance accepts, in its metric's units (None without one)."""
     tol = point.tolerance
     if tol is None or point.value is None:
         return None
@@ -225,14 +274,14 @@ def is_bound(row: Comparison) -> bool:
     return low <= 0 or high >= 10 * row.published
 
 
-def _errors(rows: list[Comparison]) -> list[float]:
-    """|error| of the measured figures (bounds and bases left out)."""
+def measured_errors(rows: list[Comparison]) -> list[float]:
+    """|error| of the measured figures (bounds and bases left out), as fractions."""
     return [abs(r.error) for r in rows if math.isfinite(r.error) and not is_bound(r)]
 
 
 def error_summary(rows: list[Comparison]) -> str:
     """Mean and max |error| over the measured figures, with how many bounds were left out."""
-    errors = _errors(rows)
+    errors = measured_errors(rows)
     bounds = sum(1 for r in rows if is_bound(r))
     left_out = f" ({bounds} bound(s) left out)" if bounds else ""
     if not errors:
@@ -240,10 +289,6 @@ def error_summary(rows: list[Comparison]) -> str:
     return (
         f"mean |error| {100 * float(np.mean(errors)):.1f}%, max {100 * max(errors):.1f}%{left_out}"
     )
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def table(rows: list[Comparison]) -> str:
@@ -267,181 +312,13 @@ def table(rows: list[Comparison]) -> str:
 def plot(rows: list[Comparison], ax: Any = None, scenario: Scenario | None = None) -> Any:
     """Model over published, one row per point, with the accepted band; returns the Axes.
 
-    Every figure is shown as a ratio to its published value (log scale), so points in
-    different units share one axis: 1 is a perfect match, the grey bar is what the point's
-    tolerance accepts (cut at the axis edge when open-ended), the marker is green inside it
-    and red outside. Points without a published value (bases of ratios) are left out. With
-    ``scenario``, the plot is titled with it and subtitled with its load.
+    Drawn by :func:`sanpath.plotting.comparison` (the picture ``sanpath plot --kind compare``
+    draws from the same points as JSON). With ``scenario``, the plot is titled with it and
+    subtitled with its load.
     """
-    from matplotlib.figure import Figure
-
-    shown = [r for r in rows if math.isfinite(r.published) and r.published > 0]
-    own = ax is None
-    if ax is None:
-        figure = Figure(figsize=(9, max(3.0, 0.34 * len(shown) + 1.6)), layout="constrained")
-        ax = figure.add_subplot()
-    ratios = [r.model / r.published if math.isfinite(r.model) else math.nan for r in shown]
-    finite = [x for x in ratios if math.isfinite(x) and x > 0]
-    lo = min([0.5, *finite]) / 1.5
-    hi = max([2.0, *finite]) * 1.5
-    for y, (row, ratio) in enumerate(zip(shown, ratios, strict=True)):
-        if row.band is not None:
-            left = max(row.band[0] / row.published, lo)
-            right = min(row.band[1] / row.published, hi)
-            ax.plot([left, right], [y, y], color="#bbbbbb", lw=6, solid_capstyle="butt")
-        if math.isfinite(ratio) and ratio > 0:
-            color = "#2ca02c" if row.within else ("#d62728" if row.within is False else "k")
-            ax.plot([ratio], [y], "o", color=color, ms=6)
-    ax.axvline(1.0, color="k", lw=0.8, ls="--")
-    log_ms_axis(ax)  # a log axis with plain tick labels (0.5, 1, 2)
-    ax.set_xlim(lo, hi)
-    ax.set_yticks(range(len(shown)), [f"{r.label} ({r.metric})" for r in shown], fontsize=8)
-    ax.set_ylim(len(shown) - 0.5, -0.5)
-    ax.set_xlabel("model / published (grey: accepted band; green inside, red outside)")
-    if scenario is not None:
-        set_titles(
-            ax,
-            f"{scenario.name}: the model against the published figures",
-            subtitle(scenario.name, load_line(scenario)),
-            own_figure=own,
-        )
-    return ax
-
-
-def write_report(
-    paths: list[str | Path], markdown: str | Path, figures: str | Path, ios: int | None = None
-) -> str:
-    """Write the validation report: per scenario, set-up, calibration, table, plot.
-
-    Scenarios without a ``reference`` section are listed as not yet compared. Returns the
-    Markdown text (also written to ``markdown``); plots go to ``figures``.
-    """
-    figures = Path(figures)
-    figures.mkdir(parents=True, exist_ok=True)
-    markdown = Path(markdown)
-    lines = [
-        "# Validation: the published experiments against the model",
-        "",
-        "Generated by `make validation` (`sanpath.experiments.reference.write_report`); every "
-        "number below comes from that run. Errors are signed: (model - published) / published.",
-        "",
-    ]
-    head = len(lines)
-    summary = [
-        "| experiment | figures compared | within their band | fitted | predicted "
-        "| mean \\|error\\| | max \\|error\\| |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    pending = []
-    for path in paths:
-        scenario = load_scenario(path)
-        if scenario.reference is None:
-            pending.append(scenario)
-            continue
-        rows = compare(scenario, ios=ios)
-        ref = scenario.reference
-        name = Path(path).stem
-        ax = plot(rows, scenario=scenario)
-        picture = figures / f"{name}.png"
-        with atomic_path(picture) as tmp:
-            ax.figure.savefig(tmp, dpi=110, bbox_inches="tight")
-        relative = (
-            Path(picture).relative_to(markdown.parent)
-            if picture.is_relative_to(markdown.parent)
-            else picture
-        )
-        passed = [r for r in rows if r.within is not None]
-        errors = _errors(rows)
-        # one count of each role, for the summary's row and the section's sentence alike
-        fitted = sum(1 for r in rows if r.role == "fitted")
-        measured = sum(1 for r in rows if r.role == "measured")
-        predicted = sum(1 for r in rows if r.role == "predicted")
-        summary.append(
-            f"| [{scenario.name}](#{scenario.name}) | {len(passed)} | "
-            f"{sum(1 for r in passed if r.within)} of {len(passed)} | {fitted} | "
-            f"{predicted} | "
-            f"{percent(float(np.mean(errors)), digits=1) if errors else '-'} | "
-            f"{percent(max(errors), digits=1) if errors else '-'} |"
-        )
-        lines += [
-            f"## {scenario.name}",
-            "",
-            f"**Source.** {ref.source.strip()}",
-            "",
-            f"**Set-up.** {scenario.description.strip()} (`{Path(path).as_posix()}`)",
-            "",
-        ]
-        if ref.calibrated:
-            lines += ["**Calibrated** (what the write-up does not say):", ""]
-            lines += [f"* `{k}`: {v}" for k, v in ref.calibrated.items()]
-            lines.append("")
-        on_own = f", {measured} measured on the system itself" if measured else ""
-        lines += [
-            f"{fitted} point(s) fitted, {predicted} predicted{on_own}. "
-            f"{_sentence(error_summary(rows))}; "
-            f"{sum(1 for r in passed if r.within)} of {len(passed)} within their tolerance.",
-            "",
-            "| point | metric | role | published | model | error | ok |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for r in rows:
-            ok = "" if r.within is None else ("yes" if r.within else "**no**")
-            error = percent(r.error, signed=True, digits=1)
-            published = number(r.published, 4) if math.isfinite(r.published) else "-"
-            lines.append(
-                f"| {r.label} | {r.metric} | {r.role} | {published} | "
-                f"{figure(r.model)} | {error} | {ok} |"
-            )
-        lines += ["", f"![{scenario.name}]({relative.as_posix()})", ""]
-        if ref.mechanism:
-            lines += [f"**Mechanism.** {ref.mechanism.strip()}", ""]
-        if ref.disagreements:
-            lines += [f"**Where the model still disagrees.** {ref.disagreements.strip()}", ""]
-    summary += [f"| `{s.name}` | not yet compared | | | | | |" for s in pending]
-    lines[head:head] = [
-        "## Summary",
-        "",
-        "Each experiment's published figures against the model: how many the scenario "
-        "compares, how many fall within the band the write-up allows, how many were used to "
-        "fit the model's unknowns and how many it predicts, and the mean and largest error "
-        "over the measured figures (bounds such as *under 25 ms* left out). The sections "
-        "below give every figure.",
-        "",
-        *summary,
-        "",
-    ]
-    if pending:
-        lines += ["## Not yet compared", ""]
-        lines += [
-            f"* `{s.name}`: runnable set-up, no published figures attached yet." for s in pending
-        ]
-        lines.append("")
-    lines += _included(
-        figures / "datasheets.md",
-        markdown,
-        "Profiles against their datasheets",
-        "Each profile of today's hardware alone at its datasheet's conditions "
-        "(`sanpath.experiments.datasheets`, written by `make validation`): flash drives' "
-        "IOPS, depth-1 latency and sequential MB/s, HBAs' per-port IOPS and MB/s, all-flash "
-        "arrays' controller ceilings. `sanpath profiles NAME` gives each figure's origin.",
+    return comparison(
+        comparison_points([r.to_dict() for r in rows]),
+        ax,
+        name=None if scenario is None else scenario.name,
+        load=None if scenario is None else load_line(scenario),
     )
-    lines += _included(
-        figures / "transports.md",
-        markdown,
-        "Transports against published comparisons",
-        "Each published comparison of transports rebuilt as a scenario whose only costs are "
-        "the transports' (`sanpath.experiments.transports`, written by `make validation`). "
-        "A `fitted` figure is one a default was taken from; a `predicted` one is checked "
-        "against its band, and a miss is listed with its cause.",
-    )
-    text = "\n".join(lines)
-    write_text(markdown, text)
-    return text
-
-
-def _included(table: Path, markdown: Path, title: str, text: str) -> list[str]:
-    """A section of the report titled ``title`` that says ``text`` and includes ``table``
-    (a page ``make validation`` writes), relative to the report where it can be."""
-    if table.is_relative_to(markdown.parent):
-        table = table.relative_to(markdown.parent)
-    return [f"## {title}", "", text, "", f"```{{include}} {table.as_posix()}", "```", ""]

@@ -5,7 +5,8 @@
 #   files      save, picture_path, plot_files and KINDS (the ``sanpath plot`` command)
 #   curves     iops_vs_outstanding, latency_vs_iops, find_knee
 #   breakdown, fan_in, transfer, per_host, headroom, run (dashboard, latency_cdf),
-#              topology: one plot kind each (topology draws a scenario, the rest results)
+#              comparison, topology: one plot kind each (topology draws a scenario, the
+#              rest results)
 #   player     an animation written out (HTML player, GIF, MP4), Player in a notebook
 #   animate    PathAnimation: a run's recording drawn on the path picture, frame by frame
 #   draw       new figures, a metric as a line with its confidence band
@@ -14,6 +15,7 @@
 
 from sanpath.plotting.accessor import SweepPlots
 from sanpath.plotting.breakdown import breakdown
+from sanpath.plotting.comparison import comparison, comparison_points
 from sanpath.plotting.curves import find_knee, iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.fan_in import fan_in
 from sanpath.plotting.files import KINDS, picture_path, plot_files, save
@@ -42,6 +44,8 @@ __all__ = [
     "PlotInputError",
     "SweepPlots",
     "breakdown",
+    "comparison",
+    "comparison_points",
     "dashboard",
     "fan_in",
     "find_knee",

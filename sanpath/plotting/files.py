@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from sanpath.files import InputError, atomic_path, check_output, read_input
 from sanpath.plotting.breakdown import breakdown
+from sanpath.plotting.comparison import comparison, comparison_points
 from sanpath.plotting.curves import iops_vs_outstanding, latency_vs_iops
 from sanpath.plotting.draw import AxesLike
 from sanpath.plotting.fan_in import fan_in
@@ -87,11 +88,12 @@ KINDS = (
     "headroom",
     "per-host",
     "topology",
+    "compare",
 )
 """Plot kinds of ``sanpath plot --kind``."""
 
 
-_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf", "headroom", "topology")
+_RUN_KINDS = ("dashboard", "exchange-dashboard", "cdf", "headroom", "topology", "compare")
 
 
 def plot_files(
@@ -111,7 +113,8 @@ def plot_files(
 
     Sweep kinds read one table written by :meth:`SweepResult.save`; ``dashboard`` and
     ``exchange-dashboard`` read one run JSON and ``cdf`` one or more; ``headroom`` reads the
-    JSON of ``sanpath headroom --json``; ``topology`` reads a scenario file (YAML). Raises
+    JSON of ``sanpath headroom --json``; ``topology`` reads a scenario file (YAML);
+    ``compare`` reads the JSON of ``sanpath compare --json`` or a validation record. Raises
     :class:`PlotInputError` (a ValueError) for files that cannot be plotted, and
     :class:`~sanpath.spec.scenario.ScenarioError` for a scenario that is not valid.
     """
@@ -136,6 +139,8 @@ def plot_files(
         target = latency_cdf(runs, labels=labels)
     elif kind == "headroom":
         target = headroom(_load_headroom(paths[0]))
+    elif kind == "compare":
+        target = _comparison(paths[0])
     elif kind == "per-host":
         if hue is not None:
             raise PlotInputError("--hue does not apply to per-host")
@@ -242,6 +247,27 @@ def _load_headroom(path: Path) -> HeadroomResult:
         return HeadroomResult.from_dict(payload)
     except (KeyError, TypeError, ValueError):
         raise PlotInputError(what) from None
+
+
+def _comparison(path: Path) -> Axes:
+    """The picture of a comparison file (``sanpath compare --json``, or a validation record,
+    titled with its experiment)."""
+    try:
+        data = json.loads(read_input(path, "comparison"))
+    except InputError as exc:
+        raise PlotInputError(str(exc)) from None
+    except (OSError, ValueError) as exc:
+        detail = " ".join(str(exc).split())
+        raise PlotInputError(f"{path}: not a comparison JSON: {detail}") from None
+    points = comparison_points(data, str(path))
+    if not isinstance(data, dict):
+        return comparison(points)
+    name, load = data.get("experiment"), data.get("load")
+    return comparison(
+        points,
+        name=name if isinstance(name, str) else None,
+        load=load if isinstance(load, str) else None,
+    )
 
 
 def _load_run(path: Path) -> dict[str, Any]:

@@ -4,6 +4,9 @@ its figures are written for people (no ``-0.0%``, no ``0.9999`` commands per I/O
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -48,3 +51,16 @@ def test_figures_for_people() -> None:
             assert row[5] not in ("-0.0%", "+0.0%"), row
             digits = re.sub(r"[^0-9]", "", row[4]).lstrip("0")
             assert len(digits) <= 4 or row[4].endswith("0" * (len(digits) - 3)), row
+
+
+def test_the_page_is_written_from_the_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The committed page is what its records and scenarios give: a page edited by hand, or
+    left behind by a record, fails here (``make validation`` writes both)."""
+    from sanpath.experiments.validation import render
+
+    monkeypatch.chdir(ROOT)
+    paths = sorted(Path("scenarios").glob("*.yaml"))
+    assert render(paths, Path("docs/validation"), Path("docs/validation.md")) == PAGE
+    records = sorted(p.name for p in (ROOT / "docs" / "validation").glob("*.json"))
+    shown = re.findall(r"(?m)^:files: validation/(\S+\.json)$", PAGE)
+    assert records and shown == records

@@ -42,10 +42,10 @@ def test_known_misses_name_existing_points() -> None:
 
 
 def test_the_report_opens_with_a_summary_and_writes_numbers_for_people(tmp_path: Path) -> None:
-    from sanpath.experiments.reference import write_report
+    from sanpath.experiments.validation import write_report
 
     paths = [SCENARIOS / "qd_sweep_2007.yaml", SCENARIOS / "quickstart.yaml"]
-    text = write_report(paths, tmp_path / "validation.md", tmp_path / "figures", ios=2_000)
+    text = write_report(paths, tmp_path / "validation.md", tmp_path / "records", ios=2_000)
     assert (tmp_path / "validation.md").read_text() == text
     lines = text.splitlines()
     summary = lines.index("## Summary")
@@ -58,4 +58,9 @@ def test_the_report_opens_with_a_summary_and_writes_numbers_for_people(tmp_path:
     assert within.endswith(f"of {compared}") and cells[5].endswith("%")
     assert any("`quickstart` | not yet compared" in line for line in lines[summary:first])
     assert not re.search(r"\de[+-]\d", text), "no scientific notation"
-    assert (tmp_path / "figures" / "qd_sweep_2007.png").stat().st_size > 10_000
+    # no picture is written: the page names the record the documentation build draws from
+    assert [p.name for p in (tmp_path / "records").iterdir()] == ["qd_sweep_2007.json"]
+    assert (
+        ":::{sanpath-plot} sanpath plot qd_sweep_2007.json --kind compare "
+        "--out validation-qd_sweep_2007.png\n:files: records/qd_sweep_2007.json\n" in text
+    )
