@@ -197,8 +197,8 @@ class HostSpec(Spec):
     def _transport_defaults(cls, value: Any) -> Any:
         """iSCSI's session limits become the host queue and HBA slots they are; an Ethernet
         NIC's own per-command time is 0 on one stage per card unless given (the transport's
-        work is the host's ``transport_cpu_time``). Only defaults are filled: a value written twice, differently
-        (``iscsi.cmds_max`` and ``hbas.M.queue_depth``), is an error."""
+        work is the host's ``transport_cpu_time``). Only defaults are filled: a value written
+        twice, differently (``iscsi.cmds_max`` and ``hbas.M.queue_depth``), is an error."""
         if not isinstance(value, dict):
             return value
         transport = value.get("transport", "fcp")
