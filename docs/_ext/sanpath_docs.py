@@ -7,6 +7,10 @@
   default, notes), generated from ``sanpath.spec.scenario.json_schema()`` at build time.
 * ``sanpath-cli-help``: the ``--help`` text of the ``sanpath`` command or one of its
   subcommands, taken from the installed command line at build time.
+* ``sanpath-profiles KIND``: the named profiles of one kind (``drive``, ``hba`` or
+  ``array``) as a table of every number with its value and origin (sourced, assumed or
+  fitted, and the source or reason), rendered from ``sanpath profiles --json`` at build
+  time; ``:names:`` and ``:fields:`` keep only the listed profiles and fields.
 * ``optional-glob-toctree``: a ``toctree`` whose glob may match nothing (the Tutorials page
   while ``notebooks/`` is empty) without a warning; it then says so in a sentence.
 * ``missing-reference``: docstrings name members the short way (``SweepResult.save``,
@@ -23,8 +27,9 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.statemachine import StringList
@@ -90,9 +95,14 @@ def _on_builder_inited(app: Sphinx) -> None:
 
 def cli_help(command: str | None = None, width: int = HELP_WIDTH) -> str:
     """The ``--help`` text of ``sanpath`` (or ``sanpath COMMAND``) as the terminal shows it."""
+    argv = [command, "--help"] if command else ["--help"]
+    return cli_output(argv, width)
+
+
+def cli_output(argv: list[str], width: int = HELP_WIDTH) -> str:
+    """What ``sanpath ARGV...`` prints, at a terminal ``width`` columns wide."""
     from sanpath.cli import main
 
-    argv = [command, "--help"] if command else ["--help"]
     out = io.StringIO()
     saved = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(width)
@@ -407,10 +417,107 @@ class SchemaFields(SphinxDirective):
         return out
 
 
+# -- the profiles and the origin of each number -------------------------------------------------
+
+PROFILE_COLUMNS = ("profile", "field", "value", "origin", "source")
+"""Columns of a ``sanpath-profiles`` table."""
+
+
+def _leaves(fields: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in fields.items():
+        if isinstance(value, dict):
+            out.extend(_leaves(value, f"{prefix}{key}."))
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
+
+
+def profile_rows(
+    kind: str, names: list[str] | None = None, fields: list[str] | None = None
+) -> list[tuple[str, str, str, str, str]]:
+    """``(profile, field, value, origin, source)`` of every number of the ``kind`` profiles,
+    as ``sanpath profiles --json`` gives them (a drive's ``model`` is a kind, not a number:
+    it goes beside the profile's name)."""
+    catalogue = json.loads(cli_output(["profiles", "--json"]))
+    if kind not in catalogue:
+        raise ValueError(f"no {kind!r} profiles; kinds: drive, hba, array")
+    profiles: dict[str, dict[str, Any]] = catalogue[kind]
+    unknown = sorted(set(names or ()) - set(profiles))
+    if unknown:
+        raise ValueError(f"unknown {kind} profiles: {', '.join(unknown)}")
+    rows: list[tuple[str, str, str, str, str]] = []
+    for name, values in profiles.items():
+        if names and name not in names:
+            continue
+        origins = catalogue["provenance"].get(name, {})
+        model = values.get("model")
+        label = f"{name} ({model})" if isinstance(model, str) else name
+        for path, value in _leaves(values):
+            if path == "model" or (fields and path not in fields):
+                continue
+            origin = origins.get(path, {})
+            text = _flow(value) if not isinstance(value, str) else value
+            rows.append((label, path, text, origin.get("kind", ""), origin.get("note", "")))
+    return rows
+
+
+class ProfileTable(SphinxDirective):
+    """``sanpath-profiles KIND``: the profiles of one kind, a row per number with its origin."""
+
+    required_arguments = 1
+    has_content = False
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "names": str.split,
+        "fields": str.split,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        import sanpath.spec.profiles
+
+        folder = Path(str(sanpath.spec.profiles.__file__)).parent
+        for module in sorted(folder.glob("*.py")):  # re-read when a profile changes
+            self.env.note_dependency(str(module))
+        try:
+            rows = profile_rows(
+                self.arguments[0], self.options.get("names"), self.options.get("fields")
+            )
+        except ValueError as exc:
+            raise self.error(f"sanpath-profiles: {exc}") from None
+        table = nodes.table(classes=["sanpath-profiles"])
+        group = nodes.tgroup(cols=len(PROFILE_COLUMNS))
+        table += group
+        for width in (16, 16, 14, 8, 46):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        head += _row([[nodes.Text(h)] for h in PROFILE_COLUMNS])
+        group += head
+        body = nodes.tbody()
+        previous = ""
+        for profile, path, value, kind, note in rows:
+            shown: list[nodes.Node] = (
+                [nodes.literal(profile, profile)] if profile != previous else []
+            )
+            previous = profile
+            body += _row(
+                [
+                    shown,
+                    [nodes.literal(path, path)],
+                    [nodes.Text(value)],
+                    [nodes.Text(kind)],
+                    [nodes.Text(note)],
+                ]
+            )
+        group += body
+        self.set_source_info(table)
+        return [table]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _on_builder_inited)
     app.connect("missing-reference", _resolve_short_name)
     app.add_directive("sanpath-cli-help", CliHelp)
     app.add_directive("sanpath-schema-fields", SchemaFields)
+    app.add_directive("sanpath-profiles", ProfileTable)
     app.add_directive("optional-glob-toctree", OptionalGlobToctree)
     return {"parallel_read_safe": True, "parallel_write_safe": True, "version": "1"}

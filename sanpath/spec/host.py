@@ -70,6 +70,15 @@ HbaProfile = Literal[
 HbaProcessor = Literal["port", "card"]
 """Where an HBA's per-command processing runs: one processor per port, or one per card."""
 
+DEFAULT_HBA: HbaProfile = "emulex-lpe16002"
+"""The card an HBA is when the scenario names none: its link ``speed``, ``command_time`` and
+``processor`` are this profile's (16GFC, 1 us per command on each port's processor: the
+LPe16002's 'just over 1 million' IOPS on one port, Emulex 2011). The newest generation whose
+per-port rate was read in its source; later cards are at least as fast. Scenarios calibrated
+with the 2005-era card write ``{speed: 4GFC, command_time: 10us, processor: card}``."""
+
+_DEFAULT_CARD = HBA_PROFILES[DEFAULT_HBA]
+
 
 class HbaSpec(Spec):
     """A fibre-channel host bus adapter (one or more identical cards).
@@ -80,8 +89,10 @@ class HbaSpec(Spec):
     ``command_time`` is the adapter's processing time per command, seconds; ``processor``
     says where that processing runs: ``card`` (one processor shared by every port of the
     card, so a second port adds no command rate) or ``port`` (one processor per port, so
-    each port adds ``1 / command_time`` commands per second). ``profile`` starts from a named
-    card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the fields written beside it win.
+    each port adds ``1 / command_time`` commands per second). ``speed``, ``command_time`` and
+    ``processor`` default to those of a 16GFC card (``sanpath.spec.host.DEFAULT_HBA``).
+    ``profile`` starts from a named card (:data:`sanpath.spec.profiles.HBA_PROFILES`); the
+    fields written beside it win.
     ``credits`` is the buffer-to-buffer credits of each port's link to the array, frames in
     flight per direction (null: ``fabric.credits``; Fibre Channel only).
     """
@@ -94,12 +105,14 @@ class HbaSpec(Spec):
     profile: HbaProfile | None = None
     count: HbaCount = 1
     ports: HbaPortCount = 1
-    speed: Rate | None = 425e6
+    speed: Rate | None = units.parse_rate(_DEFAULT_CARD["speed"])
     queue_depth: Annotated[int, Field(ge=1)] | None = 32
     queue_target: Literal["lun", "target"] = "lun"
     max_transfer: PositiveIoBytes | None = None
-    command_time: ServiceTime = DistSpec(dist="constant", mean=10e-6)
-    processor: HbaProcessor = "card"
+    command_time: ServiceTime = DistSpec(
+        dist="constant", mean=units.parse_duration(_DEFAULT_CARD["command_time"])
+    )
+    processor: HbaProcessor = _DEFAULT_CARD["processor"]
     pcie: PcieSpec | None = None
     credits: Annotated[int, Field(ge=1)] | None = None
 
@@ -183,9 +196,9 @@ class HostSpec(Spec):
     @classmethod
     def _transport_defaults(cls, value: Any) -> Any:
         """iSCSI's session limits become the host queue and HBA slots they are; an Ethernet
-        NIC's own per-command time is 0 unless given (the transport's work is the host's
-        ``transport_cpu_time``). Only defaults are filled: a value written twice, differently
-        (``iscsi.cmds_max`` and ``hbas.M.queue_depth``), is an error."""
+        NIC's own per-command time is 0 on one stage per card unless given (the transport's
+        work is the host's ``transport_cpu_time``). Only defaults are filled: a value written
+        twice, differently (``iscsi.cmds_max`` and ``hbas.M.queue_depth``), is an error."""
         if not isinstance(value, dict):
             return value
         transport = value.get("transport", "fcp")
@@ -205,6 +218,7 @@ class HostSpec(Spec):
                 return value
             hba = dict(hba)
             hba.setdefault("command_time", 0.0)
+            hba.setdefault("processor", "card")
             if transport == "iscsi":
                 for key, same in (("queue_depth", cmds_max), ("queue_target", "target")):
                     if written and key in hba and hba[key] != same:

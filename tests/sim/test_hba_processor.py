@@ -74,10 +74,26 @@ def test_the_twin_agrees_with_the_simulation(processor: str) -> None:
     assert sim.station("host.hba.cpu").servers == (2.0 if processor == "port" else 1.0)
 
 
-def test_default_is_one_processor_per_card() -> None:
+def test_default_is_the_modern_card_one_processor_per_port() -> None:
+    """An HBA that names no profile is the 16GFC card of DEFAULT_HBA: its speed, command time
+    and per-port processors (each port adds a million commands per second)."""
+    from sanpath.spec import HbaSpec
+    from sanpath.spec.host import DEFAULT_HBA
+    from sanpath.spec.profiles import HBA_PROFILES
+
     data = small_io_card(2, "card")
-    del data["hosts"][0]["hbas"][0]["processor"]
-    assert load_scenario(data).hosts[0].hbas[0].processor == "card"
+    for key in ("processor", "speed", "command_time"):
+        del data["hosts"][0]["hbas"][0][key]
+    hba = load_scenario(data).hosts[0].hbas[0]
+    named = HbaSpec.model_validate(HBA_PROFILES[DEFAULT_HBA])
+    assert (hba.processor, hba.speed, hba.command_time) == (
+        named.processor,
+        named.speed,
+        named.command_time,
+    )
+    assert hba.processor == "port" and hba.processors == 2
+    assert hba.command_time.mean == pytest.approx(1e-6)
+    assert hba.speed == pytest.approx(1.7e9)  # 16GFC per direction
 
 
 def test_a_bad_value_is_located() -> None:

@@ -11,9 +11,14 @@ import pytest
 import sanpath
 from sanpath.theory import textbook
 
+WHOLE_QUEUE = {"profile": "hdd-15k", "reorder_window": None}
+"""A 15k drive scheduling SPTF over its whole queue (the profile weighs 16 commands)."""
+
 
 def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
-    """One host, one dual-port HBA, an array with one RAID 5 pool of 15k drives."""
+    """One host, one dual-port HBA, an array with one RAID 5 pool of 15k drives (the 2005-era
+    card, one processor for both ports, and SPTF over the drives' whole queue: what these
+    tests were written against)."""
     data: dict[str, Any] = {
         "name": "small",
         "seed": 3,
@@ -29,6 +34,7 @@ def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
                         "speed": "4GFC",
                         "queue_depth": 32,
                         "command_time": "10us",
+                        "processor": "card",
                         "pcie": {"gen": 1, "lanes": 4},
                     }
                 ],
@@ -41,7 +47,7 @@ def small_san(ios: int = 8_000, **workload: Any) -> dict[str, Any]:
             "controller": {"cores": 2, "io_time": "20us"},
             "cache": {},
             "pools": [
-                {"name": "r5", "raid": "raid5", "drives": 5, "groups": 4, "drive": "hdd-15k"}
+                {"name": "r5", "raid": "raid5", "drives": 5, "groups": 4, "drive": WHOLE_QUEUE}
             ],
             "luns": [{"name": "data", "count": 4, "pool": "r5"}],
         },
@@ -177,7 +183,7 @@ def test_command_queueing_raises_drive_iops() -> None:
     iops = []
     for outstanding in (1, 4, 16, 64):
         data = textbook.free_path(ios=5_000, warmup_ios=500)
-        data["array"]["pools"][0]["drive"] = "hdd-15k"
+        data["array"]["pools"][0]["drive"] = WHOLE_QUEUE
         data["workloads"][0].update(outstanding=outstanding, block_size="8KiB")
         iops.append(sanpath.run(data).iops)
     # Rules of thumb for a 15k drive: about 175-210 random IOPS at queue depth 1.
@@ -289,7 +295,7 @@ def test_copy_job_files_start_on_io_size_boundaries() -> None:
 
 def test_read_ahead_raises_sequential_throughput() -> None:
     base = small_san(outstanding=1, block_size="64KiB", pattern="sequential", ios=4_000)
-    base["array"]["pools"][0]["drive"] = {"profile": "hdd-15k", "read_lookahead": False}
+    base["array"]["pools"][0]["drive"] = {**WHOLE_QUEUE, "read_lookahead": False}
     without = sanpath.run(base)
     with_ra = sanpath.run(base, overrides={"array.cache.read_ahead": "4MiB"})
     assert with_ra.counters["read_ahead_hits"] > 0.9 * with_ra.ios

@@ -36,8 +36,10 @@ def test_an_hba_profile_numbers_assumed_ones_until_the_scenario_writes_them() ->
 
 
 def test_a_drive_is_matched_to_its_profile_and_fitted_numbers_are_listed() -> None:
-    cheetah = _found(_scenario({}, "seagate-cheetah-15k7"))
-    assert ("array.pools.0.drive", "seagate-cheetah-15k7", "reorder_window", "fitted") in cheetah
+    era = _found(_scenario({}, "hdd-15k"))
+    assert ("array.pools.0.drive", "hdd-15k", "reorder_window", "fitted") in era
+    whole = _found(_scenario({}, {"profile": "hdd-15k", "reorder_window": None}))
+    assert not any(f == "reorder_window" for _, _, f, _ in whole)  # written: not listed
     changed = _found(_scenario({}, {"profile": "hdd-15k", "queue_depth": 8}))
     assert {p for _, p, _, _ in changed} == {"hdd-15k"}
     assert not any(f == "queue_depth" for _, _, f, _ in changed)
@@ -69,7 +71,7 @@ def test_the_result_carries_them_in_json_and_says_so_in_a_line() -> None:
     assert {"where", "profile", "field", "kind", "note"} <= set(listed[0])
     assert len(listed) == len(result.assumptions) > 0
     line = next(x for x in result.summary().splitlines() if "profile numbers" in x)
-    assert f"uses {len(listed)} assumed profile numbers" in line
+    assert f"uses {len(listed)} assumed or fitted profile numbers" in line  # the window
     assert "qlogic-qle2562" in line and "hdd-15k" in line
     plain = sanpath.run(_scenario({}, "5ms"))
     assert "assumptions" not in plain.to_dict()

@@ -39,6 +39,20 @@ def test_the_cheetah_profile_is_hdd_15k_with_the_fitted_window() -> None:
     assert PROVENANCE["seagate-cheetah-15k7"]["reorder_window"].kind == "fitted"
 
 
+def test_the_generic_hard_disks_weigh_their_eras_window() -> None:
+    """hdd-15k and hdd-10k default to the window their era's drives show (16 commands): fitted
+    for the 15k, assumed (the 15k's value) for the 10k; ``reorder_window: null`` is the whole
+    queue the seed scenarios were calibrated with."""
+    from sanpath.spec import HddSpec, PoolSpec
+
+    for name, kind in (("hdd-15k", "fitted"), ("hdd-10k", "assumed")):
+        drive = PoolSpec(name="p", drive=name).drive
+        assert isinstance(drive, HddSpec) and drive.reorder_window == 16, name
+        assert origins(name)["reorder_window"].kind == kind, name
+        whole = PoolSpec(name="p", drive={"profile": name, "reorder_window": None}).drive
+        assert isinstance(whole, HddSpec) and whole.reorder_window is None, name
+
+
 _DOCUMENT = re.compile(r"\b(19|20)\d\d\b|\b[\w/.-]+\.(c|h|txt|adoc|md)\b|seed post|commit \w+")
 
 

@@ -582,7 +582,7 @@ def test_with_overrides_index_and_units() -> None:
                 "hosts.0.hbas.0.queue_depth": 32,
                 "workloads.0.block_size": 8192,
                 "hosts.0.qfull.retry_delay": 0.003,
-                "array.pools.0.drive": "hdd-15k",
+                "array.pools.0.drive": {"profile": "hdd-15k", "reorder_window": None},
             }
         )
         == s

@@ -131,6 +131,7 @@ _HDD_15K: dict[str, Any] = {
     "overhead": "0.1ms",
     "queue_depth": 64,
     "scheduler": "sptf",
+    "reorder_window": 16,
 }
 """A generic 15k RPM disk of the 2010s (the basis of ``hdd-15k`` and the Cheetah 15K.7)."""
 
@@ -148,6 +149,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "overhead": "0.1ms",
         "queue_depth": 64,
         "scheduler": "sptf",
+        "reorder_window": 16,
     },
     "hdd-7k2": {
         "model": "hdd",
@@ -163,7 +165,7 @@ DRIVE_PROFILES: dict[str, dict[str, Any]] = {
         "scheduler": "sptf",
         "reorder_window": 16,
     },
-    "seagate-cheetah-15k7": {**_HDD_15K, "reorder_window": 16},
+    "seagate-cheetah-15k7": dict(_HDD_15K),
     "ssd": {
         "model": "ssd",
         "units": 6,

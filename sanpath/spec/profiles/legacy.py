@@ -27,8 +27,20 @@ _OVERHEAD = assumed(
     "modern drives (parameter catalogue 1.5, unverified there)"
 )
 _SPTF = assumed(
-    "rotational position ordering over the whole queue, as drive makers describe it (US patent "
-    "5,729,718); no Seagate document gives the window (docs/model.md, command queueing by era)"
+    "rotational position ordering, as drive makers describe it (US patent 5,729,718); no "
+    "Seagate document gives the window (docs/model.md, command queueing by era)"
+)
+_WINDOW_15K = fitted(
+    "to the measured curve of a Cheetah 15K.7 (Peter Xu, 'Performance measurement of SAS 15K "
+    "drive', 2013: 355 / 862 / 952 / 1015 random 4 KiB reads/s at depth 1 / 16 / 32 / 64): "
+    "within 10% from depth 8 on, where the whole queue is 18% high at 32 and 25% at 64 "
+    "(docs/model.md, command queueing by era)"
+)
+_WINDOW_10K = assumed(
+    "16 commands, the window fitted to the 15k drive of the same era (Cheetah 15K.7, Xu 2013): "
+    "no measured depth curve of a Savvio 10K.3 was found; it gives 2.1x from depth 1 to 32 "
+    "over the whole disk, within the 'more than doubling' of Savvio drives with deep queues "
+    "(Wikipedia 'IOPS')"
 )
 _NEARLINE = assumed(
     "a generic nearline 7,200 rpm SATA drive: no single data sheet; checked against the rule of "
@@ -73,6 +85,7 @@ LEGACY: dict[str, dict[str, Origin]] = {
         "overhead": _OVERHEAD,
         "queue_depth": _TCQ,
         "scheduler": _SPTF,
+        "reorder_window": _WINDOW_15K,
     },
     "seagate-cheetah-15k7": {
         **dict.fromkeys(_MECHANICS, _CHEETAH),
@@ -81,12 +94,7 @@ LEGACY: dict[str, dict[str, Origin]] = {
         "overhead": _OVERHEAD,
         "queue_depth": _TCQ,
         "scheduler": _SPTF,
-        "reorder_window": fitted(
-            "to the measured curve of a Cheetah 15K.7 (Peter Xu, 'Performance measurement of "
-            "SAS 15K drive', 2013: 355 / 862 / 952 / 1015 random 4 KiB reads/s at depth 1 / "
-            "16 / 32 / 64): within 10% from depth 8 on (docs/model.md, command queueing by era); "
-            "hdd-15k keeps the whole queue so the shipped scenarios do not move"
-        ),
+        "reorder_window": _WINDOW_15K,
     },
     "hdd-10k": {
         **dict.fromkeys(_MECHANICS, _SAVVIO),
@@ -95,6 +103,7 @@ LEGACY: dict[str, dict[str, Origin]] = {
         "overhead": _OVERHEAD,
         "queue_depth": _TCQ,
         "scheduler": _SPTF,
+        "reorder_window": _WINDOW_10K,
     },
     "hdd-7k2": {
         **dict.fromkeys(_MECHANICS, _NEARLINE),
