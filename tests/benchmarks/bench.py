@@ -31,6 +31,8 @@ process and reported as a ratio; absolute figures are for orientation only.
 6.-8. Enterprise scale (``scale_bench.py``): ``scenarios/enterprise.yaml``
    at 1,000 hosts against its one-host run, the analytic twin on it, and a 200-run sweep of
    it on a Dask ``LocalCluster`` against a serial one.
+9. Flash drive cost (``flash_speed.py``): wall time per I/O of the datasheet flash drive
+   model against the simple ``ssd`` one, on the quickstart path and on one drive alone.
 
 A target that is missed is reported as MISS; the script exits 0 unless something crashed.
 """
@@ -54,6 +56,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import flash_speed  # tests/benchmarks/flash_speed.py, beside this script
 import numpy as np
 import scale_bench  # tests/benchmarks/scale_bench.py, beside this script
 import simpy
@@ -818,10 +821,18 @@ def main(argv: list[str] | None = None) -> int:
         crashed = True
         report["scale"] = {}
         say(traceback.format_exc())
+    try:  # the datasheet flash drive against the simple ssd model, per I/O
+        say("9. Flash drive cost per I/O (flash_speed.py)")
+        report["flash"] = flash_speed.sections()
+    except Exception:
+        crashed = True
+        report["flash"] = {}
+        say(traceback.format_exc())
     rows = summary(report)
     if report["trace"] is not None:
         rows += trace_rows(report["trace"])
     rows += scale_bench.summary_rows(report["scale"])
+    rows += flash_speed.summary_rows(report["flash"])
     report["summary"] = rows
     say("Summary")
     say(f"   {'what':<48}{'measured':>14}{'target':>14}  result")

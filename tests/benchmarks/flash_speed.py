@@ -54,15 +54,41 @@ def per_thousand(runs: dict[str, dict[str, Any]]) -> dict[str, float]:
     return best
 
 
-def main() -> None:
-    from sanpath.compiled import core
+TARGET = 1.05
+"""A run on datasheet flash drives may cost at most this much per I/O against the ``ssd``
+model (the same cost, within the noise of a shared machine)."""
 
-    print(f"core: {core()}")
+
+def sections() -> dict[str, dict[str, float]]:
+    """Per set-up: seconds per 1,000 I/Os of each drive model, and their ratio; printed."""
+    out: dict[str, dict[str, float]] = {}
     for label, base in (("quickstart path", _path_scenario()), ("drive alone", _alone())):
         times = per_thousand({d: _with_drive(base, d) for d in DRIVES})
         ratio = times[DRIVES[1]] / times[DRIVES[0]]
         cells = ", ".join(f"{d} {t * 1000:.1f} ms" for d, t in times.items())
         print(f"{label}: per 1,000 I/Os {cells}; flash / ssd = {ratio:.3f}")
+        out[label] = {**times, "ratio": ratio}
+    return out
+
+
+def summary_rows(report: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+    """The summary table's rows of :func:`sections`' figures (bench.py's format)."""
+    return [
+        {
+            "what": f"flash drive / ssd per I/O, {label}",
+            "measured": f"x{figures['ratio']:.3f}",
+            "target": f"<= x{TARGET:g}",
+            "ok": figures["ratio"] <= TARGET,
+        }
+        for label, figures in report.items()
+    ]
+
+
+def main() -> None:
+    from sanpath.compiled import core
+
+    print(f"core: {core()}")
+    sections()
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def test_the_preconditioner_draws_each_workload_as_often_as_it_writes() -> None:
     assert pre.start(0.0) > 0
     (destager,) = cache.destagers.values()
     extents = [e for sweep in destager.sweeps for e in sweep.ahead + sweep.behind if not e.gone]
-    count = {name: 0 for name in ("small", "large")}
+    count = dict.fromkeys(("small", "large"), 0)
     nbytes = dict(count)
     for e in extents:
         count[e.lun.name] += 1
