@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sanpath.cli_commands.exits import EXIT_OK
-from sanpath.readable import figure
+from sanpath.readable import figure, percent
 
 
 def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
@@ -86,7 +86,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("latency ms", result.latency_ms["mean"], twin.latency_ms_mean),
             ):
                 error = model / sim - 1.0 if sim else float("nan")
-                print(f"  {key:<11} simulated {sim:12.4g}   twin {model:12.4g}   ({error:+.1%})")
+                print(
+                    f"  {key:<11} simulated {figure(sim):>12}   twin {figure(model):>12}   "
+                    f"({percent(error, signed=True, digits=1)})"
+                )
     return EXIT_OK
 
 

@@ -141,7 +141,7 @@ class CalibrationResult:
                 f"error {percent(p['error'], signed=True, digits=1):>6}"
             )
         lines.append(
-            f"rms relative error {percent(self.rms_error, digits=2)} after "
+            f"rms relative error {percent(self.rms_error, digits=1)} after "
             f"{self.evaluations} evaluations of the model ({self.simulations} simulations)"
         )
         before, after = self.ceilings.get("before"), self.ceilings.get("after")
@@ -158,12 +158,13 @@ class CalibrationResult:
         if not self.rms_error > threshold:
             return None
         worst = "; ".join(
-            f"{p['label']} {p['metric']}: measured {p['measured']:.4g}, model {p['model']:.4g} "
-            f"({100 * p['error']:+.1f}%)"
+            f"{p['label']} {p['metric']}: measured {figure(p['measured'])}, "
+            f"model {figure(p['model'])} "
+            f"({percent(p['error'], signed=True, digits=1)})"
             for p in self.worst()
         )
         return (
-            f"poor fit: rms relative error {100 * self.rms_error:.1f}% is above "
+            f"poor fit: rms relative error {percent(self.rms_error, digits=1)} is above "
             f"{100 * threshold:.0f}%; the model fits these points worst: {worst}. The fitted "
             "parameters cannot explain these figures: check the scenario's set-up for these "
             "points, or fit other parameters"

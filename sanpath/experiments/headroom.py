@@ -63,6 +63,7 @@ from sanpath.experiments.growth import (
 )
 from sanpath.experiments.headroom_search import BUDGET_SECONDS, Budget, refine
 from sanpath.layout import station_roles
+from sanpath.readable import number
 from sanpath.results import (
     KIND_OF_LAYER,
     Bottleneck,
@@ -205,7 +206,7 @@ def headroom(
         notes.append("the SLOs fail even at the smallest load: there is no headroom")
     if growth.integer:
         what = "host counts" if grow == "hosts" else "outstanding I/Os"
-        notes.append(f"{what} are whole numbers: the factor is the rounded one, x{answer:.4g}")
+        notes.append(f"{what} are whole numbers: the factor is the rounded one, x{number(answer)}")
     at = twin.at(answer if answer > 0 else growth.realised(1e-9))
     util = at.utilization.get(at.bottleneck, 0.0)
     sim_top = rank_bottlenecks(results[answer].stations) if answer in results else ()
@@ -219,7 +220,9 @@ def headroom(
     if 0.0 < saturation < growth.limit:
         later = twin.at(saturation).bottleneck
         if later != at.bottleneck:
-            notes.append(f"at saturation (x{saturation:.4g}) the twin's busiest station is {later}")
+            notes.append(
+                f"at saturation (x{number(saturation)}) the twin's busiest station is {later}"
+            )
     notes += [f"twin: {n}" for n in at.notes]
     curve_top = max(1.5 * answer, 1.25 * (knee_at or 0.0), 1.0)
     if answer < saturation < growth.limit:
@@ -267,7 +270,7 @@ class Bracket:
         """The bracket in words, for the notes."""
         if self.upper is None:
             return (
-                f"not resolved: x{answer:.4g} met every SLO and no larger factor was "
+                f"not resolved: x{number(answer)} met every SLO and no larger factor was "
                 "simulated, so the answer is at least that"
             )
         more = (
@@ -276,8 +279,8 @@ class Bracket:
             else "the simulations stop short of saturation, so it stays a bracket"
         )
         return (
-            f"not resolved: the answer lies between x{answer:.4g} (met) and x{self.upper:.4g} "
-            f"(broke); {more}"
+            f"not resolved: the answer lies between x{number(answer)} (met) and "
+            f"x{number(self.upper)} (broke); {more}"
         )
 
 

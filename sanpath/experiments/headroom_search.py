@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sanpath.experiments.growth import SATURATION, Growth, TwinCurve, boundary, predicted_ms
+from sanpath.readable import number
 from sanpath.results import (
     RunResult,
     SimulatedPoint,
@@ -111,7 +112,7 @@ def simulate_point(
         }
     )
     if not force:
-        budget.check(spec, context=f"growth x{growth.realised(g):.4g}: ")
+        budget.check(spec, context=f"growth x{number(growth.realised(g))}: ")
     result = run(spec, seed=seed, force=True, progress=progress)
     reached = result.run_info.get("precision", {})
     per_workload = {
@@ -230,14 +231,14 @@ def refine(
             )
         except ScenarioError as exc:
             reason = "; ".join(p.message for p in exc.problems)
-            notes.append(f"x{growth.realised(g):.4g} was not simulated: {reason}")
+            notes.append(f"x{number(growth.realised(g))} was not simulated: {reason}")
             break
         budget.learn(result)
         points.append(point)
         results[point.growth] = result
         if not point.finished:
             notes.append(
-                f"the run at x{point.growth:.4g} was cut short by the budget "
+                f"the run at x{number(point.growth)} was cut short by the budget "
                 f"({point.stopped_by}) before its interval reached +/-{precision:.0%}"
             )
         if opened and math.isfinite(point.utilization) and point.utilization > 0.0:
@@ -277,7 +278,7 @@ def refine(
             break  # whole numbers next to each other: nothing left between them
     if capped and ceiling is not None and passed is not None:
         notes.append(
-            f"not simulated above x{ceiling:.4g}: there the busiest station would be more "
+            f"not simulated above x{number(ceiling)}: there the busiest station would be more "
             f"than {SIMULATION_CEILING:.0%} busy (an open loop's latency has no steady value "
             "near saturation); the answer is at least the largest factor that met the SLOs"
         )
@@ -286,7 +287,7 @@ def refine(
     if edge is not None:
         answer = edge
         notes.append(
-            f"simulation at x{edge:.4g}: the 95% interval contains the SLO limit, so this "
+            f"simulation at x{number(edge)}: the 95% interval contains the SLO limit, so this "
             "is the answer as closely as the simulation can tell"
         )
     elif passed is not None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from sanpath.plotting import comparison, comparison_points
-from sanpath.readable import number, percent
+from sanpath.readable import figure, number, percent
 from sanpath.results import RunResult
 from sanpath.spec import ReferencePointSpec, Scenario, ScenarioError, load_line, load_scenario
 
@@ -291,6 +291,14 @@ def error_summary(rows: list[Comparison]) -> str:
     )
 
 
+def _published(value: float) -> str:
+    """A published figure as the scenario file states it (``0.6``, ``14,000``, ``-`` for
+    none): an input, shown without padding to a number of digits."""
+    if not math.isfinite(value) or float(value).is_integer() or abs(value) >= 1000:
+        return number(value)
+    return f"{value:g}"
+
+
 def table(rows: list[Comparison]) -> str:
     """The comparison as readable text."""
     width = max([len(r.label) for r in rows] + [5])
@@ -301,8 +309,8 @@ def table(rows: list[Comparison]) -> str:
     for r in rows:
         ok = "" if r.within is None else ("yes" if r.within else "NO")
         lines.append(
-            f"{r.label:<{width}}  {r.metric:<22}{number(r.published, 4):>12}"
-            f"{number(r.model, 4):>12}{percent(r.error, signed=True, digits=1):>9}  "
+            f"{r.label:<{width}}  {r.metric:<22}{_published(r.published):>12}"
+            f"{figure(r.model):>12}{percent(r.error, signed=True, digits=1):>9}  "
             f"{r.role:<10} {ok}"
         )
     lines.append(error_summary(rows))

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from sanpath.readable import number, percent
 from sanpath.results.station import LAYERS
 
 if TYPE_CHECKING:
@@ -436,7 +437,7 @@ def _describe(run: Mapping[str, Any]) -> str:
 def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
-    return f"{value:.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    return number(value)
 
 
 def _table(changes: Sequence[Change], section: str) -> str:
@@ -450,14 +451,14 @@ def _table(changes: Sequence[Change], section: str) -> str:
     rows = []
     for c in changes:
         rel = c.relative
-        signed = "-" if c.change is None else f"{c.change:+.4g}"
+        signed = "-" if c.change is None else ("+" if c.change > 0 else "") + number(c.change)
         rows.append(
             {
                 "figure": label(c),
                 "A": _fmt(c.a),
                 "B": _fmt(c.b),
                 "change": signed,
-                "%": "-" if rel is None else f"{100 * rel:+.1f}%",
+                "%": "-" if rel is None else percent(rel, signed=True, digits=int(abs(rel) < 1)),
                 "significance": c.significance,
             }
         )

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sanpath.readable import number
+from sanpath.readable import figure, number, plus_minus
 from sanpath.results.slo import Slo
 
 __all__ = [
@@ -305,7 +305,7 @@ class HeadroomResult:
         lines = [f"headroom of {self.name}: grow {_WHAT[self.grow]} while {slos}"]
         if self.growth_twin >= self.growth_limit:
             lines.append(
-                f"  no SLO breaks up to x{self.growth_limit:.4g}, the largest growth searched"
+                f"  no SLO breaks up to x{number(self.growth_limit)}, the largest growth searched"
             )
         upper = None if self.resolved else self.upper
         knobs = _knobs(self.base, self.realised, upper)
@@ -317,20 +317,22 @@ class HeadroomResult:
             )
         if 0.0 < self.growth < 1.0:
             lines.append("              below 1: the SLOs already break at the scenario's own load")
-        lines.append(f"  twin        x{self.growth_twin:.4g}  (analytic, by bisection)")
+        lines.append(f"  twin        x{number(self.growth_twin)}  (analytic, by bisection)")
         if self.binding:
             lines.append(f"  binding     {self.binding} breaks first")
         confirmed = self.confirmed
         if confirmed is not None:
-            lines.append(f"  simulated   x{confirmed.growth:.4g}: {number(confirmed.iops)} IOPS")
+            lines.append(
+                f"  simulated   x{number(confirmed.growth)}: {number(confirmed.iops)} IOPS"
+            )
             for slo in self.slos:
                 lines.append("    " + _point_line(confirmed, slo))
         elif self.simulated:
             lines.append("  simulated   no simulated factor met every SLO")
         if self.knee is not None:
-            lines.append(f"  knee        x{self.knee:.4g}  (largest IOPS / mean latency)")
+            lines.append(f"  knee        x{number(self.knee)}  (largest IOPS / mean latency)")
         if self.saturation is not None:
-            lines.append(f"  saturation  x{self.saturation:.4g}  (busiest station full)")
+            lines.append(f"  saturation  x{number(self.saturation)}  (busiest station full)")
         lines.append(
             f"  saturates first: {self.bottleneck} ({100 * self.bottleneck_utilization:.0f}% "
             "at the answer, twin)"
@@ -342,10 +344,11 @@ class HeadroomResult:
             lines.append("  simulated points")
             for p in sorted(self.simulated, key=lambda q: q.growth):
                 state = status(p, self.slos)
-                values = ", ".join(f"{s.measure} {p.value(s):.4g} ms" for s in self.slos)
+                values = ", ".join(f"{s.measure} {figure(p.value(s))} ms" for s in self.slos)
                 cut = "" if p.finished else f", cut short by {p.stopped_by}"
                 cut = ", unstable: the queue grows" if p.stopped_by == "unstable" else cut
-                lines.append(f"    x{p.growth:<10.4g} {state:<13} {values}  ({p.ios:,} I/Os{cut})")
+                factor = f"x{number(p.growth)}"
+                lines.append(f"    {factor:<11} {state:<13} {values}  ({p.ios:,} I/Os{cut})")
         if self.notes:
             lines.append("  notes")
             lines += [f"    - {n}" for n in self.notes]
@@ -379,8 +382,10 @@ def _knobs(
 def _point_line(p: SimulatedPoint, slo: Slo) -> str:
     value = p.value(slo)
     ci = p.ci95.get(slo.measure)
-    interval = f" 95% CI [{ci[0]:.4g}, {ci[1]:.4g}]" if ci is not None else " (no interval)"
-    return f"{slo.text:<14} {slo.measure} {value:.4g} ms{interval}: {p.verdict.get(slo.text, '')}"
+    spread = plus_minus(value, ci)
+    interval = f" {spread} (95% CI)" if spread else " (no interval)"
+    verdict = p.verdict.get(slo.text, "")
+    return f"{slo.text:<14} {slo.measure} {figure(value)} ms{interval}: {verdict}"
 
 
 def _finite(value: float | None) -> float | None:

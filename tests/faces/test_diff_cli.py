@@ -50,7 +50,7 @@ def test_text_shows_the_changes_side_by_side(
     assert lines[1].startswith(f"B: {b}") and "--set hosts.0.count=8" in lines[1]
     assert "--set hosts.0.count: (not set) -> 8" in out
     iops = next(line for line in lines if line.split()[:1] == ["iops"])
-    assert iops.split() == ["iops", "1000", "1200", "+200", "+20.0%", "significant"]
+    assert iops.split() == ["iops", "1,000", "1,200", "+200", "+20.0%", "significant"]
     assert "per host" in out and "web iops" in out
 
 

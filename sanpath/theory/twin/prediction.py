@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from sanpath.readable import figure, percent
+
 __all__ = ["TwinPrediction", "note_once", "with_note"]
 
 
@@ -70,10 +72,11 @@ class TwinPrediction:
         """A few readable lines (what ``sanpath run --analytic`` prints)."""
         lines = [
             "analytic twin (mean-value prediction)",
-            f"  IOPS      {self.iops:12.1f}",
-            f"  MB/s      {self.mb_per_s:12.2f}   (10^6 bytes/s)",
-            f"  latency   {self.latency_ms_mean:12.4f} ms mean",
-            f"  bottleneck {self.bottleneck} ({self.utilization.get(self.bottleneck, 0.0):.1%})",
+            f"  IOPS      {figure(self.iops):>12}",
+            f"  MB/s      {figure(self.mb_per_s):>12}   (10^6 bytes/s)",
+            f"  latency   {figure(self.latency_ms_mean):>12} ms mean",
+            f"  bottleneck {self.bottleneck} "
+            f"({percent(self.utilization.get(self.bottleneck, 0.0))})",
         ]
         if self.population is not None:
             lines.append(f"  population {self.population} commands inside the path")
