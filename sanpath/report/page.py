@@ -296,7 +296,13 @@ def _hosts(report: Report, most: int = 40) -> str:
     fair = r.fairness
     share = r.served
     hosts.sort(key=lambda g: share.get(g.name, math.nan))
-    least = hosts[0]
+    short = r.short_of_demand
+    named = (
+        f"the least served, {_esc(short[0])}, got {percent(share.get(short[0], math.nan))} of "
+        "its demand, short beyond counting noise"
+        if short
+        else "every host got its demand within counting noise"
+    )
     rows = [
         (
             g.name,
@@ -320,9 +326,8 @@ def _hosts(report: Report, most: int = 40) -> str:
         f"<p>{len(hosts)} hosts, least served first: a host is served by what it got over "
         "what it asked for (an open loop asks for its rate, a closed loop for its queue share "
         f"of what the closed loops completed). Jain's fairness index of those shares is "
-        f"{figure(fair['jain'])} (1: every host got the same share of its demand); the least "
-        f"served, {_esc(least.name)}, got {percent(share.get(least.name, math.nan))} of its "
-        "demand. A host's percentiles come from its own, coarser histogram (within 0.8%).</p>"
+        f"{figure(fair['jain'])} (1: every host got the same share of its demand); {named}. "
+        "A host's percentiles come from its own, coarser histogram (within 0.8%).</p>"
         + _table(["host", "IOPS", "served", "MB/s", "mean ms", "p99 ms", "QUEUE FULL"], rows)
         + more
         + _figure(ax, "IOPS and p99 latency of each host.", "per-host bar chart")

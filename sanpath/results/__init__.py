@@ -10,7 +10,13 @@ from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.congestion import Notified, Victim, victims
 from sanpath.results.diff import NotAResultError, check_result, diff_results, intervals_overlap
 from sanpath.results.fio_json import combine, fio_document, fio_job
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
+from sanpath.results.groups import (
+    DeviceFigures,
+    GroupFigures,
+    fairness,
+    served,
+    short_of_demand,
+)
 from sanpath.results.headroom import GROWTH_KINDS, HeadroomResult, SimulatedPoint, status
 from sanpath.results.latency import (
     MIN_TAIL_IOS,
@@ -77,6 +83,7 @@ __all__ = [
     "parse_slo",
     "rank_bottlenecks",
     "served",
+    "short_of_demand",
     "starvation_warning",
     "starving",
     "status",

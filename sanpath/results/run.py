@@ -19,7 +19,13 @@ import numpy as np
 from sanpath.readable import figure, number, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.congestion import Notified, Victim, congestion_lines
-from sanpath.results.groups import DeviceFigures, GroupFigures, fairness, served
+from sanpath.results.groups import (
+    DeviceFigures,
+    GroupFigures,
+    fairness,
+    served,
+    short_of_demand,
+)
 from sanpath.results.latency import finite, tail_note
 from sanpath.results.recording import Recording
 from sanpath.results.starvation import STARVE_SHARE, Starving
@@ -207,6 +213,14 @@ class RunResult:
         (:attr:`served`; see :func:`sanpath.results.fairness`): open-loop hosts that each get
         the rate they offer score 1, whatever their rates."""
         return fairness(list(self.served.values()))
+
+    @property
+    def short_of_demand(self) -> list[str]:
+        """The hosts that got less than they asked for by more than counting noise explains
+        among the hosts compared, least served first (see
+        :func:`sanpath.results.short_of_demand`: a Poisson test at a family-wise 1%)."""
+        hosts = self.groups.get("hosts", {})
+        return short_of_demand({name: g.ios for name, g in hosts.items()}, self.served)
 
     @property
     def bottlenecks(self) -> tuple[Bottleneck, ...]:
@@ -443,12 +457,21 @@ class RunResult:
         share = self.served
         rows = sorted(hosts.values(), key=lambda g: share.get(g.name, g.iops))
         shown = rows if len(rows) <= most else rows[: most // 2]
-        least = rows[0].name
+        short = self.short_of_demand
+        if short:
+            least = short[0]
+            named = (
+                f"the least served, {least}, got {percent(share.get(least, math.nan))} of its "
+                "demand, short beyond counting noise"
+            )
+            if len(short) > 1:
+                named = f"{len(short)} hosts short of their demand beyond counting noise; {named}"
+        else:
+            named = "every host got its demand within counting noise"
         lines = [
             "",
             f"per host ({len(rows)} hosts, least served first; Jain's fairness "
-            f"{number(fair['jain'])} of what each host got over what it asked for; the least "
-            f"served, {least}, got {percent(share.get(least, math.nan))} of its demand)",
+            f"{number(fair['jain'])} of what each host got over what it asked for; {named})",
             f"  {'host':<16}{'IOPS':>10}{'served':>8}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}"
             f"{'QFULL':>8}",
         ]
