@@ -22,9 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyBboxPatch
+from matplotlib.text import Text
 
 from sanpath.layout import Wiring, nvme_queues, station_name
 from sanpath.plotting.style import set_titles, subtitle
@@ -55,8 +57,12 @@ WIDTH = 11.0
 """Inches of the picture: seven columns of boxes whose 10-point text stays legible (about
 13 px) when a page shows the picture 1,000 px wide."""
 
-LINE_CHARACTERS = 18
-"""Characters a line of a box holds; longer lines break after a comma."""
+LINE_CHARACTERS = 15
+"""Characters a line of a box holds; longer lines break after a comma. Text that still does
+not fit its box once drawn (a long station name) is shrunk to fit (:func:`fit_texts`)."""
+
+TEXT_PAD = 0.06
+"""Share of a box's width and height kept clear around its text."""
 
 ROW_HEIGHT = 1.3
 """Inches per row of boxes (up to five lines of text)."""
@@ -279,8 +285,7 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     ax = fig.add_subplot()
     for start, end, active in sorted(drawn, key=str):
         path_line(ax, boxes[start], boxes[end], active)
-    for box in boxes.values():
-        draw_box(ax, box)
+    placed = [draw_box(ax, box) for box in boxes.values()]
     for c, name in enumerate(COLUMNS):
         ax.text(c, -0.42, name, ha="center", va="bottom", fontsize=FONT_SIZE, weight="bold")
     ax.set_xlim(-0.5, len(COLUMNS) - 0.5)
@@ -297,7 +302,32 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
         subtitle(scenario.name, load_line(scenario), note),
         own_figure=True,
     )
+    fit_texts(fig, placed)
     return fig
+
+
+def fit_texts(fig: Figure, placed: Sequence[tuple[Text, FancyBboxPatch]]) -> None:
+    """Shrink each text that, as matplotlib's renderer draws it, reaches beyond its box
+    (less :data:`TEXT_PAD` on each side), so no text overflows; most need no change."""
+    canvas = FigureCanvasAgg(fig)
+    for _ in range(3):
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        shrunk = False
+        for text, patch in placed:
+            have = patch.get_window_extent(renderer)
+            need = text.get_window_extent(renderer)
+            if need.width <= 0 or need.height <= 0:
+                continue
+            room = min(
+                have.width * (1 - 2 * TEXT_PAD) / need.width,
+                have.height * (1 - 2 * TEXT_PAD) / need.height,
+            )
+            if room < 1.0:
+                text.set_fontsize(float(text.get_fontsize()) * room * 0.98)
+                shrunk = True
+        if not shrunk:
+            return
 
 
 def _drive_label(drive: object) -> str:
@@ -323,8 +353,9 @@ def path_line(ax: Axes, src: PathBox, dst: PathBox, active: bool) -> Line2D:
     return line
 
 
-def draw_box(ax: Axes, box: PathBox) -> None:
-    """Draw ``box`` on ``ax`` (a stack for several hosts; red from :data:`HOT` busy)."""
+def draw_box(ax: Axes, box: PathBox) -> tuple[Text, FancyBboxPatch]:
+    """Draw ``box`` on ``ax`` (a stack for several hosts; red from :data:`HOT` busy);
+    returns its text and its front box, for :func:`fit_texts`."""
     hot = box.utilization is not None and box.utilization >= HOT
     face = "#f4c7c3" if hot else "#e8eef7"
     edge = "#c0392b" if hot else "#4477aa"
@@ -332,7 +363,7 @@ def draw_box(ax: Axes, box: PathBox) -> None:
     if box.utilization is not None:
         label += f"\nbusiest: {box.busiest} {percent(box.utilization)}"
     # a group of hosts: up to two more boxes peek out below the first, drawn behind it
-    for k in range(min(box.stack, 3) - 1, -1, -1):
+    patches = [
         ax.add_patch(
             FancyBboxPatch(
                 (box.column - 0.42 + 0.025 * k, box.y - 0.36 + 0.05 * k),
@@ -345,9 +376,12 @@ def draw_box(ax: Axes, box: PathBox) -> None:
                 zorder=2 - 0.1 * k,
             )
         )
-    ax.text(
+        for k in range(max(min(box.stack, 3), 1) - 1, -1, -1)
+    ]
+    text = ax.text(
         box.column, box.y, wrap_label(label), ha="center", va="center", fontsize=FONT_SIZE, zorder=3
     )
+    return text, patches[-1]
 
 
 def wrap_label(label: str, width: int = LINE_CHARACTERS) -> str:
@@ -365,7 +399,7 @@ def wrap_label(label: str, width: int = LINE_CHARACTERS) -> str:
             if len(joined) <= width or not current:
                 current = joined
             else:
-                out.append(current + ",")
+                out.extend(_balanced(current + ",", width))
                 current = part
         out.extend(_balanced(current, width))
     return "\n".join(out)

@@ -10,6 +10,8 @@ import matplotlib
 matplotlib.use("Agg")
 
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 
 import sanpath
 from sanpath.cli import main
@@ -41,7 +43,7 @@ def test_every_part_of_the_path_has_a_column_and_a_box(name: str) -> None:
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
     assert [t for t in texts if t in COLUMNS] == list(COLUMNS)
-    hosts = [t for t in texts if re.match(r"(host |\d+ more hosts )", t)]
+    hosts = [t for t in texts if re.match(r"(host |\d+ more\s+hosts )", t)]
     assert len(hosts) == sum(min(h.count, EACH_HOST) for h in scenario.hosts)
     ports = [t for t in texts if re.match(r"port \d+\n", t)]
     assert len(ports) == scenario.array.ports
@@ -77,7 +79,8 @@ def test_a_fan_in_is_drawn_host_by_host_in_legible_text() -> None:
     scenario = sanpath.load_scenario(SCENARIOS / "fan_in.yaml")
     fig = topology(scenario)
     texts = [t.get_text() for t in fig.axes[0].texts]
-    hosts = [t.split(",")[0] for t in texts if re.match(r"(host |\d+ more hosts )", t)]
+    lines = [t.replace("\n", " ") for t in texts]  # a box's lines, read as one
+    hosts = [t.split(",")[0] for t in lines if re.match(r"(host |\d+ more hosts )", t)]
     assert hosts == [f"host esx[{i:02d}]" for i in range(EACH_HOST - 1)] + ["11 more hosts esx"]
     width_px = fig.get_size_inches()[0] * 120  # sanpath.plotting.save writes 120 dpi
     assert FONT_SIZE * 120 / 72 * 1000 / width_px >= 12
@@ -86,3 +89,46 @@ def test_a_fan_in_is_drawn_host_by_host_in_legible_text() -> None:
     words = " ".join(texts)
     assert "2 µs one way" in words and "850 MB/s" in words
     assert " us " not in words and "MB/s," in words.replace("\n", " ")
+
+
+def _box_overflows(fig: Figure) -> list[str]:
+    """The texts of the picture whose rendered extent leaves the box they sit in (or, for
+    a column heading, its column), as matplotlib's renderer measures them."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    ax = fig.axes[0]
+    boxes = [p.get_window_extent(renderer) for p in ax.patches]
+    bad = []
+    for text in ax.texts:
+        extent = text.get_window_extent(renderer)
+        x, y = (extent.x0 + extent.x1) / 2, (extent.y0 + extent.y1) / 2
+        around = [b for b in boxes if b.contains(x, y)]
+        if around:
+            inside = any(
+                b.x0 <= extent.x0 and extent.x1 <= b.x1 and b.y0 <= extent.y0 and extent.y1 <= b.y1
+                for b in around
+            )
+        else:  # a column heading: within its column's share of the axes
+            column = ax.get_window_extent(renderer).width / len(COLUMNS)
+            inside = extent.width <= column
+        if not inside:
+            bad.append(f"{text.get_text()!r}: {extent.width:.0f} x {extent.height:.0f} px")
+    return bad
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIOS.glob("*.yaml")))
+def test_every_text_of_a_path_picture_fits_its_box(name: str) -> None:
+    scenario = sanpath.load_scenario(SCENARIOS / f"{name}.yaml")
+    fig = topology(scenario)
+    assert fig.axes[0].texts
+    assert _box_overflows(fig) == []
+
+
+def test_text_fits_its_box_with_a_run_busy_line() -> None:
+    scenario = sanpath.load_scenario(
+        SCENARIOS / "fan_in.yaml", overrides={"run.ios": 2_000, "run.warmup_ios": 500}
+    )
+    fig = topology(scenario, sanpath.run(scenario))
+    assert "busiest:" in " ".join(t.get_text() for t in fig.axes[0].texts)
+    assert _box_overflows(fig) == []
