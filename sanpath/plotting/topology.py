@@ -25,7 +25,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import FancyBboxPatch
+from matplotlib.patches import FancyBboxPatch, Patch
 from matplotlib.text import Text
 
 from sanpath.layout import Wiring, nvme_queues, station_name
@@ -306,13 +306,13 @@ def topology(scenario: Scenario, result: RunResult | None = None) -> Figure:
     return fig
 
 
-def fit_texts(fig: Figure, placed: Sequence[tuple[Text, FancyBboxPatch]]) -> None:
+def fit_texts(fig: Figure, placed: Sequence[tuple[Text, Patch]]) -> None:
     """Shrink each text that, as matplotlib's renderer draws it, reaches beyond its box
     (less :data:`TEXT_PAD` on each side), so no text overflows; most need no change."""
     canvas = FigureCanvasAgg(fig)
     for _ in range(3):
-        canvas.draw()
-        renderer = canvas.get_renderer()
+        canvas.draw()  # type: ignore[no-untyped-call]
+        renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]
         shrunk = False
         for text, patch in placed:
             have = patch.get_window_extent(renderer)
@@ -353,7 +353,7 @@ def path_line(ax: Axes, src: PathBox, dst: PathBox, active: bool) -> Line2D:
     return line
 
 
-def draw_box(ax: Axes, box: PathBox) -> tuple[Text, FancyBboxPatch]:
+def draw_box(ax: Axes, box: PathBox) -> tuple[Text, Patch]:
     """Draw ``box`` on ``ax`` (a stack for several hosts; red from :data:`HOT` busy);
     returns its text and its front box, for :func:`fit_texts`."""
     hot = box.utilization is not None and box.utilization >= HOT
