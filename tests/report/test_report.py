@@ -116,7 +116,7 @@ def test_the_port_is_coloured_by_its_queue(fan_in_report: sanpath.report.Report)
     fig = topology(fan_in_report.scenario, result)
     ax = fig.axes[0]
     label = next(t for t in ax.texts if isinstance(t, Text) and t.get_text().startswith("port 0"))
-    assert f"busiest: queue {100 * queue:.0f}%" in label.get_text()
+    assert f"busiest: queue {100 * queue:.0f}%" in label.get_text().replace("\n", " ")
     x, _ = label.get_position()
     box = next(
         p
