@@ -50,6 +50,7 @@ from sanpath.results import (
     RunResult,
     SweepResult,
     beyond,
+    shortfall_text,
     tail_note,
 )
 from sanpath.spec import Scenario
@@ -296,13 +297,7 @@ def _hosts(report: Report, most: int = 40) -> str:
     fair = r.fairness
     share = r.served
     hosts.sort(key=lambda g: share.get(g.name, math.nan))
-    short = r.short_of_demand
-    named = (
-        f"the least served, {_esc(short[0])}, got {percent(share.get(short[0], math.nan))} of "
-        "its demand, short beyond counting noise"
-        if short
-        else "every host got its demand within counting noise"
-    )
+    named = _esc(shortfall_text(r.short_of_demand, share))
     rows = [
         (
             g.name,

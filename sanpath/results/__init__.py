@@ -16,6 +16,7 @@ from sanpath.results.groups import (
     fairness,
     served,
     short_of_demand,
+    shortfall_text,
 )
 from sanpath.results.headroom import GROWTH_KINDS, HeadroomResult, SimulatedPoint, status
 from sanpath.results.latency import (
@@ -84,6 +85,7 @@ __all__ = [
     "rank_bottlenecks",
     "served",
     "short_of_demand",
+    "shortfall_text",
     "starvation_warning",
     "starving",
     "status",

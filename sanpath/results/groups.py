@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from sanpath.readable import figure, number, percent
 from sanpath.results.latency import finite, latency_dict
 from sanpath.stats import LatencyHistogram
 
@@ -378,6 +379,52 @@ def short_of_demand(
         if s == 0 or (s < 1.0 and float(pdtr(ios[h], ios[h] / s)) < threshold)
     ]
     return sorted(short, key=lambda h: known[h])
+
+
+def shortfall_text(short: Sequence[str], served: Mapping[str, float]) -> str:
+    """The hosts :func:`short_of_demand` found, in words: the least served and its share, or
+    that every host got its demand within counting noise."""
+    if not short:
+        return "every host got its demand within counting noise"
+    least = short[0]
+    share = served.get(least, math.nan)
+    text = f"the least served, {least}, got {percent(share)} of its demand"
+    text += ", short beyond counting noise"
+    if len(short) > 1:
+        text = f"{len(short)} hosts short of their demand beyond counting noise; {text}"
+    return text
+
+
+def host_table(
+    hosts: Mapping[str, GroupFigures],
+    share: Mapping[str, float],
+    jain: float,
+    short: Sequence[str],
+    most: int,
+) -> list[str]:
+    """The per-host lines of a run's summary: a heading with Jain's index and who is short of
+    its demand (:func:`shortfall_text`), then one row per host, least served first (the
+    ``most // 2`` least served when there are more than ``most`` hosts)."""
+    rows = sorted(hosts.values(), key=lambda g: share.get(g.name, g.iops))
+    shown = rows if len(rows) <= most else rows[: most // 2]
+    lines = [
+        "",
+        f"per host ({len(rows)} hosts, least served first; Jain's fairness "
+        f"{number(jain)} of what each host got over what it asked for; "
+        f"{shortfall_text(short, share)})",
+        f"  {'host':<16}{'IOPS':>10}{'served':>8}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}"
+        f"{'QFULL':>8}",
+    ]
+    for g in shown:
+        lat = g.latency_ms
+        lines.append(
+            f"  {g.name:<16}{figure(g.iops):>10}{percent(share.get(g.name, math.nan)):>8}"
+            f"{figure(g.mb_per_s):>9}{figure(lat['mean']):>9}{figure(lat['p99']):>9}"
+            f"{g.qfull:8,d}"
+        )
+    if len(shown) < len(rows):
+        lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")
+    return lines
 
 
 def fairness(iops: Sequence[float]) -> dict[str, float]:

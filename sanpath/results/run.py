@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sanpath.readable import figure, number, percent, plus_minus, table
+from sanpath.readable import figure, percent, plus_minus, table
 from sanpath.results.bottleneck import Bottleneck, rank_bottlenecks
 from sanpath.results.congestion import Notified, Victim, congestion_lines
 from sanpath.results.groups import (
     DeviceFigures,
     GroupFigures,
     fairness,
+    host_table,
     served,
     short_of_demand,
 )
@@ -453,37 +454,8 @@ class RunResult:
         hosts = self.groups.get("hosts", {})
         if len(hosts) < 2:
             return []
-        fair = self.fairness
-        share = self.served
-        rows = sorted(hosts.values(), key=lambda g: share.get(g.name, g.iops))
-        shown = rows if len(rows) <= most else rows[: most // 2]
-        short = self.short_of_demand
-        if short:
-            least = short[0]
-            named = (
-                f"the least served, {least}, got {percent(share.get(least, math.nan))} of its "
-                "demand, short beyond counting noise"
-            )
-            if len(short) > 1:
-                named = f"{len(short)} hosts short of their demand beyond counting noise; {named}"
-        else:
-            named = "every host got its demand within counting noise"
-        lines = [
-            "",
-            f"per host ({len(rows)} hosts, least served first; Jain's fairness "
-            f"{number(fair['jain'])} of what each host got over what it asked for; {named})",
-            f"  {'host':<16}{'IOPS':>10}{'served':>8}{'MB/s':>9}{'mean ms':>9}{'p99 ms':>9}"
-            f"{'QFULL':>8}",
-        ]
-        for g in shown:
-            lat = g.latency_ms
-            lines.append(
-                f"  {g.name:<16}{figure(g.iops):>10}{percent(share.get(g.name, math.nan)):>8}"
-                f"{figure(g.mb_per_s):>9}{figure(lat['mean']):>9}{figure(lat['p99']):>9}"
-                f"{g.qfull:8,d}"
-            )
-        if len(shown) < len(rows):
-            lines.append(f"  ... the {len(shown)} least served of {len(rows)} (by_host has all)")
+        jain = self.fairness["jain"]
+        lines = host_table(hosts, self.served, jain, self.short_of_demand, most)
         if self.starving:
             lines.append(
                 f"  starving (served below {STARVE_SHARE:.0%} of their queue share, refused):"
