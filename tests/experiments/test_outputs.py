@@ -290,7 +290,7 @@ def test_poor_fit_warning_names_the_worst_points() -> None:
     warning = result.warning()
     assert warning is not None
     assert "rms relative error 26.5% is above 10%" in warning
-    assert "N=1 iops: measured 100, model 50 (-50.0%)" in warning
+    assert "N=1 iops: measured 100, model 50.0 (-50.0%)" in warning
     assert "N=3" not in warning  # only the worst three
     assert fake_result([0.06, -0.06]).warning(0.05) is not None
 
