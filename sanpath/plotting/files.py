@@ -252,13 +252,7 @@ def _load_headroom(path: Path) -> HeadroomResult:
 def _comparison(path: Path) -> Axes:
     """The picture of a comparison file (``sanpath compare --json``, or a validation record,
     titled with its experiment)."""
-    try:
-        data = json.loads(read_input(path, "comparison"))
-    except InputError as exc:
-        raise PlotInputError(str(exc)) from None
-    except (OSError, ValueError) as exc:
-        detail = " ".join(str(exc).split())
-        raise PlotInputError(f"{path}: not a comparison JSON: {detail}") from None
+    data = _read_json(path, "comparison", "a comparison JSON")
     points = comparison_points(data, str(path))
     if not isinstance(data, dict):
         return comparison(points)
@@ -270,16 +264,20 @@ def _comparison(path: Path) -> Axes:
     )
 
 
-def _load_run(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, what: str, expected: str) -> Any:
+    """The JSON in ``path`` (a ``what`` file); a file that cannot be read or parsed is a
+    :class:`PlotInputError` saying it is not ``expected``."""
     try:
-        payload = json.loads(read_input(path, "run result"))
+        return json.loads(read_input(path, what))
     except InputError as exc:
         raise PlotInputError(str(exc)) from None
     except (OSError, ValueError) as exc:
         detail = " ".join(str(exc).split())
-        raise PlotInputError(
-            f"{path}: not a run JSON (from sanpath run --json): {detail}"
-        ) from None
+        raise PlotInputError(f"{path}: not {expected}: {detail}") from None
+
+
+def _load_run(path: Path) -> dict[str, Any]:
+    payload = _read_json(path, "run result", "a run JSON (from sanpath run --json)")
     if not isinstance(payload, dict) or not isinstance(payload.get("latency_cdf"), dict):
         raise PlotInputError(f"{path}: not a run JSON (from sanpath run --json)")
     return payload
