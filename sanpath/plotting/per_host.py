@@ -12,8 +12,8 @@ from matplotlib.axes import Axes
 from sanpath.plotting.draw import AxesLike, new_axes_grid
 from sanpath.plotting.style import IOPS_LABEL, add_legend, set_titles, subtitle, thousands
 from sanpath.plotting.tables import PlotInputError
-from sanpath.readable import figure, percent, short_name
-from sanpath.results import RunResult, SweepResult, fairness
+from sanpath.readable import figure, short_name
+from sanpath.results import RunResult, SweepResult, fairness, short_of_demand, shortfall_text
 
 __all__ = ["HOST_COLUMNS", "per_host"]
 
@@ -38,8 +38,9 @@ def per_host(
     if isinstance(source, RunResult):
         groups = source.groups.get("hosts", {})
         bars = [(g.name, g.iops, g.latency_ms["p99"]) for g in groups.values()]
+        ios = {g.name: g.ios for g in groups.values()}
         sub = subtitle(source.name, source.extra.get("workload"))
-        return _run_bars(sub, bars, source.served, axes)
+        return _run_bars(sub, bars, source.served, ios, axes)
     if isinstance(source, Mapping):
         entries = source.get("hosts")
         if not isinstance(entries, Mapping):
@@ -50,7 +51,9 @@ def per_host(
         ]
         share = source.get("served")
         served = {str(k): float(v) for k, v in share.items()} if isinstance(share, Mapping) else {}
-        return _run_bars(subtitle(source.get("name"), source.get("workload")), bars, served, axes)
+        ios = {str(name): int(e.get("ios", 0)) for name, e in entries.items()}
+        sub = subtitle(source.get("name"), source.get("workload"))
+        return _run_bars(sub, bars, served, ios, axes)
     hosts = source.hosts
     if hosts is None or hosts.empty:
         raise PlotInputError(
@@ -67,10 +70,13 @@ def _run_bars(
     sub: str,
     bars: list[tuple[str, float, float]],
     served: Mapping[str, float],
+    ios: Mapping[str, int],
     axes: AxesLike | None,
 ) -> tuple[Axes, Axes]:
     """Bars of (host, IOPS, p99 ms), least served first: by ``served`` (each host's IOPS
-    over what it asked for) when it has every host, else by IOPS."""
+    over what it asked for) when it has every host, else by IOPS. The subtitle names the
+    least served host only when its shortfall is beyond counting noise (``ios``: each host's
+    measured I/Os; :func:`sanpath.results.short_of_demand`)."""
     known = bool(served) and all(b[0] in served for b in bars)
     bars = sorted(bars, key=lambda b: served[b[0]] if known else b[1])
     if not bars:
@@ -92,9 +98,10 @@ def _run_bars(
     add_legend(ax_iops, "")
     if known:
         fair = fairness([served[n] for n in names])
+        short = short_of_demand(ios, served)
         fairness_text = (
             f"Jain's index {figure(fair['jain'])} of what each host got over what it asked; "
-            f"{names[0]} got {percent(served[names[0]])} of its demand"
+            + shortfall_text(short, served)
         )
     else:
         fair = fairness(list(iops))

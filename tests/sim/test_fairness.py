@@ -9,14 +9,17 @@ loses the slots they grab (VMware KB 1008113) and starves: the run names it.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from scipy import stats
 
 import sanpath
+import sanpath.plotting
 
 DEPTHS = (4, 8, 16, 32)
 
@@ -177,6 +180,11 @@ def test_open_loop_groups_at_their_offered_rates_score_one() -> None:
     assert result.short_of_demand == []
     assert "every host got its demand within counting noise" in result.summary()
     assert "the least served," not in result.summary()
+    # and so does the per-host picture's subtitle, from the result and from its JSON
+    for source in (result, json.loads(result.to_json())):
+        ax_iops, _ = sanpath.plotting.per_host(source)
+        assert "every host got its demand within counting noise" in ax_iops.get_title("left")
+        plt.close("all")
 
 
 def test_a_host_is_named_only_beyond_counting_noise() -> None:
@@ -204,10 +212,14 @@ def test_a_starved_host_in_a_closed_loop_is_named() -> None:
     assert min(served, key=served.__getitem__) == victim and served[victim] < 0.5
     assert all(served[h["name"]] > 1.0 for h in mixed["hosts"][:3])
     assert result.short_of_demand == [victim]
-    assert (
+    named = (
         f"the least served, {victim}, got {100 * served[victim]:.0f}% of its demand, short "
-        "beyond counting noise" in result.summary().replace("\n", " ")
+        "beyond counting noise"
     )
+    assert named in result.summary().replace("\n", " ")
+    ax_iops, _ = sanpath.plotting.per_host(result)
+    assert named in ax_iops.get_title("left").replace("\n", " ")
+    plt.close("all")
     # different depths without a throttle: each host gets its queue share, which is fair
     deep = sanpath.run(shared_lun(DEPTHS, ("none",) * 4, None, ios=2_000))
     assert deep.fairness["jain"] > 0.95
