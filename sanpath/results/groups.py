@@ -343,7 +343,7 @@ def served(
 
 SHORT_LEVEL = 0.01
 """The family-wise chance of naming a host that got its demand. The Poisson test of
-:func:`short_of_demand` runs at ``SHORT_LEVEL / n`` for ``n`` hosts (Bonferroni)."""
+``short_of_demand`` runs at ``SHORT_LEVEL / n`` for ``n`` hosts (Bonferroni)."""
 
 
 def short_of_demand(
