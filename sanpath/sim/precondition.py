@@ -57,7 +57,7 @@ class _PoolWrites:
         self.sources.append((lun, source))
 
     def draw(self) -> tuple[Lun, int, int]:
-        """The next dirty extent: (LUN, offset, size).
+        """The next dirty write: (LUN, offset, size).
 
         A source is chosen by its write rate, not its bytes: each draw is one of its writes,
         whose own size then gives the source its share of the bytes.

@@ -10,7 +10,7 @@ above it intervals far too wide. The counts are printed (``pytest -s``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import scipy.stats
@@ -110,6 +110,37 @@ def test_a_heavy_tail_is_not_reported_with_a_falsely_tight_interval() -> None:
 FIXED_REPS = 500
 
 
+class Fixed(NamedTuple):
+    """What :func:`_fixed_coverage` counts over the replications of a fixed-length run."""
+
+    hits: int
+    """Runs whose mean-latency interval holds the exact mean."""
+    below: int
+    """Runs whose interval lies entirely below it."""
+    quiet: int
+    """Runs that do not say their intervals "may be too narrow"."""
+    quiet_hits: int
+    """Of those, the runs whose interval holds the exact mean."""
+    noted: int
+    """Runs that say the run is short for its busiest queue's relaxation time."""
+
+
+def _fixed_coverage(data: dict[str, Any], exact_ms: float, reps: int) -> Fixed:
+    scenario = load_scenario(data)
+    hits = below = quiet = quiet_hits = noted = 0
+    for r in range(reps):
+        result = run(scenario, replicate=r)
+        lo, hi = result.ci95["latency_ms_mean"]
+        hit = lo <= exact_ms <= hi
+        hits += hit
+        below += hi < exact_ms
+        noted += any("relaxes in about" in w for w in result.warnings)
+        if not any("may be too narrow" in w for w in result.warnings):
+            quiet += 1
+            quiet_hits += hit
+    return Fixed(hits, below, quiet, quiet_hits, noted)
+
+
 @pytest.mark.slow
 def test_fixed_length_runs_that_raise_no_doubt_cover_the_exact_mean() -> None:
     """M/M/1 at 80% load, runs of a fixed 20,000 I/Os (20 batches of 1,000), 500
@@ -121,17 +152,7 @@ def test_fixed_length_runs_that_raise_no_doubt_cover_the_exact_mean() -> None:
     data = textbook.open_queue(800.0, exp(1.0))
     data["run"] = {"ios": 20_000}
     exact = analytic.mm1(800.0, 1000.0).response * 1e3
-    scenario = load_scenario(data)
-    hits = quiet = quiet_hits = below = 0
-    for r in range(FIXED_REPS):
-        result = run(scenario, replicate=r)
-        lo, hi = result.ci95["latency_ms_mean"]
-        hit = lo <= exact <= hi
-        hits += hit
-        below += hi < exact
-        if not any("may be too narrow" in w for w in result.warnings):
-            quiet += 1
-            quiet_hits += hit
+    hits, below, quiet, quiet_hits, _ = _fixed_coverage(data, exact, FIXED_REPS)
     low, high = (int(scipy.stats.binom.ppf(q, quiet, 0.95)) for q in (0.005, 0.995))
     all_low, all_high = (int(scipy.stats.binom.ppf(q, FIXED_REPS, 0.95)) for q in (0.005, 0.995))
     print(
@@ -157,17 +178,7 @@ def test_runs_short_for_the_queue_s_relaxation_say_so_and_long_ones_cover() -> N
     reps = 300
     for ios in (20_000, 100_000):
         data["run"] = {"ios": ios}
-        scenario = load_scenario(data)
-        hits = noted = quiet = quiet_hits = 0
-        for r in range(reps):
-            result = run(scenario, replicate=r)
-            lo, hi = result.ci95["latency_ms_mean"]
-            hit = lo <= exact <= hi
-            hits += hit
-            noted += any("relaxes in about" in w for w in result.warnings)
-            if not any("may be too narrow" in w for w in result.warnings):
-                quiet += 1
-                quiet_hits += hit
+        hits, _, quiet, quiet_hits, noted = _fixed_coverage(data, exact, reps)
         print(
             f"M/M/1 at 90%, {ios:,} I/Os: {hits}/{reps} cover; {noted} noted; "
             f"quiet {quiet_hits}/{quiet}"

@@ -88,11 +88,11 @@ def test_openings_find_the_newest_extent_at_an_end_and_forget_closed_ones() -> N
     twin = Extent(lun, 0, 4 * KiB)  # a rewrite of a's bytes, dirty beside it
     for extent in (a, b, twin):
         openings.add(7, extent)
-    assert openings.ending_at(7, lun, 4 * KiB) is twin
-    assert openings.starting_at(7, lun, 8 * KiB) is b
-    assert openings.ending_at(8, lun, 4 * KiB) is None  # another block
+    assert openings.find(7, lun, 4 * KiB, ending=True) is twin
+    assert openings.find(7, lun, 8 * KiB, ending=False) is b
+    assert openings.find(8, lun, 4 * KiB, ending=True) is None  # another block
     openings.remove(7, twin)
-    assert openings.ending_at(7, lun, 4 * KiB) is a
+    assert openings.find(7, lun, 4 * KiB, ending=True) is a
     openings.remove(7, a)
     openings.remove(7, a)  # not open: nothing happens
     assert len(openings) == 1

@@ -89,8 +89,9 @@ class Cache:
         """Start the run with ``nbytes`` of ``pool``'s dirty data waiting for destage.
 
         ``draw`` gives the extents, (LUN, offset, size), until they add up to ``nbytes``:
-        each is admitted as a write would be, open to joins, so the dirty set a run starts
-        with is the one it keeps (the same extents, and the same memory, as a long run's).
+        each is admitted as a write would be, open to joins, so the run starts with dirty
+        extents of the kind it keeps, at their cost in memory (a long run's set settles at
+        somewhat more of them: its small extents stay longer in some RAID groups).
         The dirty level rises by ``nbytes`` at once; destaging starts when the level asks
         for it.
         """
@@ -150,11 +151,11 @@ class Cache:
         openings = destager.openings
         # an extent this write continues: it ends where the write starts, in the block where
         # the write ends (an extent open to joins lies in one block)
-        before = openings.ending_at((base + offset + size - 1) // merge, lun, offset)
+        before = openings.find((base + offset + size - 1) // merge, lun, offset, ending=True)
         start = before.offset if before is not None else offset
         block = (base + start) // merge
         # an extent this write runs into: it starts where the write ends, in the same block
-        after = openings.starting_at(block, lun, offset + size) if self.coalesce else None
+        after = openings.find(block, lun, offset + size, ending=False) if self.coalesce else None
         if before is not None:
             extent = before
             extent.recent = True

@@ -44,7 +44,7 @@ class Openings:
     """The extents of one pool that a write may still join, by the block of the LUN's merge
     size (whole rows) that holds them.
 
-    A write joins an extent only within one aligned block (see
+    A write joins an extent only within one aligned block (see the cache's
     :meth:`~sanpath.sim.components.cache.Cache.reserve`), so an extent open to joins lies in
     one block and is found there by its current start or end: one dictionary entry a block,
     not one an end, keeps a large dirty set small (a long run's memory is its cache's, not
@@ -59,25 +59,15 @@ class Openings:
         oldest first when it has several (most blocks have one: a list would triple their
         cost)."""
 
-    def ending_at(self, block: int, lun: Lun, end: int) -> Extent | None:
-        """The newest open extent of ``lun`` in ``block`` that ends at ``end`` (LUN bytes)."""
+    def find(self, block: int, lun: Lun, at: int, ending: bool) -> Extent | None:
+        """The newest open extent of ``lun`` in ``block`` that ends at ``at`` (``ending``)
+        or starts there (LUN bytes)."""
         found = self.blocks.get(block)
-        if isinstance(found, Extent):
-            return found if found.lun is lun and found.offset + found.size == end else None
+        if isinstance(found, Extent):  # most blocks: no list to walk
+            return found if _edge_at(found, lun, at, ending) else None
         if found is not None:
             for extent in reversed(found):
-                if extent.lun is lun and extent.offset + extent.size == end:
-                    return extent
-        return None
-
-    def starting_at(self, block: int, lun: Lun, start: int) -> Extent | None:
-        """The newest open extent of ``lun`` in ``block`` that starts at ``start``."""
-        found = self.blocks.get(block)
-        if isinstance(found, Extent):
-            return found if found.lun is lun and found.offset == start else None
-        if found is not None:
-            for extent in reversed(found):
-                if extent.lun is lun and extent.offset == start:
+                if _edge_at(extent, lun, at, ending):
                     return extent
         return None
 
@@ -103,6 +93,12 @@ class Openings:
 
     def __len__(self) -> int:
         return sum(1 if isinstance(f, Extent) else len(f) for f in self.blocks.values())
+
+
+def _edge_at(extent: Extent, lun: Lun, at: int, ending: bool) -> bool:
+    """True when ``extent`` is of ``lun`` and ends (``ending``) or starts at ``at``."""
+    edge = extent.offset + extent.size if ending else extent.offset
+    return edge == at and extent.lun is lun
 
 
 class Sweep:
